@@ -1,0 +1,440 @@
+"""The game as a state machine, from the first deal to the final standings (RULES.md section 8).
+
+One ``GameState`` is a whole game: it deals each hand itself (a pure function of the seed and the hand
+number, or an explicit deck order), asks ``current_player`` for ``legal_actions``, and moves on ``apply``.
+Rules are organised by phase: ``_legal_*`` lists a phase's actions and ``_apply_*`` carries one out.
+
+Speed matters (bots simulate thousands of games), so cards and actions are ints, the trick winner is a
+table lookup, hands are sorted lists, and the legal list of a decision is computed once and reused by the
+legality check in ``apply``. ``apply_unchecked`` skips that check for callers that drew the action from
+``legal_actions`` themselves.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+
+from arena.engine import actions as A
+from arena.engine.cards import (
+    ACE,
+    EFFECTIVE_SUIT,
+    JOKER,
+    NO_TRUMP,
+    TRICK_KEY,
+    TWO_HEARTS,
+    TWO_SPADES,
+    CardId,
+    printed_suit,
+)
+from arena.engine.config import GameConfig, Variant, deck_of
+from arena.engine.dealing import check_deck, deal_order, deal_positions
+from arena.engine.scoring import HandOutcome, Outcome, game_over, hand_points
+from arena.errors import IllegalActionError, RuleError
+
+
+class Phase(IntEnum):
+    """The kind of decision the current player faces."""
+
+    TWO_CHOICE = 0  # FH-3.2, blind: BLIND_NAME(s) or EXPOSE
+    JOKER_NAME = 1  # CA-4.2, blind: name trump
+    EXPOSE_NAME = 2  # FH-3.2, blind but for the exposed card: name trump
+    BID_ROUND_1 = 3  # PASS / ORDER_UP (dealer: TAKE_UP)
+    BID_ROUND_2 = 4  # PASS / NAME(s)
+    DISCARD = 5  # dealer discards one of six
+    CALL = 6  # CA/FH: CALL(card) or ALONE; CL: PARTNER or ALONE
+    PLAY = 7
+    GAME_OVER = 8
+
+    @property
+    def blind(self) -> bool:
+        """Decisions the dealer takes without seeing his own hand (C-5.5)."""
+        return self <= Phase.EXPOSE_NAME
+
+
+P_TWO, P_JOKER, P_EXPOSE, P_BID1, P_BID2, P_DISCARD, P_CALL, P_PLAY, P_OVER = range(9)
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A completed trick: who led, the cards in play order with their seats, and who won it."""
+
+    leader: int
+    plays: tuple[tuple[int, CardId], ...]
+    winner: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """Everything about one finished hand; ``arena.engine.records`` turns it into the JSON hand record."""
+
+    config: GameConfig
+    hand_index: int
+    dealer: int
+    deck: tuple[CardId, ...]
+    actions: tuple[tuple[int, A.ActionId], ...]
+    tricks: tuple[Trick, ...]
+    trump: int  # -1 when thrown in, 4 for No-Trumps
+    maker: int  # -1 when thrown in
+    called: CardId  # -1 when none
+    partner: int  # -1 when nobody else held the called card (or CL alone)
+    alone: bool  # announced ALONE
+    sitting_out: int  # CL partner of a lone maker, else -1
+    exposed: CardId  # FH EXPOSE card, else -1
+    discard: CardId  # -1 when nobody picked up
+    outcome: HandOutcome
+    tricks_won: tuple[int, ...]
+    points: tuple[int, ...]
+    scores_before: tuple[int, ...]
+    scores_after: tuple[int, ...]
+
+    @property
+    def making_tricks(self) -> int:
+        if self.maker < 0:
+            return 0
+        return self.tricks_won[self.maker] + (self.tricks_won[self.partner] if self.partner >= 0 else 0)
+
+
+DeckSource = Callable[[int], Sequence[CardId]]
+
+
+class GameState:
+    """A whole game. ``GameState(config, seed=7)`` deals from the seed; ``decks=[...]`` fixes the deals.
+
+    :param decks: explicit deck orders, one per hand in play order (index 0 = top card); a game that
+        needs more hands than given raises ``RuleError``. Mutually exclusive with ``seed``.
+    """
+
+    __slots__ = (
+        "_deal", "_eff", "_key", "_legal", "_pos", "actions", "alone", "called", "config", "dealer",
+        "dealt", "deck", "discard", "exposed", "hand_index", "hands", "kitty", "leader", "maker", "n",
+        "outcome", "partner", "partner_revealed", "passes", "phase", "picked_up", "proposed", "results",
+        "scores", "scores_before", "seed", "sitting_out", "to_act", "trick", "trick_seats", "tricks",
+        "tricks_won", "trump", "turned_down", "up_card",
+    )
+
+    def __init__(
+        self,
+        config: GameConfig,
+        seed: int | None = 0,
+        decks: Sequence[Sequence[CardId]] | None = None,
+        *,
+        _start: tuple[int, int, Sequence[int]] | None = None,
+    ) -> None:
+        self.config = config
+        self.n = config.num_players
+        self.seed = seed
+        if decks is not None:
+            given = [check_deck(config, d, i) for i, d in enumerate(decks)]
+            self._deal = _explicit(given, 0 if _start is None else _start[0])
+        else:
+            if seed is None:
+                raise RuleError("GameState needs a seed or explicit decks")
+            self._deal = lambda index: deal_order(config, seed, index)
+        self.results: list[HandResult] = []
+        self.outcome: Outcome | None = None
+        if _start is None:
+            self.hand_index, self.dealer, self.scores = 0, config.first_dealer, [0] * self.n
+        else:
+            self.hand_index, self.dealer, self.scores = _start[0], _start[1], list(_start[2])
+        self._start_hand()
+
+    # ----------------------------------------------------------------- public API
+
+    def current_player(self) -> int:
+        """The seat to act, or -1 once the game is over."""
+        return self.to_act
+
+    def is_terminal(self) -> bool:
+        return self.phase == P_OVER
+
+    def legal_actions(self) -> list[A.ActionId]:
+        """The legal action ids of the current decision, ascending. Do not mutate the returned list."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def apply(self, action: A.ActionId) -> None:
+        """Carry out ``action`` for the current player.
+
+        :raises IllegalActionError: naming the action, the decision and what was legal.
+        """
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(
+                f"illegal action {A.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else action!r} "
+                f"for seat {self.to_act} at {Phase(self.phase).name} (hand {self.hand_index}): "
+                f"legal are {A.describe(legal)}"
+            )
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: A.ActionId) -> None:
+        """Carry out an action known to be legal (taken from ``legal_actions``); no check is made."""
+        self._legal = None
+        self.actions.append((self.to_act, action))
+        phase = self.phase
+        if phase == P_PLAY:
+            self._apply_play(action)
+        elif phase == P_BID1:
+            self._apply_bid1(action)
+        elif phase == P_BID2:
+            self._apply_bid2(action)
+        elif phase == P_DISCARD:
+            self._apply_discard(action)
+        elif phase == P_CALL:
+            self._apply_call(action)
+        else:
+            self._apply_blind(action)
+
+    @property
+    def current_phase(self) -> Phase:
+        return Phase(self.phase)
+
+    def clone(self) -> GameState:
+        """An independent copy: applying actions to it never changes this state."""
+        new = GameState.__new__(GameState)
+        for name in GameState.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.hands = [h[:] for h in self.hands]
+        new.kitty = self.kitty[:]
+        new.actions = self.actions[:]
+        new.trick = self.trick[:]
+        new.trick_seats = self.trick_seats[:]
+        new.tricks = self.tricks[:]
+        new.tricks_won = self.tricks_won[:]
+        new.scores = self.scores[:]
+        new.results = self.results[:]
+        return new
+
+    def returns(self) -> tuple[int, ...]:
+        """Points scored so far by each seat (the scores)."""
+        return tuple(self.scores)
+
+    # ----------------------------------------------------------------- dealing
+
+    def _start_hand(self) -> None:
+        deck = tuple(self._deal(self.hand_index))
+        n, dealer = self.n, self.dealer
+        positions = deal_positions(n, dealer)
+        self.deck = deck
+        self.dealt = tuple(tuple(deck[p] for p in seat_positions) for seat_positions in positions)
+        self.hands = [sorted(h) for h in self.dealt]
+        self.up_card = up = deck[5 * n]
+        self.kitty = list(deck[5 * n:])
+        self.scores_before = tuple(self.scores)
+        self.actions = []
+        self.trick, self.trick_seats, self.tricks = [], [], []
+        self.tricks_won = [0] * n
+        self.trump = self.maker = self.called = self.partner = -1
+        self.discard = self.exposed = self.sitting_out = -1
+        self.turned_down = -1
+        self.alone = self.picked_up = self.partner_revealed = False
+        self.passes = 0
+        self.leader = -1
+        self._legal = None
+        self._eff = self._key = EFFECTIVE_SUIT[0]
+        variant = self.config.variant
+        if up == JOKER:
+            self.phase, self.to_act, self.proposed = P_JOKER, dealer, -1
+        elif variant is Variant.FIVE_HANDED and up in (TWO_SPADES, TWO_HEARTS):
+            self.phase, self.to_act, self.proposed = P_TWO, dealer, -1
+        else:
+            self.phase, self.to_act = P_BID1, (dealer + 1) % n
+            self.proposed = int(printed_suit(up))  # type: ignore[arg-type]
+
+    # ----------------------------------------------------------------- legal actions
+
+    def _compute_legal(self) -> list[A.ActionId]:
+        phase = self.phase
+        if phase == P_PLAY:
+            hand = self.hands[self.to_act]
+            if not self.trick:
+                return hand[:]
+            eff = self._eff
+            led = eff[self.trick[0]]
+            return [c for c in hand if eff[c] == led] or hand[:]
+        if phase == P_BID1:
+            return [A.PASS, A.TAKE_UP if self.to_act == self.dealer else A.ORDER_UP]
+        if phase == P_BID2:
+            return self._legal_bid2()
+        if phase == P_DISCARD:
+            hand = self.hands[self.dealer]
+            if self.config.may_discard_upcard:
+                return [A.DISCARD_BASE + c for c in hand]
+            return [A.DISCARD_BASE + c for c in hand if c != self.up_card]
+        if phase == P_CALL:
+            return self._legal_call()
+        if phase == P_TWO:
+            return [A.BLIND_NAME_BASE + s for s in range(4)] + [A.EXPOSE]
+        if phase == P_JOKER:
+            return [A.JOKER_NAME_BASE + s for s in range(4)]
+        if phase == P_EXPOSE:
+            return self._legal_expose_name()
+        return []
+
+    def _legal_bid2(self) -> list[A.ActionId]:
+        stick = self.config.stick_the_dealer or self.config.variant is Variant.FIVE_HANDED
+        out = [] if stick and self.to_act == self.dealer else [A.PASS]
+        out += [A.NAME_BASE + s for s in range(4) if s != self.turned_down]
+        if self.config.allow_no_trump:
+            out.append(A.NAME_BASE + NO_TRUMP)
+        return out
+
+    def _legal_call(self) -> list[A.ActionId]:
+        config = self.config
+        if config.variant is Variant.CLASSIC:
+            return [A.ALONE, A.PARTNER]
+        hand = self.hands[self.maker]
+        if config.variant is Variant.CALL_ACE:
+            aces = (s * 9 + ACE for s in range(4) if s != self.trump)
+            return [A.CALL_BASE + c for c in aces if c not in hand] + [A.ALONE]
+        eff, trump = self._eff, self.trump
+        allow_trump = config.call_may_be_trump
+        return [
+            A.CALL_BASE + c for c in deck_of(config) if c not in hand and (allow_trump or eff[c] != trump)
+        ] + [A.ALONE]
+
+    def _legal_expose_name(self) -> list[A.ActionId]:
+        exposed = self.exposed
+        if self.config.two_expose_mode == "exposed_suit" and exposed not in (TWO_SPADES, TWO_HEARTS):
+            return [A.EXPOSE_NAME_BASE + int(printed_suit(exposed))]  # type: ignore[arg-type]
+        return [A.EXPOSE_NAME_BASE + s for s in range(4)]
+
+    # ----------------------------------------------------------------- applying actions
+
+    def _apply_blind(self, action: A.ActionId) -> None:
+        if action == A.EXPOSE:
+            self.exposed = self.dealt[self.dealer][0]
+            self.phase = P_EXPOSE
+        elif action >= A.EXPOSE_NAME_BASE:
+            self._make_trump(self.dealer, action - A.EXPOSE_NAME_BASE, pick_up=True)
+        elif action >= A.BLIND_NAME_BASE:
+            self.proposed = action - A.BLIND_NAME_BASE
+            self.phase, self.to_act = P_BID1, (self.dealer + 1) % self.n
+        else:
+            self._make_trump(self.dealer, action - A.JOKER_NAME_BASE, pick_up=True)
+
+    def _apply_bid1(self, action: A.ActionId) -> None:
+        if action == A.PASS:
+            self.passes += 1
+            if self.passes == self.n:
+                self.turned_down, self.passes = self.proposed, 0
+                self.phase = P_BID2
+            self.to_act = (self.to_act + 1) % self.n
+        else:
+            self._make_trump(self.to_act, self.proposed, pick_up=True)
+
+    def _apply_bid2(self, action: A.ActionId) -> None:
+        if action == A.PASS:
+            self.passes += 1
+            if self.passes == self.n:
+                self._end_hand()
+            else:
+                self.to_act = (self.to_act + 1) % self.n
+        else:
+            self._make_trump(self.to_act, action - A.NAME_BASE, pick_up=False)
+
+    def _make_trump(self, maker: int, trump: int, pick_up: bool) -> None:
+        self.maker, self.trump = maker, trump
+        self._eff = EFFECTIVE_SUIT[trump]
+        self._key = TRICK_KEY[trump]
+        if pick_up:
+            self.picked_up = True
+            insort(self.hands[self.dealer], self.up_card)
+            self.kitty.remove(self.up_card)
+            self.phase, self.to_act = P_DISCARD, self.dealer
+        else:
+            self.phase, self.to_act = P_CALL, maker
+
+    def _apply_discard(self, action: A.ActionId) -> None:
+        card = action - A.DISCARD_BASE
+        self.hands[self.dealer].remove(card)
+        self.discard = card
+        self.kitty.append(card)
+        self.phase, self.to_act = P_CALL, self.maker
+
+    def _apply_call(self, action: A.ActionId) -> None:
+        maker, n = self.maker, self.n
+        if action == A.ALONE:
+            self.alone = True
+            if self.config.variant is Variant.CLASSIC:
+                self.sitting_out = (maker + 2) % 4
+        elif action == A.PARTNER:
+            self.partner = (maker + 2) % 4
+        else:
+            called = self.called = action - A.CALL_BASE
+            for seat in range(n):
+                if seat != maker and called in self.hands[seat]:
+                    self.partner = seat
+                    break
+        leader = (self.dealer + 1) % n
+        if leader == self.sitting_out:
+            leader = (leader + 1) % n
+        self.leader = self.to_act = leader
+        self.phase = P_PLAY
+
+    def _apply_play(self, card: CardId) -> None:
+        seat = self.to_act
+        self.hands[seat].remove(card)
+        trick = self.trick
+        trick.append(card)
+        self.trick_seats.append(seat)
+        if card == self.called:
+            self.partner_revealed = True
+        if len(trick) < (self.n if self.sitting_out < 0 else self.n - 1):
+            nxt = (seat + 1) % self.n
+            self.to_act = nxt if nxt != self.sitting_out else (nxt + 1) % self.n
+            return
+        key = self._key[self._eff[trick[0]]] if self.trump != NO_TRUMP else TRICK_KEY[NO_TRUMP][trick[0] // 9]
+        best = max(range(len(trick)), key=lambda i: key[trick[i]])
+        winner = self.trick_seats[best]
+        self.tricks_won[winner] += 1
+        self.tricks.append(Trick(self.leader, tuple(zip(self.trick_seats, trick, strict=True)), winner))
+        self.trick, self.trick_seats = [], []
+        if len(self.tricks) == 5:
+            self._end_hand()
+        else:
+            self.leader = self.to_act = winner
+
+    # ----------------------------------------------------------------- hand end
+
+    def _end_hand(self) -> None:
+        config = self.config
+        if self.maker < 0:
+            outcome, points = HandOutcome.THROWN_IN, (0,) * self.n
+        else:
+            making = self.tricks_won[self.maker] + (self.tricks_won[self.partner] if self.partner >= 0 else 0)
+            outcome, points = hand_points(config, self.maker, self.partner, self.alone, making)
+        scores = self.scores
+        for seat, p in enumerate(points):
+            scores[seat] += p
+        self.results.append(
+            HandResult(
+                config, self.hand_index, self.dealer, self.deck, tuple(self.actions), tuple(self.tricks),
+                self.trump, self.maker, self.called, self.partner, self.alone, self.sitting_out,
+                self.exposed, self.discard, outcome, tuple(self.tricks_won), points, self.scores_before,
+                tuple(scores),
+            )
+        )
+        self.hand_index += 1
+        # After a thrown-in hand nobody can have reached the target (scores did not move, and the game
+        # would have ended on the hand that got them there), so only the max_hands cap can apply (CA-8.3).
+        self.outcome = game_over(config, scores, self.scores_before, self.hand_index)
+        if self.outcome is not None:
+            self.phase, self.to_act, self._legal = P_OVER, -1, None
+            return
+        self.dealer = (self.dealer + 1) % self.n
+        self._start_hand()
+
+
+def _explicit(decks: list[tuple[CardId, ...]], first_index: int) -> DeckSource:
+    def source(index: int) -> Sequence[CardId]:
+        offset = index - first_index
+        if not 0 <= offset < len(decks):
+            raise RuleError(f"no deck order was given for hand {index} (given: {len(decks)} decks)")
+        return decks[offset]
+
+    return source
