@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TypeAlias
 
 from arena.engine.cards import CARDS, NUM_CARDS, Card, CardId, Trump, card_text, parse_card_id
@@ -20,7 +20,7 @@ from arena.errors import NotationError
 ActionId: TypeAlias = int
 
 
-class ActionKind(str, Enum):
+class ActionKind(StrEnum):
     PLAY = "PLAY"
     DISCARD = "DISCARD"
     CALL = "CALL"

@@ -92,7 +92,7 @@ TWO_HEARTS: CardId = 37
 JOKER: CardId = 38
 NUM_CARDS = 39
 
-_TEXT: tuple[str, ...] = tuple(r + s for s in "CDHS" for r in RANK_CHARS) + ("2S", "2H", "JKR")
+_TEXT: tuple[str, ...] = (*tuple(r + s for s in "CDHS" for r in RANK_CHARS), "2S", "2H", "JKR")
 _BY_TEXT: dict[str, CardId] = {t: i for i, t in enumerate(_TEXT)}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
@@ -16,7 +16,7 @@ from arena.engine.cards import JOKER, RANK_CHARS, TWO_HEARTS, TWO_SPADES, CardId
 from arena.errors import ConfigError
 
 
-class Variant(str, Enum):
+class Variant(StrEnum):
     CALL_ACE = "call-ace"
     FIVE_HANDED = "five-handed"
     CLASSIC = "classic"
@@ -46,8 +46,14 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "deck": ("30", "29"),
     "two_expose_mode": ("free_choice", "exposed_suit"),
 }
-_BOOLS = ("may_discard_upcard", "use_joker", "stick_the_dealer", "allow_no_trump", "joker_names",
-          "call_may_be_trump")
+_BOOLS = (
+    "may_discard_upcard",
+    "use_joker",
+    "stick_the_dealer",
+    "allow_no_trump",
+    "joker_names",
+    "call_may_be_trump",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +181,7 @@ def deck_of(config: GameConfig) -> tuple[CardId, ...]:
         n = config.num_players
         low = {4: "9", 5: "8" if config.deck_5p == "28" else "7", 6: "7", 7: "6"}[n]
         extra = (JOKER,) if config.use_joker else ()
-    ranks = RANK_CHARS[RANK_CHARS.index(low):]
+    ranks = RANK_CHARS[RANK_CHARS.index(low) :]
     cards = [plain_card(r, s) for s in range(4) for r in ranks]
     if config.variant is Variant.FIVE_HANDED and config.deck == "29":
         cards.remove(plain_card("8", 0))

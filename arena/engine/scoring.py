@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from arena.engine.config import GameConfig, Variant
 
 
-class HandOutcome(str, Enum):
+class HandOutcome(StrEnum):
     """How a hand ended for the making side."""
 
     THROWN_IN = "thrown_in"  # everybody passed twice (CA-4.6, CL): nobody scores
@@ -22,7 +22,7 @@ class HandOutcome(str, Enum):
     MARCH = "march"  # all 5
 
 
-class Termination(str, Enum):
+class Termination(StrEnum):
     TARGET_REACHED = "target_reached"
     MAX_HANDS = "max_hands"  # CA-8.4 / FH-7.3 safety cap
 
@@ -123,12 +123,15 @@ def game_over(
         return _outcome(Termination.TARGET_REACHED, winners, scores, hands_played)
     if hands_played >= config.max_hands:
         top = max(scores)
-        return _outcome(Termination.MAX_HANDS, tuple(s for s, v in enumerate(scores) if v == top),
-                        scores, hands_played)
+        return _outcome(
+            Termination.MAX_HANDS, tuple(s for s, v in enumerate(scores) if v == top), scores, hands_played
+        )
     return None
 
 
-def _outcome(termination: Termination, winners: tuple[int, ...], scores: Sequence[int], hands: int) -> Outcome:
+def _outcome(
+    termination: Termination, winners: tuple[int, ...], scores: Sequence[int], hands: int
+) -> Outcome:
     ranks = []
     for seat, score in enumerate(scores):
         if seat in winners:

@@ -103,42 +103,85 @@ DeckSource = Callable[[int], Sequence[CardId]]
 class GameState:
     """A whole game. ``GameState(config, seed=7)`` deals from the seed; ``decks=[...]`` fixes the deals.
 
-    :param decks: explicit deck orders, one per hand in play order (index 0 = top card); a game that
-        needs more hands than given raises ``RuleError``. Mutually exclusive with ``seed``.
+    :param decks: explicit deck orders for the first hands, in play order (index 0 = top card). Later hands
+        come from ``seed``; with no seed, a game that needs more hands than given raises ``RuleError``.
     """
 
     __slots__ = (
-        "_deal", "_eff", "_key", "_legal", "_pos", "actions", "alone", "called", "config", "dealer",
-        "dealt", "deck", "discard", "exposed", "hand_index", "hands", "kitty", "leader", "maker", "n",
-        "outcome", "partner", "partner_revealed", "passes", "phase", "picked_up", "proposed", "results",
-        "scores", "scores_before", "seed", "sitting_out", "to_act", "trick", "trick_seats", "tricks",
-        "tricks_won", "trump", "turned_down", "up_card",
+        "_deal",
+        "_eff",
+        "_key",
+        "_legal",
+        "_pos",
+        "actions",
+        "alone",
+        "called",
+        "config",
+        "dealer",
+        "dealt",
+        "deck",
+        "discard",
+        "exposed",
+        "hand_index",
+        "hands",
+        "kitty",
+        "leader",
+        "maker",
+        "n",
+        "outcome",
+        "partner",
+        "partner_revealed",
+        "passes",
+        "phase",
+        "picked_up",
+        "proposed",
+        "results",
+        "scores",
+        "scores_before",
+        "seed",
+        "single_hand",
+        "sitting_out",
+        "to_act",
+        "trick",
+        "trick_seats",
+        "tricks",
+        "tricks_won",
+        "trump",
+        "turned_down",
+        "up_card",
     )
 
     def __init__(
         self,
         config: GameConfig,
-        seed: int | None = 0,
+        seed: int | None = None,
         decks: Sequence[Sequence[CardId]] | None = None,
         *,
-        _start: tuple[int, int, Sequence[int]] | None = None,
+        hand_index: int = 0,
+        dealer: int | None = None,
+        scores: Sequence[int] | None = None,
+        single_hand: bool = False,
     ) -> None:
+        """Start a game, or resume one at the start of hand ``hand_index`` (for replays and look-ahead).
+
+        :param single_hand: stop (``is_terminal()``) after the first hand even if the game is not over;
+            ``outcome`` is then set only if that hand ended the game.
+        """
         self.config = config
         self.n = config.num_players
         self.seed = seed
-        if decks is not None:
-            given = [check_deck(config, d, i) for i, d in enumerate(decks)]
-            self._deal = _explicit(given, 0 if _start is None else _start[0])
-        else:
-            if seed is None:
-                raise RuleError("GameState needs a seed or explicit decks")
-            self._deal = lambda index: deal_order(config, seed, index)
+        self.single_hand = single_hand
+        if decks is None and seed is None:
+            raise RuleError("GameState needs a seed, explicit decks, or both")
+        given = [check_deck(config, d, hand_index + i) for i, d in enumerate(decks or ())]
+        self._deal = _deck_source(config, given, hand_index, seed)
         self.results: list[HandResult] = []
         self.outcome: Outcome | None = None
-        if _start is None:
-            self.hand_index, self.dealer, self.scores = 0, config.first_dealer, [0] * self.n
-        else:
-            self.hand_index, self.dealer, self.scores = _start[0], _start[1], list(_start[2])
+        self.hand_index = hand_index
+        self.dealer = config.first_dealer if dealer is None else dealer
+        self.scores = [0] * self.n if scores is None else list(scores)
+        if len(self.scores) != self.n or not 0 <= self.dealer < self.n:
+            raise RuleError(f"scores {self.scores!r} and dealer {self.dealer!r} do not fit {self.n} seats")
         self._start_hand()
 
     # ----------------------------------------------------------------- public API
@@ -223,7 +266,7 @@ class GameState:
         self.dealt = tuple(tuple(deck[p] for p in seat_positions) for seat_positions in positions)
         self.hands = [sorted(h) for h in self.dealt]
         self.up_card = up = deck[5 * n]
-        self.kitty = list(deck[5 * n:])
+        self.kitty = list(deck[5 * n :])
         self.scores_before = tuple(self.scores)
         self.actions = []
         self.trick, self.trick_seats, self.tricks = [], [], []
@@ -413,9 +456,24 @@ class GameState:
             scores[seat] += p
         self.results.append(
             HandResult(
-                config, self.hand_index, self.dealer, self.deck, tuple(self.actions), tuple(self.tricks),
-                self.trump, self.maker, self.called, self.partner, self.alone, self.sitting_out,
-                self.exposed, self.discard, outcome, tuple(self.tricks_won), points, self.scores_before,
+                config,
+                self.hand_index,
+                self.dealer,
+                self.deck,
+                tuple(self.actions),
+                tuple(self.tricks),
+                self.trump,
+                self.maker,
+                self.called,
+                self.partner,
+                self.alone,
+                self.sitting_out,
+                self.exposed,
+                self.discard,
+                outcome,
+                tuple(self.tricks_won),
+                points,
+                self.scores_before,
                 tuple(scores),
             )
         )
@@ -423,18 +481,24 @@ class GameState:
         # After a thrown-in hand nobody can have reached the target (scores did not move, and the game
         # would have ended on the hand that got them there), so only the max_hands cap can apply (CA-8.3).
         self.outcome = game_over(config, scores, self.scores_before, self.hand_index)
-        if self.outcome is not None:
+        if self.outcome is not None or self.single_hand:
             self.phase, self.to_act, self._legal = P_OVER, -1, None
             return
         self.dealer = (self.dealer + 1) % self.n
         self._start_hand()
 
 
-def _explicit(decks: list[tuple[CardId, ...]], first_index: int) -> DeckSource:
+def _deck_source(
+    config: GameConfig, decks: list[tuple[CardId, ...]], first_index: int, seed: int | None
+) -> DeckSource:
+    """Explicit decks for the first hands, then (if a seed was given) deals from the seed."""
+
     def source(index: int) -> Sequence[CardId]:
         offset = index - first_index
-        if not 0 <= offset < len(decks):
-            raise RuleError(f"no deck order was given for hand {index} (given: {len(decks)} decks)")
-        return decks[offset]
+        if 0 <= offset < len(decks):
+            return decks[offset]
+        if seed is None:
+            raise RuleError(f"no deck order was given for hand {index} (given: {len(decks)} decks, no seed)")
+        return deal_order(config, seed, index)
 
     return source

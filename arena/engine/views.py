@@ -1,0 +1,175 @@
+"""What one seat may know at one moment (RULES.md C-5), as a frozen value.
+
+A ``View`` is the only thing about a game that ever reaches a bot: its own hand (not during a blind
+decision, C-5.5), its own discard if it is the dealer, and the public history. The called card's holder is
+not shown until the card is played (C-5.4); the holder can tell from its own hand. Everything else in the
+``GameState`` stays inside the engine. ``arena.engine.determinize`` goes the other way: view plus a guess of
+the hidden cards gives back a full state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.engine.actions import ACTIONS, CALL_BASE, DISCARD_BASE, Action
+from arena.engine.cards import CARDS, EFFECTIVE_SUIT, Card, Suit, Trump
+from arena.engine.config import GameConfig
+from arena.engine.state import P_EXPOSE, P_PLAY, P_TWO, GameState, Phase
+
+
+class UpCardFate(StrEnum):
+    ON_TABLE = "on_table"  # bidding on it has not finished
+    TAKEN = "taken"  # the dealer picked it up (he may since have discarded it)
+    TURNED_DOWN = "turned_down"  # everybody passed round 1; it stays in the kitty, publicly known
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class TrickView:
+    """A trick as everybody saw it; ``winner`` is ``None`` while the trick is in progress."""
+
+    leader: int
+    plays: tuple[Play, ...]
+    winner: int | None = None
+
+    @property
+    def led_card(self) -> Card | None:
+        return self.plays[0].card if self.plays else None
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One seat's knowledge of a game at one moment. ``legal_actions`` is empty unless it is this seat's turn.
+
+    ``history`` holds every action of the current hand in order, with the seat that took it; the dealer's
+    discard appears as ``None`` to everybody but the dealer. ``partner`` is the called card's holder once
+    the card has been played, this seat itself if it holds the called card, or the fixed CL partner.
+    """
+
+    config: GameConfig
+    seat: int
+    hand_index: int
+    dealer: int
+    phase: Phase
+    to_act: int
+    scores: tuple[int, ...]
+    scores_before: tuple[int, ...]
+    hand: tuple[Card, ...] | None
+    up_card: Card
+    up_card_fate: UpCardFate
+    proposed_trump: Trump | None
+    exposed_card: Card | None
+    history: tuple[tuple[int, Action | None], ...]
+    trump: Trump | None
+    maker: int | None
+    called_card: Card | None
+    alone: bool
+    partner: int | None
+    discard: Card | None
+    tricks: tuple[TrickView, ...]
+    current_trick: TrickView | None
+    tricks_won: tuple[int, ...]
+    sitting_out: int | None
+    legal_actions: tuple[Action, ...]
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    @property
+    def is_my_turn(self) -> bool:
+        return self.to_act == self.seat
+
+    @property
+    def blind(self) -> bool:
+        """This seat must decide without seeing its own hand (CA-4.2, FH-3.2)."""
+        return self.hand is None
+
+    @property
+    def led_suit(self) -> Suit | None:
+        """Effective suit led to the current trick, if a card has been led."""
+        trick = self.current_trick
+        if trick is None or not trick.plays or self.trump is None:
+            return None
+        return Suit(EFFECTIVE_SUIT[self.trump][trick.plays[0].card.id])
+
+    def played_cards(self) -> list[Play]:
+        """Every card played so far this hand, in order."""
+        out = [p for t in self.tricks for p in t.plays]
+        if self.current_trick is not None:
+            out.extend(self.current_trick.plays)
+        return out
+
+
+def build_view(state: GameState, seat: int) -> View:
+    """The view of ``seat`` on ``state``: its own hand and the public history, nothing else (C-5)."""
+    if not 0 <= seat < state.n:
+        raise ValueError(f"seat {seat!r} is not at this table of {state.n} seats")
+    phase = Phase(state.phase)
+    dealer = state.dealer
+    # At GAME_OVER the per-hand fields still hold the last hand as it ended, so the view shows it.
+    blind = phase.blind and seat == dealer
+    hand = None if blind else tuple(CARDS[c] for c in state.hands[seat])
+    history = tuple(
+        (s, None if DISCARD_BASE <= a < CALL_BASE and seat != dealer else ACTIONS[a])
+        for s, a in state.actions
+    )
+    if state.picked_up:
+        fate = UpCardFate.TAKEN
+    elif state.turned_down >= 0:
+        fate = UpCardFate.TURNED_DOWN
+    else:
+        fate = UpCardFate.ON_TABLE
+    called = state.called
+    known = state.config.team_play or (called >= 0 and (state.partner_revealed or state.partner == seat))
+    partner = state.partner if known and state.partner >= 0 else None
+    trick = None
+    if state.phase == P_PLAY:
+        trick = _trick_view(state.leader, tuple(zip(state.trick_seats, state.trick, strict=True)), None)
+    return View(
+        config=state.config,
+        seat=seat,
+        hand_index=state.hand_index,
+        dealer=dealer,
+        phase=phase,
+        to_act=state.to_act,
+        scores=tuple(state.scores),
+        scores_before=state.scores_before,
+        hand=hand,
+        up_card=CARDS[state.up_card],
+        up_card_fate=fate,
+        proposed_trump=_proposed(state),
+        exposed_card=CARDS[state.exposed] if state.exposed >= 0 else None,
+        history=history,
+        trump=Trump(state.trump) if state.trump >= 0 else None,
+        maker=state.maker if state.maker >= 0 else None,
+        called_card=CARDS[called] if called >= 0 else None,
+        alone=state.alone,
+        partner=partner,
+        discard=CARDS[state.discard] if state.discard >= 0 and seat == dealer else None,
+        tricks=tuple(_trick_view(t.leader, t.plays, t.winner) for t in state.tricks),
+        current_trick=trick,
+        tricks_won=tuple(state.tricks_won),
+        sitting_out=state.sitting_out if state.sitting_out >= 0 else None,
+        legal_actions=tuple(ACTIONS[a] for a in state.legal_actions()) if state.to_act == seat else (),
+    )
+
+
+def _proposed(state: GameState) -> Trump | None:
+    """The suit round 1 bids on: the up-card's suit, or the suit the FH dealer named blind (FH-3.2)."""
+    if state.proposed < 0 or state.phase in (P_TWO, P_EXPOSE) or state.exposed >= 0:
+        return None
+    return Trump(state.proposed)
+
+
+def _trick_view(leader: int, plays: tuple[tuple[int, int], ...], winner: int | None) -> TrickView:
+    return TrickView(leader, tuple(Play(s, CARDS[c]) for s, c in plays), winner)
+
+
+__all__ = ["Play", "TrickView", "UpCardFate", "View", "build_view"]
