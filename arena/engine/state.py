@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
+from operator import itemgetter
+from typing import NamedTuple
 
 from arena.engine import actions as A
 from arena.engine.cards import (
@@ -57,18 +59,23 @@ class Phase(IntEnum):
 P_TWO, P_JOKER, P_EXPOSE, P_BID1, P_BID2, P_DISCARD, P_CALL, P_PLAY, P_OVER = range(9)
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
-    """A completed trick: who led, the cards in play order with their seats, and who won it."""
+class Trick(NamedTuple):
+    """A completed trick: who led, the cards in play order with their seats, and who won it.
+
+    A NamedTuple rather than a frozen dataclass: it is built 5 times a hand on the hot path, and a frozen
+    dataclass's ``__init__`` costs several times more.
+    """
 
     leader: int
     plays: tuple[tuple[int, CardId], ...]
     winner: int
 
 
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """Everything about one finished hand; ``arena.engine.records`` turns it into the JSON hand record."""
+class HandResult(NamedTuple):
+    """Everything about one finished hand; ``arena.engine.records`` turns it into the JSON hand record.
+
+    Immutable like every engine value; a NamedTuple for the same speed reason as ``Trick``.
+    """
 
     config: GameConfig
     hand_index: int
@@ -112,7 +119,8 @@ class GameState:
         "_eff",
         "_key",
         "_legal",
-        "_pos",
+        "_next",
+        "_trick_size",
         "actions",
         "alone",
         "called",
@@ -205,23 +213,38 @@ class GameState:
 
         :raises IllegalActionError: naming the action, the decision and what was legal.
         """
-        legal = self._legal if self._legal is not None else self.legal_actions()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
         if action not in legal:
-            raise IllegalActionError(
-                f"illegal action {A.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else action!r} "
-                f"for seat {self.to_act} at {Phase(self.phase).name} (hand {self.hand_index}): "
-                f"legal are {A.describe(legal)}"
-            )
-        self.apply_unchecked(action)
+            self._reject(action, legal)
+        self._legal = None
+        self.actions.append((self.to_act, action))
+        if self.phase == P_PLAY:
+            self._apply_play(action)
+        else:
+            self._apply_other(action)
 
     def apply_unchecked(self, action: A.ActionId) -> None:
         """Carry out an action known to be legal (taken from ``legal_actions``); no check is made."""
         self._legal = None
         self.actions.append((self.to_act, action))
-        phase = self.phase
-        if phase == P_PLAY:
+        if self.phase == P_PLAY:
             self._apply_play(action)
-        elif phase == P_BID1:
+        else:
+            self._apply_other(action)
+
+    def _reject(self, action: object, legal: list[A.ActionId]) -> None:
+        known = isinstance(action, int) and 0 <= action < A.NUM_ACTIONS
+        shown = A.action_to_string(action) if known else action  # type: ignore[arg-type]
+        raise IllegalActionError(
+            f"illegal action {shown!r} for seat {self.to_act} at {Phase(self.phase).name} "
+            f"(hand {self.hand_index}): legal are {A.describe(legal)}"
+        )
+
+    def _apply_other(self, action: A.ActionId) -> None:
+        phase = self.phase
+        if phase == P_BID1:
             self._apply_bid1(action)
         elif phase == P_BID2:
             self._apply_bid2(action)
@@ -229,6 +252,8 @@ class GameState:
             self._apply_discard(action)
         elif phase == P_CALL:
             self._apply_call(action)
+        elif phase == P_OVER:
+            raise IllegalActionError(f"the game is over; no action is legal, got {action!r}")
         else:
             self._apply_blind(action)
 
@@ -261,10 +286,9 @@ class GameState:
     def _start_hand(self) -> None:
         deck = tuple(self._deal(self.hand_index))
         n, dealer = self.n, self.dealer
-        positions = deal_positions(n, dealer)
         self.deck = deck
-        self.dealt = tuple(tuple(deck[p] for p in seat_positions) for seat_positions in positions)
-        self.hands = [sorted(h) for h in self.dealt]
+        self.dealt = dealt = tuple(take(deck) for take in _dealers(n, dealer))
+        self.hands = [sorted(h) for h in dealt]
         self.up_card = up = deck[5 * n]
         self.kitty = list(deck[5 * n :])
         self.scores_before = tuple(self.scores)
@@ -278,7 +302,8 @@ class GameState:
         self.passes = 0
         self.leader = -1
         self._legal = None
-        self._eff = self._key = EFFECTIVE_SUIT[0]
+        self._eff, self._key = EFFECTIVE_SUIT[0], TRICK_KEY[0]
+        self._next, self._trick_size = _next_seats(n, -1), n
         variant = self.config.variant
         if up == JOKER:
             self.phase, self.to_act, self.proposed = P_JOKER, dealer, -1
@@ -286,7 +311,7 @@ class GameState:
             self.phase, self.to_act, self.proposed = P_TWO, dealer, -1
         else:
             self.phase, self.to_act = P_BID1, (dealer + 1) % n
-            self.proposed = int(printed_suit(up))  # type: ignore[arg-type]
+            self.proposed = _PRINTED_SUIT[up]
 
     # ----------------------------------------------------------------- legal actions
 
@@ -413,10 +438,10 @@ class GameState:
                 if seat != maker and called in self.hands[seat]:
                     self.partner = seat
                     break
-        leader = (self.dealer + 1) % n
-        if leader == self.sitting_out:
-            leader = (leader + 1) % n
-        self.leader = self.to_act = leader
+        out = self.sitting_out
+        self._next = _next_seats(n, out)
+        self._trick_size = n if out < 0 else n - 1
+        self.leader = self.to_act = self._next[self.dealer]  # dealer's left leads, unless sitting out (C-3.1)
         self.phase = P_PLAY
 
     def _apply_play(self, card: CardId) -> None:
@@ -424,20 +449,25 @@ class GameState:
         self.hands[seat].remove(card)
         trick = self.trick
         trick.append(card)
-        self.trick_seats.append(seat)
+        seats = self.trick_seats
+        seats.append(seat)
         if card == self.called:
             self.partner_revealed = True
-        if len(trick) < (self.n if self.sitting_out < 0 else self.n - 1):
-            nxt = (seat + 1) % self.n
-            self.to_act = nxt if nxt != self.sitting_out else (nxt + 1) % self.n
+        if len(trick) < self._trick_size:
+            self.to_act = self._next[seat]
             return
-        key = self._key[self._eff[trick[0]]] if self.trump != NO_TRUMP else TRICK_KEY[NO_TRUMP][trick[0] // 9]
-        best = max(range(len(trick)), key=lambda i: key[trick[i]])
-        winner = self.trick_seats[best]
+        key = self._key[self._eff[trick[0]]]
+        best, best_key = 0, key[trick[0]]
+        for i in range(1, len(trick)):
+            k = key[trick[i]]
+            if k > best_key:
+                best, best_key = i, k
+        winner = seats[best]
         self.tricks_won[winner] += 1
-        self.tricks.append(Trick(self.leader, tuple(zip(self.trick_seats, trick, strict=True)), winner))
+        tricks = self.tricks
+        tricks.append(Trick(self.leader, tuple(zip(seats, trick)), winner))  # noqa: B905 (same length)
         self.trick, self.trick_seats = [], []
-        if len(self.tricks) == 5:
+        if len(tricks) == 5:
             self._end_hand()
         else:
             self.leader = self.to_act = winner
@@ -486,6 +516,22 @@ class GameState:
             return
         self.dealer = (self.dealer + 1) % self.n
         self._start_hand()
+
+
+_PRINTED_SUIT = tuple(-1 if printed_suit(c) is None else int(printed_suit(c)) for c in range(JOKER + 1))
+
+
+@lru_cache(maxsize=128)
+def _dealers(n: int, dealer: int) -> tuple[Callable[[Sequence[CardId]], tuple[CardId, ...]], ...]:
+    """Per seat, a function picking its five cards (in the order received) out of a deck order."""
+    return tuple(itemgetter(*positions) for positions in deal_positions(n, dealer))
+
+
+@lru_cache(maxsize=128)
+def _next_seats(n: int, sitting_out: int) -> tuple[int, ...]:
+    """``next[seat]``: who plays after ``seat`` in a trick, skipping a CL partner who sits out (CL-2.3)."""
+    nxt = [(s + 1) % n for s in range(n)]
+    return tuple(nxt[t] if t == sitting_out else t for t in nxt)
 
 
 def _deck_source(
