@@ -131,7 +131,7 @@ def build_view(state: GameState, seat: int) -> View:
     partner = state.partner if known and state.partner >= 0 else None
     trick = None
     if state.phase == P_PLAY:
-        trick = _trick_view(state.leader, tuple(zip(state.trick_seats, state.trick, strict=True)), None)
+        trick = trick_view(state.leader, tuple(zip(state.trick_seats, state.trick, strict=True)), None)
     return View(
         config=state.config,
         seat=seat,
@@ -153,7 +153,7 @@ def build_view(state: GameState, seat: int) -> View:
         alone=state.alone,
         partner=partner,
         discard=CARDS[state.discard] if state.discard >= 0 and seat == dealer else None,
-        tricks=tuple(_trick_view(t.leader, t.plays, t.winner) for t in state.tricks),
+        tricks=tuple(trick_view(t.leader, t.plays, t.winner) for t in state.tricks),
         current_trick=trick,
         tricks_won=tuple(state.tricks_won),
         sitting_out=state.sitting_out if state.sitting_out >= 0 else None,
@@ -168,7 +168,7 @@ def _proposed(state: GameState) -> Trump | None:
     return Trump(state.proposed)
 
 
-def _trick_view(leader: int, plays: tuple[tuple[int, int], ...], winner: int | None) -> TrickView:
+def trick_view(leader: int, plays: tuple[tuple[int, int], ...], winner: int | None) -> TrickView:
     return TrickView(leader, tuple(Play(s, CARDS[c]) for s, c in plays), winner)
 
 

@@ -1,0 +1,134 @@
+"""What each seat is told after each action: the public events, plus its own private ones (C-5).
+
+A table runner marks the state before applying an action and asks ``events_since`` afterwards, once per
+seat. Deciding what a seat may see belongs here, beside the views, and not in the transport: the dealer's
+discard is hidden from everyone else, a new hand shows each seat only its own cards, and the partner is
+revealed only when the called card is played (C-5.4) or at hand end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from arena.engine.actions import ACTIONS, CALL_BASE, DISCARD_BASE, EXPOSE, Action
+from arena.engine.cards import CARDS, Card, Trump
+from arena.engine.scoring import HandOutcome
+from arena.engine.state import GameState, HandResult, Phase
+from arena.engine.views import TrickView, trick_view
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted:
+    hand_index: int
+    dealer: int
+    up_card: Card
+    hand: tuple[Card, ...] | None  # None for a dealer facing a blind decision
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandShown:
+    """Private to the dealer: his cards, once his blind decisions are over (he has picked up)."""
+
+    hand: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionTaken:
+    seat: int
+    action: Action | None  # None: the dealer's discard, as seen by everyone else
+    exposed_card: Card | None = None  # FH EXPOSE: the card turned face up
+
+
+@dataclass(frozen=True, slots=True)
+class TrickCompleted:
+    trick: TrickView
+
+
+@dataclass(frozen=True, slots=True)
+class PartnerRevealed:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    hand_index: int
+    outcome: HandOutcome
+    trump: Trump | None
+    maker: int | None
+    called_card: Card | None
+    alone: bool
+    partner: int | None
+    tricks_won: tuple[int, ...]
+    points: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+Event = HandStarted | HandShown | ActionTaken | TrickCompleted | PartnerRevealed | HandEnded
+
+
+class Mark(NamedTuple):
+    """Where a state was before an action: enough to tell afterwards what the action caused."""
+
+    hands_done: int
+    tricks_done: int
+    phase: int
+
+
+def mark(state: GameState) -> Mark:
+    return Mark(len(state.results), len(state.tricks), state.phase)
+
+
+def opening_events(state: GameState, seat: int) -> list[Event]:
+    """What ``seat`` is told when the game starts: the first hand's deal."""
+    return [_hand_started(state, seat)]
+
+
+def events_since(state: GameState, before: Mark, seat: int) -> list[Event]:
+    """The events ``seat`` is told about the one action applied since ``before`` was taken."""
+    ended = len(state.results) > before.hands_done
+    result: HandResult | None = state.results[-1] if ended else None
+    actions = result.actions if result is not None else state.actions
+    actor, action_id = actions[-1]
+    dealer = result.dealer if result is not None else state.dealer
+    hidden = DISCARD_BASE <= action_id < CALL_BASE and seat != dealer
+    exposed = CARDS[state.exposed] if action_id == EXPOSE and result is None else None
+    out: list[Event] = [ActionTaken(actor, None if hidden else ACTIONS[action_id], exposed)]
+    if action_id < DISCARD_BASE:  # a card was played
+        called = result.called if result is not None else state.called
+        partner = result.partner if result is not None else state.partner
+        if action_id == called and partner >= 0:
+            out.append(PartnerRevealed(actor))
+        # A hand that ends on a card has just completed its fifth trick.
+        if result is not None or len(state.tricks) > before.tricks_done:
+            t = (result.tricks if result is not None else state.tricks)[-1]
+            out.append(TrickCompleted(trick_view(t.leader, t.plays, t.winner)))
+    if result is not None:
+        out.append(_hand_ended(result))
+        if not state.is_terminal():
+            out.append(_hand_started(state, seat))
+    elif seat == dealer and Phase(before.phase).blind and not Phase(state.phase).blind:
+        out.append(HandShown(tuple(CARDS[c] for c in state.hands[seat])))
+    return out
+
+
+def _hand_started(state: GameState, seat: int) -> HandStarted:
+    blind = Phase(state.phase).blind and seat == state.dealer
+    hand = None if blind else tuple(CARDS[c] for c in state.hands[seat])
+    return HandStarted(state.hand_index, state.dealer, CARDS[state.up_card], hand, tuple(state.scores_before))
+
+
+def _hand_ended(result: HandResult) -> HandEnded:
+    return HandEnded(
+        hand_index=result.hand_index,
+        outcome=result.outcome,
+        trump=Trump(result.trump) if result.trump >= 0 else None,
+        maker=result.maker if result.maker >= 0 else None,
+        called_card=CARDS[result.called] if result.called >= 0 else None,
+        alone=result.alone,
+        partner=result.partner if result.partner >= 0 else None,
+        tricks_won=result.tricks_won,
+        points=result.points,
+        scores=result.scores_after,
+    )

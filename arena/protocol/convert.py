@@ -1,0 +1,376 @@
+"""Engine values ⇄ protocol messages, both directions, in one place.
+
+The arena turns views and events into messages here; the bot SDK turns them back into the very same engine
+values, so a bot written in Python works with ``View``, ``Card`` and ``Action`` and never sees protobuf.
+Anything a peer sends is checked on the way in: a malformed message raises ``NotationError`` (or
+``ConfigError``) naming the field, never a bare protobuf or ``KeyError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.engine.actions import Action, ActionKind
+from arena.engine.cards import CARDS, Card, Trump, parse_card_id
+from arena.engine.config import GameConfig, Variant
+from arena.engine.events import (
+    ActionTaken,
+    Event,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    PartnerRevealed,
+    TrickCompleted,
+)
+from arena.engine.scoring import HandOutcome, Outcome
+from arena.engine.state import Phase
+from arena.engine.views import Play, TrickView, UpCardFate, View
+from arena.errors import NotationError
+from arena.protocol.v1 import player_pb2 as pb
+
+_VARIANT = {
+    Variant.CALL_ACE: pb.VARIANT_CALL_ACE,
+    Variant.FIVE_HANDED: pb.VARIANT_FIVE_HANDED,
+    Variant.CLASSIC: pb.VARIANT_CLASSIC,
+}
+_VARIANT_BACK = {v: k for k, v in _VARIANT.items()}
+_PHASE = {
+    Phase.TWO_CHOICE: pb.DECISION_KIND_TWO_CHOICE,
+    Phase.JOKER_NAME: pb.DECISION_KIND_JOKER_NAME,
+    Phase.EXPOSE_NAME: pb.DECISION_KIND_EXPOSE_NAME,
+    Phase.BID_ROUND_1: pb.DECISION_KIND_BID_ROUND_1,
+    Phase.BID_ROUND_2: pb.DECISION_KIND_BID_ROUND_2,
+    Phase.DISCARD: pb.DECISION_KIND_DISCARD,
+    Phase.CALL: pb.DECISION_KIND_CALL,
+    Phase.PLAY: pb.DECISION_KIND_PLAY,
+    Phase.GAME_OVER: pb.DECISION_KIND_UNSPECIFIED,
+}
+_PHASE_BACK = {v: k for k, v in _PHASE.items()}
+_KIND = {kind: pb.ActionKind.Value(f"ACTION_KIND_{kind.value}") for kind in ActionKind}
+_KIND_BACK = {v: k for k, v in _KIND.items()}
+_FATE = {
+    UpCardFate.ON_TABLE: pb.UP_CARD_FATE_ON_TABLE,
+    UpCardFate.TAKEN: pb.UP_CARD_FATE_TAKEN,
+    UpCardFate.TURNED_DOWN: pb.UP_CARD_FATE_TURNED_DOWN,
+}
+_FATE_BACK = {v: k for k, v in _FATE.items()}
+_OUTCOME = {o: pb.HandOutcome.Value(f"HAND_OUTCOME_{o.name}") for o in HandOutcome}
+_OUTCOME_BACK = {v: k for k, v in _OUTCOME.items()}
+_CARD_KINDS = (ActionKind.PLAY, ActionKind.DISCARD, ActionKind.CALL)
+_SUIT_KINDS = (ActionKind.NAME, ActionKind.JOKER_NAME, ActionKind.BLIND_NAME, ActionKind.EXPOSE_NAME)
+
+
+# ------------------------------------------------------------------------------------------ small values
+
+
+def variant_to_pb(variant: Variant) -> int:
+    return _VARIANT[variant]
+
+
+def variant_from_pb(value: int) -> Variant:
+    try:
+        return _VARIANT_BACK[value]
+    except KeyError:
+        raise NotationError(f"unknown variant enum value {value!r}") from None
+
+
+def trump_to_pb(trump: Trump | None) -> int:
+    return pb.TRUMP_UNSPECIFIED if trump is None else int(trump) + 1
+
+
+def trump_from_pb(value: int) -> Trump | None:
+    if value == pb.TRUMP_UNSPECIFIED:
+        return None
+    if not 1 <= value <= 5:
+        raise NotationError(f"unknown trump enum value {value!r}")
+    return Trump(value - 1)
+
+
+def _card(text: str) -> Card:
+    return CARDS[parse_card_id(text)]
+
+
+def _card_or_none(text: str) -> Card | None:
+    return _card(text) if text else None
+
+
+def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
+    return tuple(_card(t) for t in texts)
+
+
+def _text(card: Card | None) -> str:
+    return "" if card is None else str(card)
+
+
+# ------------------------------------------------------------------------------------------ config
+
+
+def config_to_pb(config: GameConfig) -> pb.GameConfig:
+    data = config.to_dict()
+    data.pop("variant")
+    msg = pb.GameConfig(variant=_VARIANT[config.variant])
+    for key, value in data.items():
+        setattr(msg, key, value)
+    return msg
+
+
+def config_from_pb(msg: pb.GameConfig) -> GameConfig:
+    """:raises ConfigError: or ``NotationError`` for a config no engine game could have."""
+    variant = variant_from_pb(msg.variant)
+    options = GameConfig.create(variant).to_dict()
+    options.pop("variant")
+    for key in options:
+        options[key] = getattr(msg, key)
+    return GameConfig.create(variant, **options)
+
+
+# ------------------------------------------------------------------------------------------ actions
+
+
+def action_to_pb(action: Action) -> pb.Action:
+    msg = pb.Action(kind=_KIND[action.kind])
+    if action.card is not None:
+        msg.card = str(action.card)
+    if action.trump is not None:
+        msg.trump = trump_to_pb(action.trump)
+    return msg
+
+
+def action_from_pb(msg: pb.Action) -> Action:
+    """The engine action a message names.
+
+    :raises NotationError: for an unknown kind, a missing or unknown card or suit, or an argument the kind
+        does not take.
+    """
+    kind = _KIND_BACK.get(msg.kind)
+    if kind is None:
+        raise NotationError(f"action has unknown or unset kind {msg.kind!r}")
+    if kind in _CARD_KINDS:
+        if not msg.card or msg.trump:
+            raise NotationError(f"action {kind.value} needs `card` and no `trump`, got {_brief(msg)}")
+        return Action(kind, card=_card(msg.card))
+    if kind in _SUIT_KINDS:
+        trump = trump_from_pb(msg.trump)
+        if trump is None or msg.card:
+            raise NotationError(f"action {kind.value} needs `trump` and no `card`, got {_brief(msg)}")
+        if trump is Trump.NO_TRUMP and kind is not ActionKind.NAME:
+            raise NotationError(f"action {kind.value} cannot name No-Trumps")
+        return Action(kind, trump=trump)
+    if msg.card or msg.trump:
+        raise NotationError(f"action {kind.value} takes no argument, got {_brief(msg)}")
+    return Action(kind)
+
+
+def _brief(msg: pb.Action) -> str:
+    return f"kind={msg.kind} card={msg.card!r} trump={msg.trump}"
+
+
+# ------------------------------------------------------------------------------------------ views
+
+
+def _trick_to_pb(trick: TrickView) -> pb.Trick:
+    msg = pb.Trick(
+        leader=trick.leader, plays=[pb.CardPlay(seat=p.seat, card=str(p.card)) for p in trick.plays]
+    )
+    if trick.winner is not None:
+        msg.winner = trick.winner
+    return msg
+
+
+def _trick_from_pb(msg: pb.Trick) -> TrickView:
+    return TrickView(
+        msg.leader,
+        tuple(Play(p.seat, _card(p.card)) for p in msg.plays),
+        msg.winner if msg.HasField("winner") else None,
+    )
+
+
+def view_to_pb(view: View) -> pb.View:
+    msg = pb.View(
+        config=config_to_pb(view.config),
+        seat=view.seat,
+        hand_index=view.hand_index,
+        dealer=view.dealer,
+        to_act=max(view.to_act, 0),
+        scores=view.scores,
+        scores_before=view.scores_before,
+        hand=[str(c) for c in view.hand or ()],
+        hand_hidden=view.hand is None,
+        up_card=str(view.up_card),
+        up_card_fate=_FATE[view.up_card_fate],
+        proposed_trump=trump_to_pb(view.proposed_trump),
+        exposed_card=_text(view.exposed_card),
+        history=[
+            pb.HistoryEntry(seat=s, hidden=True)
+            if a is None
+            else pb.HistoryEntry(seat=s, action=action_to_pb(a))
+            for s, a in view.history
+        ],
+        trump=trump_to_pb(view.trump),
+        called_card=_text(view.called_card),
+        alone=view.alone,
+        discard=_text(view.discard),
+        tricks=[_trick_to_pb(t) for t in view.tricks],
+        tricks_won=view.tricks_won,
+    )
+    for name in ("maker", "partner", "sitting_out"):
+        value = getattr(view, name)
+        if value is not None:
+            setattr(msg, name, value)
+    if view.current_trick is not None:
+        msg.current_trick.CopyFrom(_trick_to_pb(view.current_trick))
+    return msg
+
+
+def view_from_pb(msg: pb.View, kind: int, legal: Sequence[pb.Action]) -> View:
+    """The engine ``View`` a decision request describes (the SDK's side).
+
+    :raises NotationError: naming the first field that does not decode.
+    """
+    phase = _PHASE_BACK.get(kind)
+    if phase is None:
+        raise NotationError(f"unknown decision kind {kind!r}")
+    return View(
+        config=config_from_pb(msg.config),
+        seat=msg.seat,
+        hand_index=msg.hand_index,
+        dealer=msg.dealer,
+        phase=phase,
+        to_act=msg.to_act if phase is not Phase.GAME_OVER else -1,
+        scores=tuple(msg.scores),
+        scores_before=tuple(msg.scores_before),
+        hand=None if msg.hand_hidden else _cards(msg.hand),
+        up_card=_card(msg.up_card),
+        up_card_fate=_FATE_BACK.get(msg.up_card_fate, UpCardFate.ON_TABLE),
+        proposed_trump=trump_from_pb(msg.proposed_trump),
+        exposed_card=_card_or_none(msg.exposed_card),
+        history=tuple((h.seat, None if h.hidden else action_from_pb(h.action)) for h in msg.history),
+        trump=trump_from_pb(msg.trump),
+        maker=msg.maker if msg.HasField("maker") else None,
+        called_card=_card_or_none(msg.called_card),
+        alone=msg.alone,
+        partner=msg.partner if msg.HasField("partner") else None,
+        discard=_card_or_none(msg.discard),
+        tricks=tuple(_trick_from_pb(t) for t in msg.tricks),
+        current_trick=_trick_from_pb(msg.current_trick) if msg.HasField("current_trick") else None,
+        tricks_won=tuple(msg.tricks_won),
+        sitting_out=msg.sitting_out if msg.HasField("sitting_out") else None,
+        legal_actions=tuple(action_from_pb(a) for a in legal),
+    )
+
+
+def decision_request(view: View, decision_id: int, time_ms: int, time_bank_ms: int) -> pb.ArenaMessage:
+    """The message asking ``view.seat`` to act; ``view.legal_actions`` are the choices."""
+    return pb.ArenaMessage(
+        decision_request=pb.DecisionRequest(
+            decision_id=decision_id,
+            kind=_PHASE[view.phase],
+            legal_actions=[action_to_pb(a) for a in view.legal_actions],
+            view=view_to_pb(view),
+            time_ms=time_ms,
+            time_bank_ms=time_bank_ms,
+        )
+    )
+
+
+def view_from_request(request: pb.DecisionRequest) -> View:
+    return view_from_pb(request.view, request.kind, request.legal_actions)
+
+
+# ------------------------------------------------------------------------------------------ events
+
+
+def event_to_pb(event: Event) -> pb.Event:
+    if isinstance(event, ActionTaken):
+        msg = pb.ActionTaken(
+            seat=event.seat, hidden=event.action is None, exposed_card=_text(event.exposed_card)
+        )
+        if event.action is not None:
+            msg.action.CopyFrom(action_to_pb(event.action))
+        return pb.Event(action_taken=msg)
+    if isinstance(event, TrickCompleted):
+        return pb.Event(trick_completed=pb.TrickCompleted(trick=_trick_to_pb(event.trick)))
+    if isinstance(event, PartnerRevealed):
+        return pb.Event(partner_revealed=pb.PartnerRevealed(seat=event.seat))
+    if isinstance(event, HandStarted):
+        return pb.Event(
+            hand_started=pb.HandStarted(
+                hand_index=event.hand_index,
+                dealer=event.dealer,
+                up_card=str(event.up_card),
+                hand=[str(c) for c in event.hand or ()],
+                hand_hidden=event.hand is None,
+                scores=event.scores,
+            )
+        )
+    if isinstance(event, HandShown):
+        return pb.Event(hand_shown=pb.HandShown(hand=[str(c) for c in event.hand]))
+    ended = pb.HandEnded(
+        hand_index=event.hand_index,
+        outcome=_OUTCOME[event.outcome],
+        trump=trump_to_pb(event.trump),
+        called_card=_text(event.called_card),
+        alone=event.alone,
+        tricks_won=event.tricks_won,
+        points=event.points,
+        scores=event.scores,
+    )
+    if event.maker is not None:
+        ended.maker = event.maker
+    if event.partner is not None:
+        ended.partner = event.partner
+    return pb.Event(hand_ended=ended)
+
+
+def event_from_pb(msg: pb.Event) -> Event:
+    """:raises NotationError: for an empty or undecodable event."""
+    which = msg.WhichOneof("kind")
+    if which == "action_taken":
+        m = msg.action_taken
+        action = None if m.hidden else action_from_pb(m.action)
+        return ActionTaken(m.seat, action, _card_or_none(m.exposed_card))
+    if which == "trick_completed":
+        return TrickCompleted(_trick_from_pb(msg.trick_completed.trick))
+    if which == "partner_revealed":
+        return PartnerRevealed(msg.partner_revealed.seat)
+    if which == "hand_started":
+        h = msg.hand_started
+        return HandStarted(
+            h.hand_index,
+            h.dealer,
+            _card(h.up_card),
+            None if h.hand_hidden else _cards(h.hand),
+            tuple(h.scores),
+        )
+    if which == "hand_shown":
+        return HandShown(_cards(msg.hand_shown.hand))
+    if which == "hand_ended":
+        e = msg.hand_ended
+        return HandEnded(
+            hand_index=e.hand_index,
+            outcome=_OUTCOME_BACK.get(e.outcome, HandOutcome.THROWN_IN),
+            trump=trump_from_pb(e.trump),
+            maker=e.maker if e.HasField("maker") else None,
+            called_card=_card_or_none(e.called_card),
+            alone=e.alone,
+            partner=e.partner if e.HasField("partner") else None,
+            tricks_won=tuple(e.tricks_won),
+            points=tuple(e.points),
+            scores=tuple(e.scores),
+        )
+    raise NotationError(f"event has no known kind (got {which!r})")
+
+
+def game_over_to_pb(
+    outcome: Outcome | None, scores: Sequence[int], forfeited: Sequence[int] = ()
+) -> pb.GameOver:
+    """The last message of a stream; ``outcome`` is ``None`` when the arena aborted the game."""
+    if outcome is None:
+        return pb.GameOver(scores=scores, termination="aborted", forfeited=forfeited)
+    return pb.GameOver(
+        scores=outcome.scores,
+        ranks=outcome.ranks,
+        winners=outcome.winners,
+        termination=outcome.termination.value,
+        forfeited=forfeited,
+    )
