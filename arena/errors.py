@@ -7,6 +7,9 @@ kinds. Every message names the offending value with ``!r`` and its context.
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import ClassVar
+
 
 class ArenaError(Exception):
     """Root of every error the arena raises on purpose."""
@@ -30,3 +33,57 @@ class IllegalActionError(RuleError):
 
 class BotError(ArenaError):
     """A bot misbehaved; subclasses say how. The table turns these into recorded faults."""
+
+    kind: ClassVar[FaultKind]
+
+
+class FaultKind(StrEnum):
+    """What went wrong with a bot's decision; every recorded fault has exactly one kind."""
+
+    TIMEOUT = "timeout"  # no reply within the decision time plus what was left of the time bank
+    ILLEGAL_ACTION = "illegal_action"  # a well-formed action that is not legal at this decision
+    MALFORMED_REPLY = "malformed_reply"  # a reply that is not a decodable action, or unsolicited messages
+    CRASHED = "crashed"  # the bot's process is gone or unreachable (UNAVAILABLE, connection refused)
+    ERROR_STATUS = "error_status"  # the bot ended the stream with an error status
+    OVERSIZED = "oversized"  # a message above the size limit (RESOURCE_EXHAUSTED)
+    STREAM_CLOSED = "stream_closed"  # the bot closed the stream before the game ended
+    PROTOCOL_MISMATCH = "protocol_mismatch"  # the handshake named another protocol version
+    HARNESS = "harness"  # the arena itself was late (overloaded); never counted against the bot
+
+
+class BotTimeout(BotError):
+    kind = FaultKind.TIMEOUT
+
+
+class IllegalAction(BotError):
+    kind = FaultKind.ILLEGAL_ACTION
+
+
+class MalformedAction(BotError):
+    kind = FaultKind.MALFORMED_REPLY
+
+
+class BotCrashed(BotError):
+    kind = FaultKind.CRASHED
+
+
+class BotStatusError(BotError):
+    kind = FaultKind.ERROR_STATUS
+
+
+class OversizedMessage(BotError):
+    kind = FaultKind.OVERSIZED
+
+
+class StreamClosed(BotError):
+    kind = FaultKind.STREAM_CLOSED
+
+
+class ProtocolMismatch(BotError):
+    kind = FaultKind.PROTOCOL_MISMATCH
+
+
+class HarnessLate(BotError):
+    """Not the bot's fault: the arena's own event loop was too busy to hear the reply in time."""
+
+    kind = FaultKind.HARNESS

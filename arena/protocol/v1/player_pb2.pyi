@@ -134,16 +134,16 @@ class HelloResponse(_message.Message):
     def __init__(self, protocol_version: _Optional[int] = ..., name: _Optional[str] = ..., author: _Optional[str] = ..., version: _Optional[str] = ..., variants: _Optional[_Iterable[_Union[Variant, str]]] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
-    __slots__ = ("game_start", "event", "decision_request", "game_over")
+    __slots__ = ("events", "game_start", "decision_request", "game_over")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     GAME_START_FIELD_NUMBER: _ClassVar[int]
-    EVENT_FIELD_NUMBER: _ClassVar[int]
     DECISION_REQUEST_FIELD_NUMBER: _ClassVar[int]
     GAME_OVER_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[Event]
     game_start: GameStart
-    event: Event
     decision_request: DecisionRequest
     game_over: GameOver
-    def __init__(self, game_start: _Optional[_Union[GameStart, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ...) -> None: ...
+    def __init__(self, events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., game_start: _Optional[_Union[GameStart, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ...) -> None: ...
 
 class BotMessage(_message.Message):
     __slots__ = ("decision",)
@@ -152,20 +152,22 @@ class BotMessage(_message.Message):
     def __init__(self, decision: _Optional[_Union[Decision, _Mapping]] = ...) -> None: ...
 
 class GameStart(_message.Message):
-    __slots__ = ("game_id", "config", "seat", "seats", "decision_time_ms", "time_bank_ms")
+    __slots__ = ("game_id", "config", "seat", "seats", "decision_time_ms", "time_bank_ms", "resumed")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     DECISION_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    RESUMED_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     config: GameConfig
     seat: int
     seats: _containers.RepeatedCompositeFieldContainer[SeatInfo]
     decision_time_ms: int
     time_bank_ms: int
-    def __init__(self, game_id: _Optional[str] = ..., config: _Optional[_Union[GameConfig, _Mapping]] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., decision_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
+    resumed: bool
+    def __init__(self, game_id: _Optional[str] = ..., config: _Optional[_Union[GameConfig, _Mapping]] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., decision_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., resumed: _Optional[bool] = ...) -> None: ...
 
 class SeatInfo(_message.Message):
     __slots__ = ("seat", "name")

@@ -60,8 +60,8 @@ class PlayerServicer:
         raise NotImplementedError('Method not implemented!')
 
     def PlayGame(self, request_iterator, context):
-        """Play one game in one seat. The arena sends `ArenaMessage`s: first `GameStart`, then events and
-        decision requests, last `GameOver`, and then closes its side. The bot sends exactly one
+        """Play one game in one seat. The arena sends `ArenaMessage`s: first `GameStart`, then decision requests,
+        last `GameOver` (events ride on all of them), and then closes its side. The bot sends exactly one
         `BotMessage.decision` per `DecisionRequest` and nothing else. See docs/protocol.md for the call flow.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

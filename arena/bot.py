@@ -1,0 +1,255 @@
+"""The bot SDK: subclass ``Bot``, implement ``act``, call ``run``. gRPC stays out of sight.
+
+    from arena.bot import Bot, run
+
+    class FirstLegal(Bot):
+        name = "first-legal"
+
+        def act(self, view):
+            return view.legal_actions[0]
+
+    if __name__ == "__main__":
+        run(FirstLegal)
+
+Each game gets its own instance of the class, so instance attributes are per-game state. ``act`` receives
+the seat's complete ``View`` (own hand, public history, legal actions) and returns one of
+``view.legal_actions`` (an ``Action``, its text such as ``"PLAY(JH)"``, or its id). A plain ``def act`` runs
+in a worker thread, so a slow search never stalls the other games this process serves; an ``async def act``
+runs on the event loop. ``self.time_left()`` says how long the current decision may still take.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import logging
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.engine.actions import ACTIONS, Action, parse_action_id
+from arena.engine.config import GameConfig, Variant
+from arena.engine.events import Event
+from arena.engine.views import View
+from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
+from arena.protocol.v1 import player_pb2 as pb
+from arena.protocol.v1 import player_pb2_grpc as pb_grpc
+
+log = logging.getLogger("arena.bot")
+
+SAFETY_MARGIN_S = 0.05
+"""``time_left`` keeps this much (plus 10 % of the decision's time) in hand for the reply to travel."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a bot learns when a game starts."""
+
+    game_id: str
+    config: GameConfig
+    seat: int
+    seat_names: tuple[str, ...]
+    decision_time_ms: int
+    time_bank_ms: int
+    resumed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How the game ended: per-seat scores and ranks (1 = winner), winners, and forfeiting seats."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    termination: str
+    forfeited: tuple[int, ...]
+
+
+class Bot:
+    """Base class of every Python bot. Override ``act``; the other hooks are optional."""
+
+    name: ClassVar[str] = "bot"
+    author: ClassVar[str] = ""
+    version: ClassVar[str] = "0"
+    variants: ClassVar[tuple[Variant, ...]] = tuple(Variant)
+
+    def __init__(self) -> None:
+        self.game: GameInfo | None = None
+        self._deadline = float("inf")
+
+    def act(self, view: View) -> Action | str | int | Awaitable[Action | str | int]:
+        """Choose one of ``view.legal_actions``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement act(view)")
+
+    def on_game_start(self, game: GameInfo) -> None:
+        """Called once per game before any event or decision."""
+
+    def on_event(self, event: Event) -> None:
+        """Called for every event (``arena.engine.events``): actions, tricks, hand starts and ends."""
+
+    def on_game_over(self, result: GameResult) -> None:
+        """Called once when the game ends."""
+
+    def time_left(self) -> float:
+        """Seconds this decision may still take, with a safety margin for the reply's trip."""
+        return max(0.0, self._deadline - time.monotonic())
+
+
+def to_action(value: Action | str | int) -> Action:
+    """Normalise what ``act`` returned: an ``Action``, its text, or its id."""
+    if isinstance(value, Action):
+        return value
+    if isinstance(value, str):
+        return ACTIONS[parse_action_id(value)]
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(ACTIONS):
+        return ACTIONS[value]
+    raise TypeError(f"act() must return an Action, an action text or an action id, got {value!r}")
+
+
+class PlayerServicer(pb_grpc.PlayerServicer):
+    """The gRPC side of a bot process: one ``Bot`` instance per ``PlayGame`` stream."""
+
+    def __init__(self, bot_class: type[Bot]) -> None:
+        self.bot_class = bot_class
+
+    async def Hello(self, request: pb.HelloRequest, context: grpc.aio.ServicerContext) -> pb.HelloResponse:
+        if request.protocol_version != PROTOCOL_VERSION:
+            log.warning("arena speaks protocol %s, this bot %s", request.protocol_version, PROTOCOL_VERSION)
+        cls = self.bot_class
+        return pb.HelloResponse(
+            protocol_version=PROTOCOL_VERSION,
+            name=cls.name,
+            author=cls.author,
+            version=cls.version,
+            variants=[convert.variant_to_pb(v) for v in cls.variants],
+        )
+
+    async def PlayGame(
+        self, request_iterator: AsyncIterator[pb.ArenaMessage], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.BotMessage]:
+        bot = self.bot_class()
+        async for message in request_iterator:
+            kind = message.WhichOneof("kind")
+            try:
+                if kind == "game_start":
+                    bot.game = _game_info(message.game_start)
+                    await _maybe_await(bot.on_game_start(bot.game))
+                for event in message.events:
+                    await _maybe_await(bot.on_event(convert.event_from_pb(event)))
+                if kind == "decision_request":
+                    request = message.decision_request
+                    received = time.monotonic()
+                    bot._deadline = received + request.time_ms / 1000 * 0.9 - SAFETY_MARGIN_S
+                    action = await self._decide(bot, convert.view_from_request(request))
+                    yield pb.BotMessage(
+                        decision=pb.Decision(
+                            decision_id=request.decision_id, action=convert.action_to_pb(action)
+                        )
+                    )
+                elif kind == "game_over":
+                    await _maybe_await(bot.on_game_over(_game_result(message.game_over)))
+            except Exception as exc:  # a bug in the bot: report it to the arena, which records a fault
+                log.exception("%s failed on %s", type(bot).__name__, kind)
+                await context.abort(
+                    grpc.StatusCode.INTERNAL, f"{type(bot).__name__} raised {exc!r} on {kind}"
+                )
+
+    async def _decide(self, bot: Bot, view: View) -> Action:
+        if inspect.iscoroutinefunction(bot.act):
+            return to_action(await bot.act(view))  # type: ignore[misc]
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(None, bot.act, view)
+        return to_action(await result if inspect.isawaitable(result) else result)
+
+
+async def _maybe_await(value: Any) -> None:
+    if inspect.isawaitable(value):
+        await value
+
+
+def _game_info(msg: pb.GameStart) -> GameInfo:
+    names = [""] * len(msg.seats)
+    for s in msg.seats:
+        if s.seat < len(names):
+            names[s.seat] = s.name
+    return GameInfo(
+        game_id=msg.game_id,
+        config=convert.config_from_pb(msg.config),
+        seat=msg.seat,
+        seat_names=tuple(names),
+        decision_time_ms=msg.decision_time_ms,
+        time_bank_ms=msg.time_bank_ms,
+        resumed=msg.resumed,
+    )
+
+
+def _game_result(msg: pb.GameOver) -> GameResult:
+    return GameResult(
+        tuple(msg.scores), tuple(msg.ranks), tuple(msg.winners), msg.termination, tuple(msg.forfeited)
+    )
+
+
+async def create_server(
+    bot_class: type[Bot], address: str = "127.0.0.1:0", max_message_bytes: int = 4 * 1024 * 1024
+) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+    """A started gRPC server for ``bot_class`` with health and reflection; returns (server, port, health)."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_send_message_length", max_message_bytes),
+        ]
+    )
+    pb_grpc.add_PlayerServicer_to_server(PlayerServicer(bot_class), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    return server, port, health_servicer
+
+
+async def serve(bot_class: type[Bot], host: str = "127.0.0.1", port: int = 0, grace_s: float = 2.0) -> None:
+    """Serve ``bot_class`` until SIGTERM or SIGINT, then stop gracefully (games in flight get ``grace_s``).
+
+    Prints ``listening on HOST:PORT`` (with the chosen port when ``port`` is 0) on stdout and flushes it,
+    so a launcher can read the port.
+    """
+    server, bound, health_servicer = await create_server(bot_class, f"{host}:{port}")
+    print(f"{bot_class.name} listening on {host}:{bound}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await health_servicer.enter_graceful_shutdown()
+    await server.stop(grace_s)
+
+
+def run(bot_class: type[Bot], argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point of a bot: ``--host`` (default 127.0.0.1) and ``--port`` (0 = any free)."""
+    parser = argparse.ArgumentParser(description=f"Run the {bot_class.name} bot as a euchre-arena player.")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on; 0 picks a free one (default)")
+    parser.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        stream=sys.stderr,
+        format=f"%(asctime)s {bot_class.name} %(levelname)s %(message)s",
+    )
+    asyncio.run(serve(bot_class, args.host, args.port))
+
+
+__all__ = ["Bot", "GameInfo", "GameResult", "create_server", "run", "serve", "to_action"]

@@ -1,0 +1,1 @@
+"""The arena's side of a seat: remote gRPC bots, in-process bots, and managed bot processes."""

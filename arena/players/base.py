@@ -1,0 +1,85 @@
+"""The arena's side of a seat: what a table needs from a player, whatever is behind it.
+
+A table talks to every seat through this one interface; a remote gRPC bot, an in-process Python bot and the
+autopilot of a forfeited seat are interchangeable. Everything a player is given comes from the engine's
+view and event functions, so nothing but the seat's own view can leave the arena (C-5).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.engine.actions import Action
+from arena.engine.config import GameConfig
+from arena.engine.events import Event
+from arena.engine.views import View
+
+
+@dataclass(frozen=True, slots=True)
+class GameStartInfo:
+    game_id: str
+    config: GameConfig
+    seat: int
+    seat_names: tuple[str, ...]
+    decision_time_ms: int
+    time_bank_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionTiming:
+    """Time allowed for one decision: its own time and what is left of the seat's bank for the game."""
+
+    time_ms: int
+    bank_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A player's answer: the action (already decoded, not yet checked for legality) and how long it took.
+
+    ``bank_used_ms`` is how much of the time bank the reply ate (it arrived after ``time_ms``).
+    """
+
+    action: Action
+    elapsed_ms: float
+    bank_used_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class FinalInfo:
+    """What a player is told when the game ends."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    termination: str
+    forfeited: tuple[int, ...]
+
+
+class Player(ABC):
+    """One seat of one game. A table calls ``start``, then ``decide`` (with ``events`` queued in between),
+    then ``finish``, and always ``close``.
+
+    ``decide`` raises a ``BotError`` subclass for every way a bot can fail; the table records it as a fault
+    and plays a substitute action.
+    """
+
+    name: str
+
+    @abstractmethod
+    async def start(self, info: GameStartInfo, events: Sequence[Event]) -> None: ...
+
+    @abstractmethod
+    def queue_events(self, events: Sequence[Event]) -> None:
+        """Remember events to deliver with the seat's next message (cheap: no I/O here)."""
+
+    @abstractmethod
+    async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply: ...
+
+    @abstractmethod
+    async def finish(self, final: FinalInfo) -> None: ...
+
+    async def close(self) -> None:  # noqa: B027 (optional hook: most players hold nothing to release)
+        """Release the seat's resources; safe to call more than once and after any failure."""

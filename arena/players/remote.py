@@ -1,0 +1,324 @@
+"""A seat played by a bot over gRPC: one stream per seat per game, with deadlines and fault detection.
+
+Every way a remote bot can fail ends up as one ``BotError`` subclass raised from ``decide``: no reply in
+time, a reply that does not decode, an error status, a message over the size limit, a closed stream, a dead
+process, or a flood of unsolicited messages. The stream is read by one background task into a queue, so a
+timed-out read never cancels the call and a late reply to an earlier decision is recognised and dropped.
+If a stream dies mid-game, the next decision reopens it (``GameStart.resumed``): the request carries the
+full view, so the bot can carry on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import grpc
+
+from arena import __version__
+from arena.engine.events import Event
+from arena.engine.views import View
+from arena.errors import (
+    BotCrashed,
+    BotError,
+    BotStatusError,
+    BotTimeout,
+    HarnessLate,
+    MalformedAction,
+    NotationError,
+    OversizedMessage,
+    ProtocolMismatch,
+    StreamClosed,
+)
+from arena.players.base import DecisionTiming, FinalInfo, GameStartInfo, Player, Reply
+from arena.players.loopwatch import LoopWatch
+from arena.protocol import PROTOCOL_VERSION, convert
+from arena.protocol.v1 import player_pb2 as pb
+from arena.protocol.v1 import player_pb2_grpc as pb_grpc
+
+MAX_REPLY_BYTES = 64 * 1024
+"""A bot's message larger than this is a fault (``oversized``); a real reply is a few dozen bytes."""
+MAX_UNSOLICITED = 32
+"""Messages a bot may send that answer no pending request (late replies excluded) before it is cut off."""
+WRITE_TIMEOUT_S = 5.0
+"""A bot that stops reading its stream blocks our writes; after this long the stream counts as dead."""
+
+_CLOSED = object()
+
+
+@dataclass(frozen=True, slots=True)
+class BotIdentity:
+    """What a bot said about itself in the handshake."""
+
+    name: str
+    author: str
+    version: str
+    protocol_version: int
+    variants: tuple[str, ...]
+
+
+class BotConnection:
+    """A channel to one bot process, shared by all the games that bot plays."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.channel = grpc.aio.insecure_channel(
+            address,
+            options=[
+                ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
+                ("grpc.max_send_message_length", 4 * 1024 * 1024),
+                ("grpc.enable_retries", 0),
+            ],
+        )
+        self.stub = pb_grpc.PlayerStub(self.channel)
+
+    async def hello(self, timeout_s: float = 5.0) -> BotIdentity:
+        """Handshake.
+
+        :raises ProtocolMismatch: the bot speaks another protocol version.
+        :raises BotError: the bot cannot be reached or answers with an error.
+        """
+        request = pb.HelloRequest(
+            protocol_version=PROTOCOL_VERSION, arena_name="euchre-arena", arena_version=__version__
+        )
+        try:
+            reply = await self.stub.Hello(request, timeout=timeout_s)
+        except grpc.aio.AioRpcError as exc:
+            raise error_from_status(exc, f"Hello to {self.address}") from None
+        if reply.protocol_version != PROTOCOL_VERSION:
+            raise ProtocolMismatch(
+                f"bot at {self.address} speaks protocol version {reply.protocol_version}, "
+                f"the arena speaks {PROTOCOL_VERSION}"
+            )
+        variants = []
+        for v in reply.variants:
+            try:
+                variants.append(convert.variant_from_pb(v).value)
+            except NotationError:
+                continue  # a variant from a later protocol revision: ignore it
+        return BotIdentity(reply.name, reply.author, reply.version, reply.protocol_version, tuple(variants))
+
+    async def close(self) -> None:
+        await self.channel.close(grace=None)
+
+
+def error_from_status(exc: grpc.aio.AioRpcError, context: str) -> BotError:
+    """The one place where gRPC status codes become bot faults."""
+    code, detail = exc.code(), exc.details() or ""
+    text = f"{context}: {code.name} {detail}".strip()
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return BotCrashed(text)
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return OversizedMessage(text)
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        return BotTimeout(text)
+    if code == grpc.StatusCode.CANCELLED and "Socket closed" in detail:
+        return BotCrashed(text)
+    return BotStatusError(text)
+
+
+class RemotePlayer(Player):
+    """One seat of one game, played by the bot behind ``connection``."""
+
+    def __init__(self, connection: BotConnection, name: str, watch: LoopWatch | None = None) -> None:
+        self.connection = connection
+        self.name = name
+        self.watch = watch or LoopWatch.for_running_loop()
+        self._info: GameStartInfo | None = None
+        self._call: grpc.aio.StreamStreamCall | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._inbox: asyncio.Queue[object] = asyncio.Queue()
+        self._failure: BotError | None = None
+        self._pending: list[pb.Event] = []
+        self._expecting = 0  # decision id awaited, 0 when none
+        self._last_id = 0
+        self._unsolicited = 0
+
+    # ------------------------------------------------------------------ stream lifecycle
+
+    async def start(self, info: GameStartInfo, events: Sequence[Event]) -> None:
+        self._info = info
+        self.queue_events(events)
+        await self._open(resumed=False)
+
+    async def _open(self, resumed: bool) -> None:
+        info = self._info
+        assert info is not None
+        await self._drop_call()
+        self._failure = None
+        self._inbox = asyncio.Queue()
+        self._unsolicited = 0
+        self._call = self.connection.stub.PlayGame()
+        self._reader = asyncio.create_task(self._read(self._call, self._inbox))
+        start = pb.GameStart(
+            game_id=info.game_id,
+            config=convert.config_to_pb(info.config),
+            seat=info.seat,
+            seats=[pb.SeatInfo(seat=i, name=n) for i, n in enumerate(info.seat_names)],
+            decision_time_ms=info.decision_time_ms,
+            time_bank_ms=info.time_bank_ms,
+            resumed=resumed,
+        )
+        await self._write(pb.ArenaMessage(game_start=start, events=self._take_pending()))
+
+    async def _read(self, call: grpc.aio.StreamStreamCall, inbox: asyncio.Queue[object]) -> None:
+        try:
+            while True:
+                message = await call.read()
+                if message is grpc.aio.EOF:
+                    self._fail(StreamClosed(f"{self.name} closed its stream before the game ended"))
+                    return
+                if not self._expecting and not self._is_late(message):
+                    self._unsolicited += 1
+                    if self._unsolicited > MAX_UNSOLICITED:
+                        self._fail(
+                            MalformedAction(
+                                f"{self.name} sent more than {MAX_UNSOLICITED} messages nobody asked for"
+                            )
+                        )
+                        call.cancel()
+                        return
+                    continue
+                inbox.put_nowait(message)
+        except grpc.aio.AioRpcError as exc:
+            self._fail(error_from_status(exc, f"stream of {self.name}"))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # pragma: no cover - defensive: never let a reader die silently
+            self._fail(BotStatusError(f"stream of {self.name} failed: {exc!r}"))
+        finally:
+            inbox.put_nowait(_CLOSED)
+
+    def _is_late(self, message: pb.BotMessage) -> bool:
+        return message.WhichOneof("kind") == "decision" and 0 < message.decision.decision_id <= self._last_id
+
+    def _fail(self, error: BotError) -> None:
+        if self._failure is None:
+            self._failure = error
+
+    async def _write(self, message: pb.ArenaMessage) -> None:
+        call = self._call
+        if call is None or self._failure is not None:
+            raise self._failure or StreamClosed(f"{self.name}: no open stream")
+        try:
+            await asyncio.wait_for(call.write(message), WRITE_TIMEOUT_S)
+        except TimeoutError:
+            self._fail(
+                BotTimeout(f"{self.name} stopped reading its stream (write blocked {WRITE_TIMEOUT_S}s)")
+            )
+            call.cancel()
+            raise self._failure from None  # type: ignore[misc]
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as exc:
+            if isinstance(exc, grpc.aio.AioRpcError):
+                self._fail(error_from_status(exc, f"stream of {self.name}"))
+            else:
+                await asyncio.sleep(0)  # let the reader record why the stream ended
+                self._fail(StreamClosed(f"stream of {self.name} is closed: {exc!r}"))
+            raise self._failure from None  # type: ignore[misc]
+
+    def queue_events(self, events: Sequence[Event]) -> None:
+        self._pending.extend(convert.event_to_pb(e) for e in events)
+
+    def _take_pending(self) -> list[pb.Event]:
+        pending, self._pending = self._pending, []
+        return pending
+
+    # ------------------------------------------------------------------ decisions
+
+    async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
+        if self._failure is not None or self._call is None:
+            await self._open(resumed=True)
+        request = convert.decision_request(view, decision_id, timing.time_ms, timing.bank_ms)
+        request.events.extend(self._take_pending())
+        self._expecting = decision_id
+        try:
+            sent = time.monotonic()
+            await self._write(request)
+            return await self._await_reply(decision_id, sent, timing)
+        finally:
+            self._last_id = max(self._last_id, decision_id)
+            self._expecting = 0
+
+    async def _await_reply(self, decision_id: int, sent: float, timing: DecisionTiming) -> Reply:
+        limit_s = (timing.time_ms + timing.bank_ms) / 1000
+        while True:
+            remaining = sent + limit_s - time.monotonic()
+            try:
+                message = await asyncio.wait_for(self._inbox.get(), max(remaining, 0.0))
+            except TimeoutError:
+                message = await self._last_look()
+                if message is None:
+                    raise self._timeout(sent, timing) from None
+            if message is _CLOSED:
+                raise self._failure or StreamClosed(f"{self.name}: stream ended")
+            assert isinstance(message, pb.BotMessage)
+            if message.WhichOneof("kind") != "decision":
+                raise MalformedAction(
+                    f"{self.name} sent {message.WhichOneof('kind')!r} instead of a decision"
+                )
+            got = message.decision.decision_id
+            if got != decision_id:
+                if 0 < got < decision_id:
+                    continue  # a late reply to an earlier (timed-out) decision
+                raise MalformedAction(f"{self.name} answered decision {got}, the arena asked {decision_id}")
+            try:
+                action = convert.action_from_pb(message.decision.action)
+            except NotationError as exc:
+                raise MalformedAction(f"{self.name} sent a malformed action: {exc}") from None
+            elapsed_ms = (time.monotonic() - sent) * 1000
+            return Reply(action, elapsed_ms, max(0.0, elapsed_ms - timing.time_ms))
+
+    async def _last_look(self) -> object | None:
+        """After a timeout: a reply already in the buffer counts (the loop may just not have run yet)."""
+        await asyncio.sleep(0)
+        try:
+            return self._inbox.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+
+    def _timeout(self, sent: float, timing: DecisionTiming) -> BotError:
+        elapsed_ms = (time.monotonic() - sent) * 1000
+        lag_ms = self.watch.max_lag_ms(since=sent)
+        text = (
+            f"{self.name} did not answer within {timing.time_ms} ms (+{timing.bank_ms} ms bank); "
+            f"waited {elapsed_ms:.0f} ms"
+        )
+        if lag_ms > max(50.0, 0.2 * timing.time_ms):
+            return HarnessLate(f"{text}, but the arena's event loop lagged {lag_ms:.0f} ms")
+        return BotTimeout(text)
+
+    # ------------------------------------------------------------------ end
+
+    async def finish(self, final: FinalInfo) -> None:
+        if self._call is None or self._failure is not None:
+            return
+        over = pb.GameOver(
+            scores=final.scores,
+            ranks=final.ranks,
+            winners=final.winners,
+            termination=final.termination,
+            forfeited=final.forfeited,
+        )
+        try:
+            await self._write(pb.ArenaMessage(game_over=over, events=self._take_pending()))
+            await asyncio.wait_for(self._call.done_writing(), WRITE_TIMEOUT_S)
+            if self._reader is not None:
+                await asyncio.wait_for(asyncio.shield(self._reader), 2.0)
+        except (BotError, TimeoutError, grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+            pass  # the game is over; a bot that fumbles the goodbye loses nothing
+
+    async def close(self) -> None:
+        await self._drop_call()
+
+    async def _drop_call(self) -> None:
+        call, reader = self._call, self._reader
+        self._call = self._reader = None
+        if call is not None:
+            call.cancel()
+        if reader is not None:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader

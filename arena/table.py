@@ -1,0 +1,173 @@
+"""One game for one seating: ask each seat to act, referee every reply, apply the fault policy.
+
+The table is the referee. It is the only place that holds the full game state next to the players, and it
+hands each player nothing but ``build_view`` and ``events_since`` for that player's seat. Every reply is
+checked against the legal actions; every failure becomes a recorded ``Fault`` and a seeded substitute
+action, so a game always completes. A seat with too many faults forfeits: it is played by the autopilot to
+the end and ranks last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine.actions import action_to_string
+from arena.engine.config import GameConfig
+from arena.engine.events import events_since, mark, opening_events
+from arena.engine.records import hand_record
+from arena.engine.scoring import Outcome
+from arena.engine.state import GameState
+from arena.engine.views import build_view
+from arena.errors import BotError, IllegalAction
+from arena.faults import Fault, FaultPolicy
+from arena.players.base import DecisionTiming, FinalInfo, GameStartInfo, Player
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    game_id: str
+    config: GameConfig
+    seed: int
+    seat_names: tuple[str, ...]
+    policy: FaultPolicy = field(default_factory=FaultPolicy)
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """A finished game: final standings after forfeits, every fault, every hand record, and timings."""
+
+    spec: TableSpec
+    outcome: Outcome
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    forfeited: tuple[int, ...]
+    faults: tuple[Fault, ...]
+    hands: tuple[dict[str, Any], ...]
+    decisions: int
+    latencies_ms: tuple[tuple[float, ...], ...]
+    wall_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game_id": self.spec.game_id,
+            "seed": self.spec.seed,
+            "seats": list(self.spec.seat_names),
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "winners": list(self.winners),
+            "forfeited": list(self.forfeited),
+            "outcome": self.outcome.to_dict(),
+            "decisions": self.decisions,
+        }
+
+
+def final_standings(outcome: Outcome, forfeited: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Ranks and winners once forfeiters are moved to the bottom (they share the last place)."""
+    n = len(outcome.ranks)
+    playing = [s for s in range(n) if s not in forfeited]
+    ranks = [0] * n
+    for s in playing:
+        ranks[s] = 1 + sum(1 for t in playing if outcome.ranks[t] < outcome.ranks[s])
+    for s in forfeited:
+        ranks[s] = len(playing) + 1
+    winners = tuple(s for s in playing if ranks[s] == 1)
+    return tuple(ranks), winners
+
+
+async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
+    """Play one whole game. Never raises for a bot's misbehaviour; always closes every player."""
+    started = time.monotonic()
+    config, policy, n = spec.config, spec.policy, spec.config.num_players
+    if len(players) != n or len(spec.seat_names) != n:
+        raise ValueError(f"table {spec.game_id}: {len(players)} players for {n} seats")
+    state = GameState(config, seed=spec.seed)
+    substitute = random.Random(f"euchre-arena/substitute/{spec.seed}")
+    faults: list[Fault] = []
+    counted = [0] * n
+    forfeited: list[int] = []
+    bank = [float(policy.time_bank_ms)] * n
+    latencies: list[list[float]] = [[] for _ in range(n)]
+    decision_id = 0
+
+    def record(seat: int, error: BotError, elapsed_ms: float, substitute_id: int) -> None:
+        fault = Fault(
+            spec.seat_names[seat],
+            spec.game_id,
+            seat,
+            state.hand_index,
+            decision_id,
+            error.kind,
+            str(error),
+            round(elapsed_ms, 1),
+            action_to_string(substitute_id),
+        )
+        faults.append(fault)
+        if fault.counts:
+            counted[seat] += 1
+            if counted[seat] > policy.max_faults_per_game and seat not in forfeited:
+                forfeited.append(seat)
+
+    try:
+        info = [
+            GameStartInfo(spec.game_id, config, s, spec.seat_names, policy.decision_ms, policy.time_bank_ms)
+            for s in range(n)
+        ]
+        starts = await asyncio.gather(
+            *(players[s].start(info[s], opening_events(state, s)) for s in range(n)), return_exceptions=True
+        )
+        for failed in starts:  # a bot that fails to start is faulted at its first decision (it reconnects)
+            if isinstance(failed, BaseException) and not isinstance(failed, BotError):
+                raise failed
+        while not state.is_terminal():
+            seat = state.current_player()
+            legal = state.legal_actions()
+            if seat in forfeited:
+                action = legal[substitute.randrange(len(legal))]
+            else:
+                decision_id += 1
+                timing = DecisionTiming(policy.decision_ms, int(bank[seat]))
+                asked = time.monotonic()
+                try:
+                    reply = await players[seat].decide(build_view(state, seat), decision_id, timing)
+                    action = reply.action.id
+                    bank[seat] = max(0.0, bank[seat] - reply.bank_used_ms)
+                    if action not in legal:
+                        raise IllegalAction(
+                            f"{spec.seat_names[seat]} played {reply.action} at {state.current_phase.name}; "
+                            f"legal were {', '.join(action_to_string(a) for a in legal)}"
+                        )
+                    latencies[seat].append(reply.elapsed_ms)
+                except BotError as error:
+                    action = legal[substitute.randrange(len(legal))]
+                    record(seat, error, (time.monotonic() - asked) * 1000, action)
+            before = mark(state)
+            state.apply(action)
+            for s in range(n):
+                if s not in forfeited:
+                    players[s].queue_events(events_since(state, before, s))
+        outcome = state.outcome
+        assert outcome is not None
+        ranks, winners = final_standings(outcome, forfeited)
+        final = FinalInfo(outcome.scores, ranks, winners, outcome.termination.value, tuple(sorted(forfeited)))
+        await asyncio.gather(*(p.finish(final) for p in players), return_exceptions=True)
+        return TableResult(
+            spec=spec,
+            outcome=outcome,
+            scores=outcome.scores,
+            ranks=ranks,
+            winners=winners,
+            forfeited=tuple(sorted(forfeited)),
+            faults=tuple(faults),
+            hands=tuple(hand_record(r) for r in state.results),
+            decisions=decision_id,
+            latencies_ms=tuple(tuple(x) for x in latencies),
+            wall_s=time.monotonic() - started,
+        )
+    finally:
+        await asyncio.gather(*(p.close() for p in players), return_exceptions=True)
