@@ -137,7 +137,7 @@ class PlayerServicer(pb_grpc.PlayerServicer):
     ) -> AsyncIterator[pb.BotMessage]:
         bot = self.bot_class()
         async for message in request_iterator:
-            kind = message.WhichOneof("kind")
+            kind = message.WhichOneof("body")
             try:
                 if kind == "game_start":
                     bot.game = _game_info(message.game_start)

@@ -40,10 +40,11 @@ class Outcome:
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     hands_played: int
+    teams: bool = False  # classic: two winners of one partnership are one winner, not a draw
 
     @property
     def is_draw(self) -> bool:
-        return len(self.winners) > 1 and not _one_team(self.winners)
+        return len(self.winners) > 1 and not (self.teams and _one_team(self.winners))
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -120,17 +121,16 @@ def game_over(
         else:
             top = max(scores[s] for s in reached)
             winners = tuple(s for s in reached if scores[s] == top)
-        return _outcome(Termination.TARGET_REACHED, winners, scores, hands_played)
+        return _outcome(Termination.TARGET_REACHED, winners, scores, hands_played, config.team_play)
     if hands_played >= config.max_hands:
         top = max(scores)
-        return _outcome(
-            Termination.MAX_HANDS, tuple(s for s, v in enumerate(scores) if v == top), scores, hands_played
-        )
+        winners = tuple(s for s, v in enumerate(scores) if v == top)
+        return _outcome(Termination.MAX_HANDS, winners, scores, hands_played, config.team_play)
     return None
 
 
 def _outcome(
-    termination: Termination, winners: tuple[int, ...], scores: Sequence[int], hands: int
+    termination: Termination, winners: tuple[int, ...], scores: Sequence[int], hands: int, teams: bool
 ) -> Outcome:
     ranks = []
     for seat, score in enumerate(scores):
@@ -139,4 +139,4 @@ def _outcome(
         else:
             ahead = sum(1 for s, v in enumerate(scores) if s not in winners and v > score)
             ranks.append(len(winners) + 1 + ahead)
-    return Outcome(termination, winners, tuple(scores), tuple(ranks), hands)
+    return Outcome(termination, winners, tuple(scores), tuple(ranks), hands, teams)

@@ -193,7 +193,7 @@ class RemotePlayer(Player):
             inbox.put_nowait(_CLOSED)
 
     def _is_late(self, message: pb.BotMessage) -> bool:
-        return message.WhichOneof("kind") == "decision" and 0 < message.decision.decision_id <= self._last_id
+        return message.WhichOneof("body") == "decision" and 0 < message.decision.decision_id <= self._last_id
 
     def _fail(self, error: BotError) -> None:
         if self._failure is None:
@@ -255,9 +255,9 @@ class RemotePlayer(Player):
             if message is _CLOSED:
                 raise self._failure or StreamClosed(f"{self.name}: stream ended")
             assert isinstance(message, pb.BotMessage)
-            if message.WhichOneof("kind") != "decision":
+            if message.WhichOneof("body") != "decision":
                 raise MalformedAction(
-                    f"{self.name} sent {message.WhichOneof('kind')!r} instead of a decision"
+                    f"{self.name} sent {message.WhichOneof('body')!r} instead of a decision"
                 )
             got = message.decision.decision_id
             if got != decision_id:
@@ -306,7 +306,7 @@ class RemotePlayer(Player):
             await self._write(pb.ArenaMessage(game_over=over, events=self._take_pending()))
             await asyncio.wait_for(self._call.done_writing(), WRITE_TIMEOUT_S)
             if self._reader is not None:
-                await asyncio.wait_for(asyncio.shield(self._reader), 2.0)
+                await asyncio.wait_for(asyncio.shield(self._reader), 0.5)
         except (BotError, TimeoutError, grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             pass  # the game is over; a bot that fumbles the goodbye loses nothing
 

@@ -324,7 +324,7 @@ def event_to_pb(event: Event) -> pb.Event:
 
 def event_from_pb(msg: pb.Event) -> Event:
     """:raises NotationError: for an empty or undecodable event."""
-    which = msg.WhichOneof("kind")
+    which = msg.WhichOneof("body")
     if which == "action_taken":
         m = msg.action_taken
         action = None if m.hidden else action_from_pb(m.action)

@@ -1,0 +1,148 @@
+"""Supervisor of one launched bot: ``python -m arena.players.shim [options] -- COMMAND...``.
+
+Why a separate process: the arena must leave no bot process behind, even when it is killed with SIGKILL
+and cannot clean up, and even when a bot forks children of its own. ``PR_SET_PDEATHSIG`` alone cannot do
+that (a bot's own children do not inherit it). So the arena starts this shim in a new session; the shim
+starts the bot in the shim's process group and then watches its standard input, a pipe whose only writer is
+the arena. When that pipe closes (the arena asked to stop, exited, or died) the shim sends SIGTERM to the
+whole group, waits a grace period, and sends SIGKILL. The shim also holds the bot's output: it copies it
+to the log file up to a size cap and drops the rest (saying so once), and it applies the memory and CPU
+limits to the bot only.
+
+The shim exits with the bot's exit status when the bot exits on its own (after killing any children the
+bot left in the group).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import IO, BinaryIO
+
+GRACE_S = 2.0
+
+
+def _limits(memory_mb: int | None, cpu_s: int | None) -> Callable[[], None]:
+    def apply() -> None:
+        if memory_mb:
+            size = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if cpu_s:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+
+    return apply
+
+
+def _pump(source: IO[bytes], log: BinaryIO, cap: int) -> None:
+    """Copy the bot's output to the log until ``cap`` bytes, then drain and drop the rest."""
+    written = 0
+    noted = False
+    for chunk in iter(lambda: source.read1(65536), b""):  # type: ignore[attr-defined]
+        if written < cap:
+            part = chunk[: cap - written]
+            log.write(part)
+            log.flush()
+            written += len(part)
+        elif not noted:
+            log.write(f"\n[arena] log capped at {cap} bytes; further output dropped\n".encode())
+            log.flush()
+            noted = True
+
+
+def _stop_group(grace_s: float) -> None:
+    """SIGTERM everything else in the shim's process group (the bot and what it forked), then SIGKILL."""
+    group = os.getpgrp()
+    _signal_others(group, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and _others(group):
+        time.sleep(0.05)
+    _signal_others(group, signal.SIGKILL)
+
+
+def _signal_others(group: int, sig: int) -> None:
+    for pid in _others(group):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _others(group: int) -> list[int]:
+    """Live processes other than this one in process group ``group`` (read from Linux /proc)."""
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena.players.shim")
+    parser.add_argument("--log", required=True, help="log file for the bot's stdout and stderr")
+    parser.add_argument("--log-cap", type=int, default=1024 * 1024, help="bytes of log to keep")
+    parser.add_argument("--memory-mb", type=int, default=None, help="address-space limit of the bot")
+    parser.add_argument("--cpu-s", type=int, default=None, help="CPU-time limit of the bot, seconds")
+    parser.add_argument("--grace", type=float, default=GRACE_S, help="seconds between SIGTERM and SIGKILL")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("no bot command given")
+    # A handler (not SIG_IGN, which exec would pass on to the bot) so that SIGTERM to the group spares us.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda *_: None)
+    with open(args.log, "ab") as log:
+        log.write(f"[arena] starting: {' '.join(command)}\n".encode())
+        log.flush()
+        try:
+            bot = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_limits(args.memory_mb, args.cpu_s),
+            )
+        except OSError as exc:
+            log.write(f"[arena] cannot start the bot: {exc}\n".encode())
+            return 127
+        assert bot.stdout is not None
+        pump = threading.Thread(target=_pump, args=(bot.stdout, log, args.log_cap), daemon=True)
+        pump.start()
+
+        def watch_arena() -> None:
+            with contextlib.suppress(OSError):
+                while sys.stdin.buffer.read1(4096):  # type: ignore[attr-defined]
+                    pass
+            with contextlib.suppress(OSError):
+                log.write(b"[arena] arena gone or stop requested: stopping the bot\n")
+                log.flush()
+            _stop_group(args.grace)
+            os._exit(0)
+
+        threading.Thread(target=watch_arena, daemon=True).start()
+        code = bot.wait()
+        pump.join(timeout=1.0)
+        log.write(f"[arena] bot exited with status {code}\n".encode())
+        log.flush()
+    _stop_group(0.5)  # children the bot left behind
+    return code if code >= 0 else 128 - code
+
+
+if __name__ == "__main__":
+    # os._exit: a daemon thread is blocked reading stdin, and a normal interpreter shutdown would abort on it.
+    sys.stdout.flush()
+    os._exit(main())
