@@ -108,11 +108,20 @@ def hand_points(
 
 
 def game_over(
-    config: GameConfig, scores: Sequence[int], start_scores: Sequence[int], hands_played: int
+    config: GameConfig,
+    scores: Sequence[int],
+    start_scores: Sequence[int],
+    hands_played: int,
+    *,
+    scored: bool = True,
 ) -> Outcome | None:
-    """The outcome if the game ends after this hand, else ``None`` (CA-8.1..8.4, FH-7.2/7.3, CL-2.5)."""
+    """The outcome if the game ends after this hand, else ``None`` (CA-8.1..8.4, FH-7.2/7.3, CL-2.5).
+
+    :param scored: ``False`` after a thrown-in hand, which never ends a game by target (CA-8.3); only the
+        ``max_hands`` cap can end it then.
+    """
     target = config.target
-    reached = [s for s, v in enumerate(scores) if v >= target]
+    reached = [s for s, v in enumerate(scores) if v >= target] if scored else []
     if reached:
         lowest_start = config.variant is Variant.FIVE_HANDED or config.tiebreak == "lowest_start"
         if lowest_start and len(reached) > 1:

@@ -507,9 +507,10 @@ class GameState:
                 tuple(scores),
             )
         )
-        # After a thrown-in hand nobody can have reached the target (scores did not move, and the game
-        # would have ended on the hand that got them there), so only the max_hands cap can apply (CA-8.3).
-        self.outcome = game_over(config, scores, self.scores_before, self.hand_index + 1)
+        thrown_in = outcome is HandOutcome.THROWN_IN  # never ends a game by target (CA-8.3)
+        self.outcome = game_over(
+            config, scores, self.scores_before, self.hand_index + 1, scored=not thrown_in
+        )
         if self.outcome is not None or self.single_hand:
             # The per-hand fields keep describing the hand just ended, so a final view shows it.
             self.phase, self.to_act, self._legal = P_OVER, -1, None

@@ -1,0 +1,217 @@
+"""``arena check-bot HOST:PORT``: what a contestant runs before entering.
+
+It shakes hands, then plays a few games of every variant the bot claims (with option sets that reach the
+rare decisions: the Joker and the FH two turned up, No-Trumps, 4 to 7 players), the bot in one seat and
+sample bots in the others, under the real fault policy. Every violation is reported in plain words, with
+latency figures and a verdict. The bot passes only with zero violations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena.bot import Bot
+from arena.engine.config import GameConfig, Variant
+from arena.engine.state import Phase
+from arena.errors import BotError
+from arena.faults import Fault, FaultPolicy
+from arena.players.inprocess import InProcessPlayer
+from arena.players.remote import BotConnection, BotIdentity, RemotePlayer
+from arena.table import TableSpec, play_table
+
+CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
+    Variant.CALL_ACE: (
+        {},
+        {"num_players": 7, "use_joker": True},
+        {"num_players": 4, "allow_no_trump": True, "stick_the_dealer": True},
+        {"num_players": 6, "use_joker": True, "target": 5},
+    ),
+    Variant.FIVE_HANDED: ({}, {"two_expose_mode": "exposed_suit", "target": 5}),
+    Variant.CLASSIC: ({}, {"stick_the_dealer": True, "target": 5}),
+}
+
+
+@dataclass
+class CheckReport:
+    address: str
+    identity: BotIdentity | None = None
+    health: str = "unknown"
+    games: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    kinds_seen: set[str] = field(default_factory=set)
+    decisions: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.identity is not None and not self.violations
+
+    def percentile(self, q: float) -> float:
+        data = sorted(self.latencies_ms)
+        if not data:
+            return float("nan")
+        return data[min(len(data) - 1, int(q * len(data)))]
+
+    def render(self) -> str:
+        lines = [f"Checking the bot at {self.address}"]
+        if self.identity is not None:
+            i = self.identity
+            lines.append(
+                f"  handshake: {i.name!r} version {i.version!r} by {i.author or '(no author)'}, "
+                f"protocol {i.protocol_version}, variants: {', '.join(i.variants) or '(none)'}"
+            )
+        lines.append(f"  health check: {self.health}")
+        lines += [f"  {g}" for g in self.games]
+        if self.latencies_ms:
+            lines.append(
+                f"  latency over {len(self.latencies_ms)} decisions: p50 {self.percentile(0.5):.1f} ms, "
+                f"p99 {self.percentile(0.99):.1f} ms, max {max(self.latencies_ms):.1f} ms"
+            )
+        if self.kinds_seen:
+            lines.append(f"  decision kinds answered: {', '.join(sorted(self.kinds_seen))}")
+        if self.violations:
+            lines.append(f"  {len(self.violations)} violation(s):")
+            lines += [f"    - {v}" for v in self.violations]
+        else:
+            lines.append("  violations: none")
+        lines.append("VERDICT: PASS" if self.passed else "VERDICT: FAIL")
+        return "\n".join(lines)
+
+
+def _describe(fault: Fault) -> str:
+    return (
+        f"{fault.kind.value.replace('_', ' ')} in game {fault.game_id}, hand {fault.hand_index}, "
+        f"decision {fault.decision_id} after {fault.elapsed_ms:.0f} ms: {fault.detail}"
+    )
+
+
+def _opponent_class() -> type[Bot]:
+    try:
+        from sample_bots.rules import RulesBot
+
+        return RulesBot
+    except ImportError:  # pragma: no cover - the rules bot ships with the package
+        from sample_bots.random import RandomBot
+
+        return RandomBot
+
+
+async def check_bot(
+    address: str,
+    games_per_config: int = 1,
+    decision_ms: int = 1000,
+    seed: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> CheckReport:
+    """Run the whole check against the bot at ``address``; never raises for the bot's misbehaviour."""
+    report = CheckReport(address)
+    connection = BotConnection(address)
+    say = progress or (lambda _line: None)
+    try:
+        try:
+            report.identity = await connection.hello()
+        except BotError as exc:
+            report.violations.append(f"handshake failed: {exc}")
+            return report
+        report.health = await _health(connection.channel)
+        if report.health != "SERVING":
+            report.violations.append(
+                f"the standard gRPC health service does not answer SERVING ({report.health}); the arena waits "
+                "for it before using a bot it launches"
+            )
+        if not report.identity.variants:
+            report.violations.append("the handshake lists no variant, so the bot can never be seated")
+        policy = FaultPolicy(decision_ms=decision_ms)
+        opponent = _opponent_class()
+        game_no = 0
+        for variant in (Variant(v) for v in report.identity.variants):
+            for options in CHECK_CONFIGS[variant]:
+                config = GameConfig.create(variant, **options)  # type: ignore[arg-type]
+                for _ in range(games_per_config):
+                    game_no += 1
+                    seat = game_no % config.num_players
+                    names = tuple(
+                        report.identity.name if s == seat else f"{opponent.name}-{s}"
+                        for s in range(config.num_players)
+                    )
+                    players = [
+                        RemotePlayer(connection, names[s])
+                        if s == seat
+                        else InProcessPlayer(opponent, names[s])
+                        for s in range(config.num_players)
+                    ]
+                    spec = TableSpec(f"check-{game_no}", config, seed + game_no, names, policy)
+                    result = await play_table(spec, players)
+                    faults = [f for f in result.faults if f.seat == seat]
+                    report.violations += [_describe(f) for f in faults]
+                    report.latencies_ms += result.latencies_ms[seat]
+                    report.decisions += len(result.latencies_ms[seat]) + len(faults)
+                    for hand in result.hands:
+                        report.kinds_seen.update(_kinds(hand, seat))
+                    summary = (
+                        f"{variant.value} {_options_text(options)}: game {spec.game_id} in seat {seat}, "
+                        f"{len(result.hands)} hands, "
+                        f"{len(result.latencies_ms[seat]) + len(faults)} decisions, "
+                        f"{len(faults)} fault(s)" + (", forfeited" if seat in result.forfeited else "")
+                    )
+                    report.games.append(summary)
+                    say(summary)
+                    if seat in result.forfeited:
+                        return report  # a forfeiting bot has shown enough
+        return report
+    finally:
+        await connection.close()
+
+
+def _options_text(options: dict[str, object]) -> str:
+    return "(" + (", ".join(f"{k}={v}" for k, v in options.items()) or "defaults") + ")"
+
+
+_KIND_OF_ACTION = {
+    "PASS": None,
+    "ORDER_UP": Phase.BID_ROUND_1,
+    "TAKE_UP": Phase.BID_ROUND_1,
+    "NAME": Phase.BID_ROUND_2,
+    "JOKER_NAME": Phase.JOKER_NAME,
+    "BLIND_NAME": Phase.TWO_CHOICE,
+    "EXPOSE": Phase.TWO_CHOICE,
+    "EXPOSE_NAME": Phase.EXPOSE_NAME,
+    "DISCARD": Phase.DISCARD,
+    "ALONE": Phase.CALL,
+    "CALL": Phase.CALL,
+    "PARTNER": Phase.CALL,
+    "PLAY": Phase.PLAY,
+}
+
+
+def _kinds(hand: dict[str, object], seat: int) -> set[str]:
+    """Decision kinds the seat answered in a hand record (a PASS is round 1 or 2 by position)."""
+    seen = set()
+    passes = 0
+    n = int(hand["num_players"])  # type: ignore[call-overload]
+    for entry in hand["actions"]:  # type: ignore[attr-defined]
+        kind = entry["action"].split("(")[0]
+        phase = _KIND_OF_ACTION[kind]
+        if kind == "PASS":
+            phase = Phase.BID_ROUND_1 if passes < n else Phase.BID_ROUND_2
+            passes += 1
+        if entry["seat"] == seat and phase is not None:
+            seen.add(phase.name)
+    return seen
+
+
+async def _health(channel: grpc.aio.Channel) -> str:
+    try:
+        reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=3)
+    except grpc.aio.AioRpcError as exc:
+        return f"not available ({exc.code().name})"
+    return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+
+
+def run_check(address: str, games_per_config: int = 1, decision_ms: int = 1000) -> CheckReport:
+    return asyncio.run(check_bot(address, games_per_config, decision_ms, progress=print))
