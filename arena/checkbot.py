@@ -121,8 +121,8 @@ async def check_bot(
         report.health = await _health(connection.channel)
         if report.health != "SERVING":
             report.violations.append(
-                f"the standard gRPC health service does not answer SERVING ({report.health}); the arena waits "
-                "for it before using a bot it launches"
+                f"the standard gRPC health service does not answer SERVING ({report.health}); "
+                "the arena waits for it before using a bot it launches"
             )
         if not report.identity.variants:
             report.violations.append("the handshake lists no variant, so the bot can never be seated")
