@@ -1,28 +1,211 @@
-"""The ``arena`` command. Thin on purpose: every command parses its arguments, calls one function that a
-test could call directly, and prints."""
+"""The ``arena`` command. Thin on purpose: each command parses its arguments, calls one function a test could
+call directly, and prints. Configuration errors exit with code 2 and a message naming the key."""
 
 from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
 
 import typer
 
 from arena import __version__
+from arena.errors import ArenaError, ConfigError
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
-    help="euchre-arena: tournaments of five-handed Euchre bots over gRPC.",
+    help="euchre-arena: tournaments of Euchre bots (Call-Ace, Five-handed, classic) over gRPC.",
 )
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+@app.command()
+def run(
+    config: Path = typer.Argument(..., help="tournament config (TOML); see docs/config.md"),
+    seed: int | None = typer.Option(None, help="override the config's seed"),
+    rounds: int | None = typer.Option(None, help="override the number of rounds"),
+    concurrency: int | None = typer.Option(None, help="override how many games run at once"),
+    output: Path | None = typer.Option(None, help="override the output directory"),
+    duplicate: bool | None = typer.Option(
+        None, "--duplicate/--no-duplicate", help="override duplicate deals"
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+) -> None:
+    """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
+    from arena.config import load_config
+
+    try:
+        cfg = load_config(config).with_overrides(
+            seed=seed, rounds=rounds, concurrency=concurrency, output=output, duplicate=duplicate
+        )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    _run_event(cfg, quiet)
+
+
+def _run_event(cfg: Any, quiet: bool) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from arena.schedule import schedule_spread
+    from arena.standings import render_table
+    from arena.tournament import build_schedule, run_event
+
+    faults = 0
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("faults: {task.fields[faults]}"),
+        disable=quiet,
+        transient=False,
+    )
+    task = progress.add_task(cfg.name, total=None, faults=0)
+
+    def on_start(total: int, done: int) -> None:
+        progress.update(task, total=total, completed=done)
+        if done:
+            progress.console.print(
+                f"resuming {cfg.name}: {done} of {total} games already stored in {cfg.output}"
+            )
+
+    def on_game(_game: Any, result: Any) -> None:
+        nonlocal faults
+        faults += len(result.faults)
+        progress.update(task, advance=1, faults=faults)
+
+    try:
+        with progress:
+            summary = asyncio.run(run_event(cfg, on_game=on_game, on_start=on_start))
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except ArenaError as exc:
+        raise _fail(str(exc), 1) from None
+    except KeyboardInterrupt:
+        typer.echo(
+            f"\ninterrupted: finished games are stored in {cfg.output}; run the same command to resume",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    typer.echo(
+        render_table(summary.standings, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}")
+    )
+    spread = schedule_spread(build_schedule(cfg), [e.name for e in cfg.entrants])
+    typer.echo(f"schedule: {spread.render()}")
+    typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
+
+
+@app.command()
+def demo(
+    rounds: int = typer.Option(8, help="rounds (one table of five per round)"),
+    output: Path = typer.Option(Path("results/demo"), help="output directory (replaced if it holds a demo)"),
+    concurrency: int = typer.Option(4, help="games at once"),
+    decision_ms: int = typer.Option(250, help="time per decision"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+) -> None:
+    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre."""
+    from arena.config import parse_config
+
+    entrants = [
+        {"name": "random", "command": "{python} -m sample_bots.random --port {port}"},
+        {"name": "rules", "command": "{python} -m sample_bots.rules --port {port}"},
+        {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --port {port}"},
+        {"name": "rules-2", "command": "{python} -m sample_bots.rules --port {port}"},
+    ]
+    node_bot = Path(__file__).resolve().parent.parent / "sample_bots" / "node"
+    if shutil.which("node") and (node_bot / "node_modules").is_dir():
+        entrants.append({"name": "node-random", "command": f"node {node_bot / 'bot.js'} --port {{port}}"})
+    else:
+        entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --port {port}"})
+    if (output / "event.sqlite").exists():
+        (output / "event.sqlite").unlink()
+        for extra in ("event.sqlite-wal", "event.sqlite-shm"):
+            (output / extra).unlink(missing_ok=True)
+    cfg = parse_config(
+        {
+            "name": "demo",
+            "seed": 2026,
+            "rounds": rounds,
+            "concurrency": concurrency,
+            "output": str(output),
+            "game": {"variant": "five-handed"},
+            "faults": {"decision_ms": decision_ms},
+            "entrant": entrants,
+        }
+    )
+    _run_event(cfg, quiet)
+
+
+@app.command()
+def leaderboard(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+    as_csv: bool = typer.Option(False, "--csv", help="print CSV"),
+) -> None:
+    """The standings of a (finished or interrupted) event, from its stored games."""
+    from arena.standings import compute_standings, render_csv, render_json, render_table
+    from arena.store import Store
+
+    try:
+        with Store.open(directory, create=False) as store:
+            standings, _ = compute_standings(store)
+            played = len(store.finished())
+            total = len(store.schedule())
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        typer.echo(render_json(standings))
+    elif as_csv:
+        typer.echo(render_csv(standings), nl=False)
+    else:
+        typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
+
+
+@app.command()
+def replay(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    game: str = typer.Argument(..., help="game id (e.g. r001-t01) or its number in schedule order"),
+) -> None:
+    """A stored game hand by hand: deal, bids, call, tricks, points."""
+    from arena.replay import render_game
+    from arena.store import Store
+
+    try:
+        with Store.open(directory, create=False) as store:
+            game_id = game
+            if game.isdigit():
+                ids = [g.game_id for g in store.schedule()]
+                index = int(game)
+                if not 0 <= index < len(ids):
+                    raise ConfigError(f"game number {index} is out of range 0..{len(ids) - 1}")
+                game_id = ids[index]
+            data = store.game(game_id)
+            if data is None:
+                played = store.game_ids()
+                raise ConfigError(
+                    f"no finished game {game_id!r} in {str(directory)!r}; played: "
+                    f"{', '.join(played[:10])}{' ...' if len(played) > 10 else ''}"
+                )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(render_game(data), nl=False)
 
 
 @app.command("check-bot")
 def check_bot(
     address: str = typer.Argument(..., help="HOST:PORT of a running bot, e.g. 127.0.0.1:50051"),
     games: int = typer.Option(1, "--games", min=1, help="games per variant option set"),
-    decision_ms: int = typer.Option(
-        1000, "--decision-ms", min=1, help="time per decision, as in a tournament"
-    ),
+    decision_ms: int = typer.Option(1000, "--decision-ms", min=1, help="time per decision"),
 ) -> None:
-    """Play some hands of every variant the bot claims and report every violation; exit 0 pass, 1 fail."""
+    """Play some games of every variant the bot claims and report every violation; exit 0 pass, 1 fail."""
     from arena.checkbot import run_check
 
     report = run_check(address, games, decision_ms)
@@ -36,3 +219,11 @@ def version() -> None:
     from arena.protocol import PROTOCOL_VERSION
 
     typer.echo(f"euchre-arena {__version__}, protocol v{PROTOCOL_VERSION}")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app(prog_name="arena")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

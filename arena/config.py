@@ -1,0 +1,238 @@
+"""A tournament's configuration: TOML in, one frozen, validated value out.
+
+Every error names the key (as a dotted path), the value, and what is allowed, so an organiser can fix a
+file without reading code; the CLI turns ``ConfigError`` into exit code 2. Unknown keys are errors, never
+ignored: a typo must not silently change an event. See ``docs/config.md`` and ``examples/``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from arena.engine.config import GameConfig
+from arena.errors import ConfigError
+from arena.faults import FaultPolicy
+
+TOP_KEYS = (
+    "name",
+    "seed",
+    "rounds",
+    "concurrency",
+    "output",
+    "duplicate",
+    "game",
+    "faults",
+    "house",
+    "entrant",
+)
+ENTRANT_KEYS = ("name", "address", "command", "class", "memory_mb", "cpu_s", "startup_timeout_s")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantSpec:
+    """One entrant: exactly one of a running bot's ``address``, a ``command`` to launch, or an in-process
+    ``class`` (``module:Class``, trusted code only)."""
+
+    name: str
+    kind: str  # "address" | "command" | "class"
+    target: str
+    memory_mb: int | None = None
+    cpu_s: int | None = None
+    startup_timeout_s: float = 10.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            self.kind: self.target,
+            "memory_mb": self.memory_mb,
+            "cpu_s": self.cpu_s,
+            "startup_timeout_s": self.startup_timeout_s,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    name: str
+    seed: int
+    rounds: int
+    concurrency: int
+    output: Path
+    duplicate: bool
+    game: GameConfig
+    faults: FaultPolicy
+    entrants: tuple[EntrantSpec, ...]
+    house: EntrantSpec
+
+    def with_overrides(self, **overrides: Any) -> TournamentConfig:
+        """The same config with command-line overrides applied (``None`` = not given) and re-validated."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        for key, value in given.items():
+            if key == "output":
+                given[key] = Path(value)
+            else:
+                _check_top(key, value)
+        return replace(self, **given)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What fixes the schedule and the deals: a resumed event must have the same."""
+        return {
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "duplicate": self.duplicate,
+            "game": self.game.to_dict(),
+            "entrants": [e.name for e in self.entrants],
+            "house": self.house.name,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "concurrency": self.concurrency,
+            "output": str(self.output),
+            "duplicate": self.duplicate,
+            "game": self.game.to_dict(),
+            "faults": self.faults.to_dict(),
+            "entrants": [e.to_dict() for e in self.entrants],
+            "house": self.house.to_dict(),
+        }
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and validate a TOML file.
+
+    :raises ConfigError: for a missing or unreadable file, bad TOML, or any bad key or value.
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
+    return parse_config(data)
+
+
+def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
+    """Validate a config already read into a mapping."""
+    for key in data:
+        if key not in TOP_KEYS:
+            raise ConfigError(f"unknown key {key!r}: allowed top-level keys are {', '.join(TOP_KEYS)}")
+    name = data.get("name", "event")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ConfigError(f"name={name!r}: expected 1-64 letters, digits, '_', '.', '+' or '-'")
+    values: dict[str, Any] = {"seed": 1, "rounds": 10, "concurrency": 4, "duplicate": False}
+    for key in values:
+        if key in data:
+            _check_top(key, data[key])
+            values[key] = data[key]
+    output = data.get("output", f"results/{name}")
+    if not isinstance(output, str) or not output:
+        raise ConfigError(f"output={output!r}: expected a directory path")
+    game = _section(data, "game")
+    variant = game.pop("variant", None)
+    if variant is None:
+        raise ConfigError("game.variant is missing: expected 'call-ace', 'five-handed' or 'classic'")
+    try:
+        game_config = GameConfig.create(variant, **game)
+    except ConfigError as exc:
+        raise ConfigError(f"[game] {exc}") from None
+    faults = FaultPolicy.from_dict(_section(data, "faults"))
+    entrants_raw = data.get("entrant", [])
+    if not isinstance(entrants_raw, list) or not all(isinstance(e, dict) for e in entrants_raw):
+        raise ConfigError("entrant must be a list of tables ([[entrant]] sections)")
+    if not entrants_raw:
+        raise ConfigError("no [[entrant]] given: a tournament needs at least one entrant")
+    entrants = tuple(_entrant(e, f"entrant[{i}]") for i, e in enumerate(entrants_raw))
+    names = [e.name for e in entrants]
+    for dup in sorted({n for n in names if names.count(n) > 1}):
+        raise ConfigError(f"entrant name {dup!r} is used more than once: names must be unique")
+    house_raw = _section(data, "house") or {"name": "house", "class": "sample_bots.random:RandomBot"}
+    house_raw.setdefault("name", "house")
+    house = _entrant(house_raw, "house")
+    if any(n == house.name or n.startswith(house.name + "-") for n in names):
+        raise ConfigError(f"house.name={house.name!r} clashes with an entrant name; choose another")
+    # A relative output is relative to the working directory, like every path given on a command line.
+    return TournamentConfig(
+        name=name,
+        output=Path(output),
+        game=game_config,
+        faults=faults,
+        entrants=entrants,
+        house=house,
+        **values,
+    )
+
+
+def _section(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    section = data.get(key, {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{key} must be a table ([{key}]), got {section!r}")
+    return dict(section)
+
+
+_TOP_RULES: dict[str, tuple[type, int, int]] = {
+    "seed": (int, 0, 2**63 - 1),
+    "rounds": (int, 1, 1_000_000),
+    "concurrency": (int, 1, 256),
+}
+
+
+def _check_top(key: str, value: Any) -> None:
+    if key == "duplicate":
+        if not isinstance(value, bool):
+            raise ConfigError(f"duplicate={value!r}: expected true or false")
+        return
+    if key not in _TOP_RULES:
+        raise ConfigError(f"unknown setting {key!r}")
+    _, lo, hi = _TOP_RULES[key]
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ConfigError(f"{key}={value!r}: expected an integer {lo}..{hi}")
+
+
+def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
+    for key in raw:
+        if key not in ENTRANT_KEYS:
+            raise ConfigError(f"unknown key {where}.{key}: allowed keys are {', '.join(ENTRANT_KEYS)}")
+    name = raw.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ConfigError(f"{where}.name={name!r}: expected 1-64 letters, digits, '_', '.', '+' or '-'")
+    kinds = [k for k in ("address", "command", "class") if k in raw]
+    if len(kinds) != 1:
+        raise ConfigError(
+            f"{where} ({name}) needs exactly one of address, command or class; got "
+            f"{', '.join(kinds) or 'none'}"
+        )
+    kind, target = kinds[0], raw[kinds[0]]
+    if not isinstance(target, str) or not target.strip():
+        raise ConfigError(f"{where}.{kind}={target!r}: expected a non-empty string")
+    if kind == "address" and not re.match(r"^[^\s:]+:\d{1,5}$", target):
+        raise ConfigError(f"{where}.address={target!r}: expected HOST:PORT, e.g. 127.0.0.1:50051")
+    if kind == "command" and "{port}" not in target:
+        raise ConfigError(f"{where}.command={target!r}: must contain {{port}}, where the arena puts the port")
+    if kind == "class" and not re.match(r"^[\w.]+:\w+$", target):
+        raise ConfigError(f"{where}.class={target!r}: expected 'package.module:ClassName'")
+    limits: dict[str, Any] = {}
+    for key, lo, hi in (("memory_mb", 16, 1_000_000), ("cpu_s", 1, 10_000_000)):
+        if key in raw:
+            value = raw[key]
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+                raise ConfigError(f"{where}.{key}={value!r}: expected an integer {lo}..{hi}")
+            limits[key] = value
+    if "startup_timeout_s" in raw:
+        value = raw["startup_timeout_s"]
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 600:
+            raise ConfigError(f"{where}.startup_timeout_s={value!r}: expected seconds in (0, 600]")
+        limits["startup_timeout_s"] = float(value)
+    if kind != "command" and ({"memory_mb", "cpu_s", "startup_timeout_s"} & set(limits)):
+        raise ConfigError(f"{where}: memory_mb, cpu_s and startup_timeout_s only apply to a launched command")
+    return EntrantSpec(name=name, kind=kind, target=target, **limits)

@@ -1,0 +1,124 @@
+"""TrueSkill ratings and the leaderboard numbers. Pure: games in, standings out.
+
+Each game is a free-for-all ranked by the table's final ranks (equal ranks tie; a forfeiter already ranks
+last). Games are applied strictly in schedule order, whatever order they finished in, so the same seed gives
+the same leaderboard at any concurrency and after any number of interruptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trueskill
+
+
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    """What rating needs from one finished game."""
+
+    seq: int
+    game_id: str
+    seats: tuple[str, ...]
+    ranks: tuple[int, ...]
+    scores: tuple[int, ...]
+    forfeited: tuple[str, ...] = ()
+    rated: bool = True  # False: a void game (a forfeit under ``forfeit_result = "void"``)
+    excluded: tuple[str, ...] = ()  # seats played by the autopilot for a disqualified entrant
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    seq: int
+    game_id: str
+    entrant: str
+    mu: float
+    sigma: float
+
+
+@dataclass
+class Standing:
+    """One line of the leaderboard."""
+
+    name: str
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+    maker_hands: int = 0
+    maker_made: int = 0
+    faults: int = 0
+    forfeits: int = 0
+    disqualified: bool = False
+    house: bool = False
+    rank: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def conservative(self) -> float:
+        """mu - 3 sigma: a skill the entrant has very probably reached; the leaderboard sorts on it."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def avg_points(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+    @property
+    def maker_rate(self) -> float | None:
+        return self.maker_made / self.maker_hands if self.maker_hands else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "name": self.name,
+            "conservative": round(self.conservative, 3),
+            "mu": round(self.mu, 3),
+            "sigma": round(self.sigma, 3),
+            "games": self.games,
+            "wins": self.wins,
+            "avg_points": round(self.avg_points, 3),
+            "maker_hands": self.maker_hands,
+            "maker_success": None if self.maker_rate is None else round(self.maker_rate, 4),
+            "faults": self.faults,
+            "forfeits": self.forfeits,
+            "disqualified": self.disqualified,
+            "house": self.house,
+        }
+
+
+def environment() -> trueskill.TrueSkill:
+    """TrueSkill's standard parameters (mu 25, sigma 25/3); the draw probability covers shared ranks."""
+    return trueskill.TrueSkill(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=25.0 / 300, draw_probability=0.10)
+
+
+def rate(
+    games: Iterable[RatedGame], entrants: Sequence[str]
+) -> tuple[dict[str, trueskill.Rating], list[HistoryRow]]:
+    """Apply ``games`` in ``seq`` order; returns the final ratings and the rating after every game."""
+    env = environment()
+    ratings = {name: env.create_rating() for name in entrants}
+    history: list[HistoryRow] = []
+    for game in sorted(games, key=lambda g: g.seq):
+        if not game.rated:
+            continue
+        players = [(seat, name) for seat, name in enumerate(game.seats) if name not in game.excluded]
+        if len(players) < 2:
+            continue
+        for _, name in players:
+            ratings.setdefault(name, env.create_rating())
+        groups = [(ratings[name],) for _, name in players]
+        new = env.rate(groups, ranks=[game.ranks[seat] - 1 for seat, _ in players])
+        for (_, name), (rating,) in zip(players, new, strict=True):
+            ratings[name] = rating
+            history.append(HistoryRow(game.seq, game.game_id, name, rating.mu, rating.sigma))
+    return ratings, history
+
+
+def order(standings: Iterable[Standing]) -> list[Standing]:
+    """Sort by conservative skill (then mu, then name, for a stable order) and number the ranks."""
+    out = sorted(standings, key=lambda s: (-round(s.conservative, 9), -round(s.mu, 9), s.name))
+    for i, standing in enumerate(out):
+        standing.rank = i + 1
+    return out

@@ -1,0 +1,114 @@
+"""``arena replay DIR GAME``: a stored game told hand by hand, for a person to read.
+
+Works from the stored hand records alone (deal, bids, call, tricks, points), with entrant names in place of
+seat numbers, so what is printed is exactly what was refereed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠", "NT": "No-Trumps"}
+
+
+def _card(text: str | None) -> str:
+    if not text:
+        return "-"
+    if text == "JKR":
+        return "Joker"
+    rank = "10" if text[0] == "T" else text[0]
+    return rank + _SUITS[text[1]]
+
+
+def _action(text: str) -> str:
+    if "(" not in text:
+        return text.replace("_", " ").lower()
+    kind, arg = text[:-1].split("(")
+    shown = _SUITS.get(arg) if len(arg) <= 2 and arg in _SUITS else _card(arg)
+    return f"{kind.replace('_', ' ').lower()} {shown}"
+
+
+def render_game(game: dict[str, Any]) -> str:
+    seats: list[str] = game["seats"]
+    width = max(len(s) for s in seats)
+
+    def who(seat: int | None) -> str:
+        return "nobody" if seat is None else f"{seats[seat]} (seat {seat})"
+
+    lines = [
+        f"Game {game['game_id']}: round {game['round']}, table {game['table']}, deal seed {game['seed']}"
+        + (
+            f", duplicate block {game['block']} rotation {game['rotation']}"
+            if game["block"] != game["game_id"]
+            else ""
+        ),
+        "Seats: " + ", ".join(f"{i} {name}" for i, name in enumerate(seats)),
+    ]
+    for hand in game["hands"]:
+        lines.append("")
+        lines.append(
+            f"Hand {hand['hand_index'] + 1} — dealer {who(hand['dealer'])}, scores before "
+            f"{_scores(hand['scores_before'])}"
+        )
+        for seat, cards in enumerate(hand["dealt"]):
+            lines.append(f"  {seats[seat]:<{width}}  {' '.join(_card(c) for c in cards)}")
+        lines.append(f"  up-card {_card(hand['up_card'])}")
+        bids = [
+            a
+            for a in hand["actions"]
+            if not a["action"].startswith(("PLAY", "DISCARD", "CALL", "ALONE", "PARTNER"))
+        ]
+        lines.append("  bidding: " + "; ".join(f"{seats[a['seat']]} {_action(a['action'])}" for a in bids))
+        if hand["exposed_card"]:
+            lines.append(f"  exposed: {_card(hand['exposed_card'])}")
+        if hand["maker"] is None:
+            lines.append("  everybody passed twice: thrown in, nobody scores")
+            continue
+        call = (
+            "alone"
+            if hand["alone"]
+            else f"calls {_card(hand['called_card'])}"
+            if hand["called_card"]
+            else "with partner"
+        )
+        lines.append(
+            f"  trump {_SUITS[hand['trump']]}, maker {who(hand['maker'])}, {call}"
+            + (f"; dealer discards {_card(hand['discard'])}" if hand["discard"] else "")
+        )
+        if hand["called_card"]:
+            lines.append(f"  partner: {who(hand['partner'])}")
+        if hand["sitting_out"] is not None:
+            lines.append(f"  sitting out: {who(hand['sitting_out'])}")
+        for number, trick in enumerate(hand["tricks"], 1):
+            plays = ", ".join(f"{seats[p['seat']]} {_card(p['card'])}" for p in trick["plays"])
+            lines.append(f"  trick {number}: {plays} → {seats[trick['winner']]}")
+        lines.append(
+            f"  {hand['outcome']}: making side took {hand['making_tricks']} tricks; points "
+            f"{_named(seats, hand['points'])}; scores {_scores(hand['scores_after'])}"
+        )
+    lines.append("")
+    outcome = game["outcome"]
+    lines.append(
+        f"Final ({outcome['termination'].replace('_', ' ')} after {outcome['hands_played']} hands): "
+        + ", ".join(
+            f"{seats[s]} {game['scores'][s]} (rank {game['ranks'][s]})"
+            for s in sorted(range(len(seats)), key=lambda s: game["ranks"][s])
+        )
+    )
+    if game["forfeited"]:
+        lines.append("Forfeited: " + ", ".join(seats[s] for s in game["forfeited"]))
+    for fault in game["faults"]:
+        lines.append(
+            f"Fault: {fault['entrant']} hand {fault['hand_index'] + 1} decision {fault['decision_id']}: "
+            f"{fault['kind']} ({fault['detail']}); played {fault['substitute']} instead"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _scores(scores: list[int]) -> str:
+    return "/".join(str(s) for s in scores)
+
+
+def _named(seats: list[str], values: list[int]) -> str:
+    shown = [f"{seats[i]} +{v}" for i, v in enumerate(values) if v]
+    return ", ".join(shown) or "none"

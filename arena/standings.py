@@ -1,0 +1,116 @@
+"""The leaderboard of an event, computed from its store alone (so it is the same live, resumed, or later).
+
+``compute_standings`` applies the stored games to TrueSkill in schedule order and joins the per-entrant
+totals; the ``render_*`` functions give the three output forms of ``arena leaderboard``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from arena.rating import HistoryRow, Standing, order, rate
+from arena.store import Store
+
+COLUMNS = (
+    "rank",
+    "name",
+    "conservative",
+    "mu",
+    "sigma",
+    "games",
+    "wins",
+    "avg_points",
+    "maker_hands",
+    "maker_success",
+    "faults",
+    "forfeits",
+    "disqualified",
+    "house",
+)
+
+
+def compute_standings(store: Store) -> tuple[list[Standing], list[HistoryRow]]:
+    entrants = store.entrants()
+    ratings, history = rate(store.rated_games(), [name for name, *_ in entrants])
+    totals = store.seat_totals()
+    faults = store.fault_counts()
+    disqualified = store.disqualified()
+    standings = []
+    for name, _kind, _target, house in entrants:
+        t = totals.get(name, {})
+        r = ratings[name]
+        standings.append(
+            Standing(
+                name=name,
+                mu=r.mu,
+                sigma=r.sigma,
+                games=t.get("games", 0),
+                wins=t.get("wins", 0),
+                points=t.get("points", 0),
+                maker_hands=t.get("maker_hands", 0),
+                maker_made=t.get("maker_made", 0),
+                faults=faults.get(name, 0),
+                forfeits=t.get("forfeits", 0),
+                disqualified=name in disqualified,
+                house=house,
+            )
+        )
+    return order(standings), history
+
+
+def render_json(standings: list[Standing]) -> str:
+    return json.dumps([s.to_dict() for s in standings], indent=2)
+
+
+def render_csv(standings: list[Standing]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for s in standings:
+        writer.writerow(s.to_dict())
+    return out.getvalue()
+
+
+def render_table(standings: list[Standing], title: str = "Leaderboard") -> str:
+    """A plain-text table (rich renders it in the terminal; this form also suits logs and tests)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column, justify in (
+        ("#", "right"),
+        ("entrant", "left"),
+        ("mu-3σ", "right"),
+        ("mu", "right"),
+        ("σ", "right"),
+        ("games", "right"),
+        ("wins", "right"),
+        ("avg pts", "right"),
+        ("maker ok", "right"),
+        ("faults", "right"),
+        ("forfeits", "right"),
+        ("", "left"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for s in standings:
+        notes = ", ".join(n for n, on in (("DISQUALIFIED", s.disqualified), ("house bot", s.house)) if on)
+        maker = "-" if s.maker_rate is None else f"{s.maker_rate:.0%} of {s.maker_hands}"
+        table.add_row(
+            str(s.rank),
+            s.name,
+            f"{s.conservative:.2f}",
+            f"{s.mu:.2f}",
+            f"{s.sigma:.2f}",
+            str(s.games),
+            str(s.wins),
+            f"{s.avg_points:.2f}",
+            maker,
+            str(s.faults),
+            str(s.forfeits),
+            notes,
+        )
+    console = Console(file=io.StringIO(), width=130, color_system=None, force_terminal=False)
+    console.print(table)
+    return console.file.getvalue()  # type: ignore[attr-defined]
