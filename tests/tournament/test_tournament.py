@@ -259,7 +259,7 @@ class Cheater(Bot):
 
 
 def test_a_bot_that_keeps_forfeiting_is_disqualified_but_stays_in_the_standings(tmp_path: Path) -> None:
-    entrants = event(tmp_path)["entrant"][:4] + [{"name": "cheater", "class": "test_tournament:Cheater"}]
+    entrants = [*event(tmp_path)["entrant"][:4], {"name": "cheater", "class": "test_tournament:Cheater"}]
     data = event(tmp_path, entrant=entrants, rounds=7, faults={"disqualify_min_games": 3})
     summary = asyncio.run(run_event(parse_config(data)))
     cheater = next(s for s in summary.standings if s.name == "cheater")
@@ -276,7 +276,7 @@ def test_a_bot_that_keeps_forfeiting_is_disqualified_but_stays_in_the_standings(
 
 def test_resuming_a_different_event_in_the_same_directory_is_refused(tmp_path: Path) -> None:
     asyncio.run(run_event(parse_config(event(tmp_path, rounds=1))))
-    with pytest.raises(ConfigError, match="different event.*seed"):
+    with pytest.raises(ConfigError, match=r"different event.*seed"):
         asyncio.run(run_event(parse_config(event(tmp_path, rounds=1, seed=8))))
 
 
