@@ -27,6 +27,7 @@ Balance comes from greedy local search, one round at a time, rather than from pu
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -142,12 +143,13 @@ def make_schedule(
             for a, b in combinations(order, 2):
                 pairs[a][b] += 1
                 pairs[b][a] += 1
+            for player in order:
+                games[player] += 1
             for rotation in range(n_seats if duplicate else 1):
                 seats = [0] * n_seats
                 for s, player in enumerate(order):
                     seats[(s + rotation) % n_seats] = player
                     seat_counts[player][(s + rotation) % n_seats] += 1
-                    games[player] += rotation == 0
                 schedule.append(
                     ScheduledGame(
                         seq=len(schedule),
@@ -173,8 +175,7 @@ def _validate(entrants: Sequence[str], seats: int, rounds: int, seed: int, house
     for name in names:
         if not isinstance(name, str) or not name:
             raise ConfigError(f"entrant name {name!r}: expected a non-empty string")
-    seen: set[str] = set()
-    repeated = sorted({name for name in names if name in seen or seen.add(name)})  # type: ignore[func-returns-value]
+    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
     if repeated:
         raise ConfigError(f"entrants: duplicate names {repeated!r}; every entrant needs its own name")
     if not isinstance(seats, int) or isinstance(seats, bool) or not MIN_SEATS <= seats <= MAX_SEATS:
@@ -186,11 +187,12 @@ def _validate(entrants: Sequence[str], seats: int, rounds: int, seed: int, house
     if len(names) < seats:
         if not isinstance(house, str) or not house:
             raise ConfigError(f"house={house!r}: expected a non-empty name prefix for the house bots")
-        taken = sorted(set(names) & {f"{house}-{k}" for k in range(1, seats - len(names) + 1)})
+        fill = seats - len(names)
+        taken = sorted(set(names) & {f"{house}-{k}" for k in range(1, fill + 1)})
         if taken:
             raise ConfigError(
-                f"entrants {taken!r} clash with the house bots that fill the empty seats "
-                f"({house!r}-1 ..); rename them or choose another house prefix"
+                f"entrants {taken!r} clash with the house bots {house}-1..{house}-{fill} that fill the "
+                f"empty seats; rename them or choose another house prefix"
             )
     return sorted(names)
 
@@ -366,17 +368,17 @@ def schedule_spread(schedule: Sequence[ScheduledGame], entrants: Sequence[str]) 
     n_seats = max((len(g.seats) for g in schedule), default=0)
     games = dict.fromkeys(names, 0)
     seats = {name: [0] * n_seats for name in names}
-    pair_counts = {tuple(sorted(pair)): 0 for pair in combinations(names, 2)}
+    pair_counts: dict[tuple[str, str], int] = {pair: 0 for pair in combinations(sorted(names), 2)}
     for game in schedule:
-        present = [name for name in game.seats if name in games]
+        present = sorted(name for name in game.seats if name in games)
         for s, name in enumerate(game.seats):
             if name in games:
                 games[name] += 1
                 seats[name][s] += 1
-        for a, b in combinations(sorted(present), 2):
-            pair_counts[(a, b)] += 1
+        for pair in combinations(present, 2):
+            pair_counts[pair] += 1
     return ScheduleSpread(
         games_per_entrant=games,
-        pair_counts=pair_counts,  # type: ignore[arg-type]
+        pair_counts=pair_counts,
         seat_counts={name: tuple(counts) for name, counts in seats.items()},
     )
