@@ -1,0 +1,446 @@
+"""Protocol benchmark: decisions per second through the real protocol, beside a bare gRPC ping-pong.
+
+Usage::
+
+    python bench/protocol.py [--seconds S] [--warmup W] [--repeats R] [--streams K] [--variant V]
+
+What is measured, each time with the bot in a separate process on the same machine (``multiprocessing``,
+spawn), over loopback TCP:
+
+* **bare**: a ``grpc.aio`` bidirectional stream that exchanges raw bytes (a generic handler, no
+  serializers): the client writes a message as large as a typical ``DecisionRequest`` (a real one,
+  serialized) and waits for a reply as large as a typical ``Decision`` (also real), then the next. This is
+  the floor: gRPC and asyncio, nothing of ours.
+* **ours (async act)**: what a table pays per decision. The arena side is ``RemotePlayer.decide`` on real
+  views of real games, with each seat's real events queued in between (``queue_events``), so every
+  decision does view → protobuf (+ events) → write → the SDK's ``PlayerServicer`` (events and view back to
+  engine values) → ``act`` → reply → read → decode. The bot is the smallest possible SDK bot: an
+  ``async def act`` returning the first legal action.
+* **ours (sync act)**: the same with a plain ``def act``, which the SDK runs in a worker thread (how most
+  real bots are written).
+* **ours (whole tables)**: ``play_table`` with every seat remote, so the engine, ``build_view``, the
+  events and the referee's checks are included.
+
+Each measurement runs ``--warmup`` seconds unmeasured, then ``--seconds`` measured, ``--repeats`` times; the
+best repeat is kept. ``--streams K`` runs K streams (K tables) at once, against the same bot process. The
+ratio ours/bare compares decisions per second of "ours (async act)" and "bare" (goal: at least 0.8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.metadata
+import multiprocessing
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
+
+import grpc
+
+from arena.bot import Bot, create_server
+from arena.engine import Action, GameConfig, GameState, View, build_view
+from arena.engine.events import Event, events_since, mark, opening_events
+from arena.faults import FaultPolicy
+from arena.players.base import DecisionTiming, GameStartInfo
+from arena.players.remote import MAX_REPLY_BYTES, BotConnection, RemotePlayer
+from arena.protocol import convert
+from arena.protocol.v1 import player_pb2 as pb
+from arena.table import TableSpec, play_table
+
+BARE_METHOD = "/bench.PingPong/Exchange"
+DECISION_MS = 1000
+
+
+class FirstLegal(Bot):
+    name = "first-legal"
+
+    async def act(self, view: View) -> Action:
+        return view.legal_actions[0]
+
+
+class FirstLegalSync(Bot):
+    name = "first-legal-sync"
+
+    def act(self, view: View) -> Action:
+        return view.legal_actions[0]
+
+
+BOTS: dict[str, type[Bot]] = {"async": FirstLegal, "sync": FirstLegalSync}
+
+
+# ---------------------------------------------------------------------------------------------- bot processes
+
+
+def _serve_sdk(kind: str, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    async def main() -> None:
+        server, port, _ = await create_server(BOTS[kind], "127.0.0.1:0")
+        ports.put(port)
+        await server.wait_for_termination()
+
+    asyncio.run(main())
+
+
+def _serve_bare(reply: bytes, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    async def exchange(requests, context):  # type: ignore[no-untyped-def]
+        async for _ in requests:
+            yield reply
+
+    async def main() -> None:
+        server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", 4 * 1024 * 1024),
+                ("grpc.max_send_message_length", 4 * 1024 * 1024),
+            ]
+        )
+        handler = grpc.method_handlers_generic_handler(
+            "bench.PingPong", {"Exchange": grpc.stream_stream_rpc_method_handler(exchange)}
+        )
+        server.add_generic_rpc_handlers((handler,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        ports.put(port)
+        await server.wait_for_termination()
+
+    asyncio.run(main())
+
+
+class BotProcess:
+    """A server in a child process; ``with`` gives its address and always stops it."""
+
+    def __init__(self, target: Callable[..., None], *args: object) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.ports = ctx.Queue()
+        self.proc = ctx.Process(target=target, args=(*args, self.ports), daemon=True)
+
+    def __enter__(self) -> str:
+        self.proc.start()
+        port = self.ports.get(timeout=30)
+        return f"127.0.0.1:{port}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        self.proc.join(10)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+
+
+# ---------------------------------------------------------------------------------------------- workload
+
+
+@dataclass(frozen=True)
+class Item:
+    """One decision as a seat's stream carries it: the events queued since its last message, and the view."""
+
+    events: tuple[Event, ...]
+    view: View
+
+
+def workload(config: GameConfig, games: int) -> tuple[list[Item], list[tuple[Event, ...]]]:
+    """Every decision of ``games`` random games, seat by seat, with the events each seat was told before it.
+
+    Also returns the opening events of each seat of the first game (sent with ``GameStart``).
+    """
+    rng = random.Random(1)
+    items: list[Item] = []
+    opening: list[tuple[Event, ...]] = []
+    for g in range(games):
+        state = GameState(config, seed=1000 + g)
+        n = config.num_players
+        pending: list[list[Event]] = [list(opening_events(state, s)) for s in range(n)]
+        if g == 0:
+            opening = [tuple(p) for p in pending]
+        per_seat: list[list[Item]] = [[] for _ in range(n)]
+        while not state.is_terminal():
+            seat = state.current_player()
+            per_seat[seat].append(Item(tuple(pending[seat]), build_view(state, seat)))
+            pending[seat] = []
+            before = mark(state)
+            state.apply(rng.choice(state.legal_actions()))
+            for s in range(n):
+                pending[s].extend(events_since(state, before, s))
+        for seat_items in per_seat:
+            items.extend(seat_items)
+    return items, opening
+
+
+def request_bytes(item: Item, decision_id: int) -> bytes:
+    message = convert.decision_request(item.view, decision_id, DECISION_MS, 0)
+    message.events.extend(convert.event_to_pb(e) for e in item.events)
+    return message.SerializeToString()
+
+
+def reply_bytes(item: Item, decision_id: int) -> bytes:
+    action = convert.action_to_pb(item.view.legal_actions[0])
+    return pb.BotMessage(decision=pb.Decision(decision_id=decision_id, action=action)).SerializeToString()
+
+
+# ---------------------------------------------------------------------------------------------- measurements
+
+
+@dataclass
+class Figures:
+    decisions: int
+    seconds: float
+    latencies_ms: list[float]
+
+    @property
+    def rate(self) -> float:
+        return self.decisions / self.seconds
+
+    def percentile(self, q: float) -> float:
+        data = sorted(self.latencies_ms)
+        return data[min(len(data) - 1, int(q * len(data)))] if data else float("nan")
+
+
+Loop = Callable[[float, list[float]], Awaitable[int]]
+"""``loop(end_time, latencies)``: exchange decisions until ``end_time``; returns how many."""
+
+
+async def measure(loops: list[Loop], warmup_s: float, seconds: float) -> Figures:
+    """Run every loop at once: first a warm-up, then the measured period."""
+    scratch: list[float] = []
+    end = time.perf_counter() + warmup_s
+    await asyncio.gather(*(loop(end, scratch) for loop in loops))
+    latencies: list[float] = []
+    started = time.perf_counter()
+    counts = await asyncio.gather(*(loop(started + seconds, latencies) for loop in loops))
+    return Figures(sum(counts), time.perf_counter() - started, latencies)
+
+
+async def bare_figures(
+    address: str, request: bytes, streams: int, warmup_s: float, seconds: float
+) -> Figures:
+    channel = grpc.aio.insecure_channel(
+        address,
+        options=[
+            ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
+            ("grpc.max_send_message_length", 4 * 1024 * 1024),
+            ("grpc.enable_retries", 0),
+        ],
+    )
+    exchange = channel.stream_stream(BARE_METHOD)  # no serializers: bytes in, bytes out
+    calls = [exchange() for _ in range(streams)]
+
+    def loop_for(call: grpc.aio.StreamStreamCall) -> Loop:
+        async def loop(end: float, latencies: list[float]) -> int:
+            done = 0
+            clock = time.perf_counter
+            while clock() < end:
+                sent = clock()
+                await call.write(request)
+                reply = await call.read()
+                latencies.append((clock() - sent) * 1000)
+                assert isinstance(reply, bytes)
+                done += 1
+            return done
+
+        return loop
+
+    try:
+        return await measure([loop_for(c) for c in calls], warmup_s, seconds)
+    finally:
+        for call in calls:
+            await call.done_writing()
+        await channel.close()
+
+
+async def decide_figures(
+    address: str,
+    config: GameConfig,
+    items: list[Item],
+    opening: list[tuple[Event, ...]],
+    streams: int,
+    warmup_s: float,
+    seconds: float,
+) -> Figures:
+    connection = BotConnection(address)
+    await connection.hello()
+    names = tuple(f"seat{s}" for s in range(config.num_players))
+    timing = DecisionTiming(DECISION_MS, 0)
+    players = []
+    for k in range(streams):
+        player = RemotePlayer(connection, f"bench{k}")
+        info = GameStartInfo(f"bench-{k}", config, 0, names, DECISION_MS, 0)
+        await player.start(info, opening[0])
+        players.append(player)
+
+    def loop_for(k: int, player: RemotePlayer) -> Loop:
+        state = {"next": k * len(items) // streams, "id": 0}
+
+        async def loop(end: float, latencies: list[float]) -> int:
+            done = 0
+            clock = time.perf_counter
+            while clock() < end:
+                item = items[state["next"] % len(items)]
+                state["next"] += 1
+                state["id"] += 1
+                player.queue_events(item.events)
+                sent = clock()
+                reply = await player.decide(item.view, state["id"], timing)
+                latencies.append((clock() - sent) * 1000)
+                if reply.action not in item.view.legal_actions:  # pragma: no cover
+                    raise AssertionError(f"illegal reply {reply.action}")
+                done += 1
+            return done
+
+        return loop
+
+    try:
+        return await measure([loop_for(k, p) for k, p in enumerate(players)], warmup_s, seconds)
+    finally:
+        for player in players:
+            await player.close()
+        await connection.close()
+
+
+async def table_figures(
+    address: str, config: GameConfig, streams: int, warmup_s: float, seconds: float
+) -> Figures:
+    connection = BotConnection(address)
+    await connection.hello()
+    names = tuple(f"seat{s}" for s in range(config.num_players))
+    policy = FaultPolicy(decision_ms=DECISION_MS)
+    seeds = iter(range(10**9))
+
+    def loop_for(k: int) -> Loop:
+        async def loop(end: float, latencies: list[float]) -> int:
+            done = 0
+            while time.perf_counter() < end:
+                spec = TableSpec(f"t{k}", config, next(seeds), names, policy)
+                result = await play_table(spec, [RemotePlayer(connection, n) for n in names])
+                if result.faults:  # pragma: no cover
+                    raise AssertionError(f"faults: {result.faults}")
+                done += result.decisions
+                for seat in result.latencies_ms:
+                    latencies.extend(seat)
+            return done
+
+        return loop
+
+    try:
+        return await measure([loop_for(k) for k in range(streams)], warmup_s, seconds)
+    finally:
+        await connection.close()
+
+
+# ---------------------------------------------------------------------------------------------- main
+
+
+def version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="measured time per measurement (3)")
+    parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured warm-up per measurement (1)")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="repeats per measurement; the best is kept (1)"
+    )
+    parser.add_argument(
+        "--streams", type=int, default=1, help="concurrent streams (tables) per bot process (1)"
+    )
+    parser.add_argument(
+        "--variant",
+        default="five-handed",
+        choices=["five-handed", "call-ace", "classic"],
+        help="(five-handed)",
+    )
+    parser.add_argument("--no-tables", action="store_true", help="skip the whole-table measurement")
+    args = parser.parse_args(argv)
+
+    config = GameConfig.create(args.variant)
+    items, opening = workload(config, games=20)
+    requests = sorted(len(request_bytes(item, 100 + i)) for i, item in enumerate(items))
+    typical = min(
+        range(len(items)),
+        key=lambda i: abs(len(request_bytes(items[i], 100 + i)) - statistics.median(requests)),
+    )
+    request = request_bytes(items[typical], 100 + typical)
+    reply = reply_bytes(items[typical], 100 + typical)
+
+    print(
+        f"euchre-arena protocol benchmark: Python {platform.python_version()}, grpcio {version('grpcio')}, "
+        f"protobuf {version('protobuf')}, {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f} (other work on the machine skews every figure)"
+    )
+    print(
+        f"workload: {args.variant}, {len(items)} real decisions of 20 random games; request (ArenaMessage "
+        f"with DecisionRequest and queued events) median {statistics.median(requests):.0f} B "
+        f"(min {requests[0]}, p90 {requests[int(0.9 * len(requests))]}, max {requests[-1]}); "
+        f"reply (BotMessage with Decision) {len(reply)} B"
+    )
+    print(
+        f"each bot in its own process over loopback TCP; {args.streams} stream(s); "
+        f"{args.warmup:g} s warm-up + {args.seconds:g} s measured, best of {args.repeats}"
+    )
+
+    with (
+        BotProcess(_serve_bare, reply) as bare_address,
+        BotProcess(_serve_sdk, "async") as async_address,
+        BotProcess(_serve_sdk, "sync") as sync_address,
+    ):
+        k, w, s = args.streams, args.warmup, args.seconds
+        measurements: list[tuple[str, Callable[[], Awaitable[Figures]]]] = [
+            (
+                f"bare grpc.aio ping-pong ({len(request)} B / {len(reply)} B raw)",
+                lambda: bare_figures(bare_address, request, k, w, s),
+            ),
+            (
+                "ours: RemotePlayer.decide <-> SDK, async act",
+                lambda: decide_figures(async_address, config, items, opening, k, w, s),
+            ),
+            (
+                "ours: same, sync act (worker thread)",
+                lambda: decide_figures(sync_address, config, items, opening, k, w, s),
+            ),
+        ]
+        if not args.no_tables:
+            measurements.append(
+                (
+                    "ours: whole tables (engine + protocol)",
+                    lambda: table_figures(async_address, config, k, w, s),
+                )
+            )
+        # Repeats go round all measurements in turn, so a change in the machine's load hits them alike.
+        best: dict[str, Figures] = {}
+        for _ in range(args.repeats):
+            for label, run in measurements:
+                figures = asyncio.run(run())
+                if label not in best or figures.rate > best[label].rate:
+                    best[label] = figures
+    rows = list(best.items())
+
+    width = max(len(label) for label, _ in rows)
+    print()
+    print(f"{'measurement':<{width}}  {'decisions/s':>11}  {'p50 ms':>7}  {'p99 ms':>7}  {'decisions':>9}")
+    for label, f in rows:
+        print(
+            f"{label:<{width}}  {f.rate:>11,.0f}  {f.percentile(0.5):>7.3f}  {f.percentile(0.99):>7.3f}  "
+            f"{f.decisions:>9,}"
+        )
+    bare, ours = rows[0][1], rows[1][1]
+    ratio = ours.rate / bare.rate
+    print()
+    print(
+        f"ratio ours/bare (async act): {ratio:.2f} (goal >= 0.8: {'met' if ratio >= 0.8 else 'NOT met'}); "
+        f"per decision: ours {1e6 / ours.rate:.0f} us, bare {1e6 / bare.rate:.0f} us, "
+        f"difference {1e6 / ours.rate - 1e6 / bare.rate:.0f} us"
+    )
+
+
+if __name__ == "__main__":
+    main()
