@@ -136,22 +136,26 @@ class PlayerServicer(pb_grpc.PlayerServicer):
         self, request_iterator: AsyncIterator[pb.ArenaMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.BotMessage]:
         bot = self.bot_class()
+        decoder = convert.ViewDecoder()
+        wants_events = type(bot).on_event is not Bot.on_event  # decoding events costs; skip it if unused
+        async_act = inspect.iscoroutinefunction(bot.act)
         async for message in request_iterator:
             kind = message.WhichOneof("body")
             try:
                 if kind == "game_start":
                     bot.game = _game_info(message.game_start)
                     await _maybe_await(bot.on_game_start(bot.game))
-                for event in message.events:
-                    await _maybe_await(bot.on_event(convert.event_from_pb(event)))
+                if wants_events:
+                    for event in message.events:
+                        await _maybe_await(bot.on_event(convert.event_from_pb(event)))
                 if kind == "decision_request":
                     request = message.decision_request
                     received = time.monotonic()
                     bot._deadline = received + request.time_ms / 1000 * 0.9 - SAFETY_MARGIN_S
-                    action = await self._decide(bot, convert.view_from_request(request))
+                    action = await self._decide(bot, decoder.decode(request), async_act)
                     yield pb.BotMessage(
                         decision=pb.Decision(
-                            decision_id=request.decision_id, action=convert.action_to_pb(action)
+                            decision_id=request.decision_id, action=convert.cached_action_pb(action)
                         )
                     )
                 elif kind == "game_over":
@@ -162,8 +166,8 @@ class PlayerServicer(pb_grpc.PlayerServicer):
                     grpc.StatusCode.INTERNAL, f"{type(bot).__name__} raised {exc!r} on {kind}"
                 )
 
-    async def _decide(self, bot: Bot, view: View) -> Action:
-        if inspect.iscoroutinefunction(bot.act):
+    async def _decide(self, bot: Bot, view: View, async_act: bool) -> Action:
+        if async_act:
             return to_action(await bot.act(view))  # type: ignore[misc]
         loop = asyncio.get_running_loop()
         result = await loop.run_in_executor(None, bot.act, view)

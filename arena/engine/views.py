@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from arena.engine.actions import ACTIONS, CALL_BASE, DISCARD_BASE, Action
 from arena.engine.cards import CARDS, EFFECTIVE_SUIT, Card, Suit, Trump
@@ -24,14 +25,14 @@ class UpCardFate(StrEnum):
     TURNED_DOWN = "turned_down"  # everybody passed round 1; it stays in the kitty, publicly known
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class Play(NamedTuple):
+    """A card played to a trick, and by whom (a NamedTuple: a view holds dozens, built per decision)."""
+
     seat: int
     card: Card
 
 
-@dataclass(frozen=True, slots=True)
-class TrickView:
+class TrickView(NamedTuple):
     """A trick as everybody saw it; ``winner`` is ``None`` while the trick is in progress."""
 
     leader: int

@@ -47,6 +47,7 @@ WRITE_TIMEOUT_S = 5.0
 """A bot that stops reading its stream blocks our writes; after this long the stream counts as dead."""
 
 _CLOSED = object()
+_TIMEOUT = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +131,10 @@ class RemotePlayer(Player):
         self._info: GameStartInfo | None = None
         self._call: grpc.aio.StreamStreamCall | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._inbox: asyncio.Queue[object] = asyncio.Queue()
+        self._waiter: tuple[int, asyncio.Future[object]] | None = None  # the decision awaiting its reply
+        self._write_pending = False
         self._failure: BotError | None = None
         self._pending: list[pb.Event] = []
-        self._expecting = 0  # decision id awaited, 0 when none
         self._last_id = 0
         self._unsolicited = 0
 
@@ -149,10 +150,9 @@ class RemotePlayer(Player):
         assert info is not None
         await self._drop_call()
         self._failure = None
-        self._inbox = asyncio.Queue()
         self._unsolicited = 0
         self._call = self.connection.stub.PlayGame()
-        self._reader = asyncio.create_task(self._read(self._call, self._inbox))
+        self._reader = asyncio.create_task(self._read(self._call))
         start = pb.GameStart(
             game_id=info.game_id,
             config=convert.config_to_pb(info.config),
@@ -164,25 +164,31 @@ class RemotePlayer(Player):
         )
         await self._write(pb.ArenaMessage(game_start=start, events=self._take_pending()))
 
-    async def _read(self, call: grpc.aio.StreamStreamCall, inbox: asyncio.Queue[object]) -> None:
+    async def _read(self, call: grpc.aio.StreamStreamCall) -> None:
+        """Hand each message to the decision waiting for it; drop late replies; cut off floods."""
         try:
             while True:
                 message = await call.read()
                 if message is grpc.aio.EOF:
                     self._fail(StreamClosed(f"{self.name} closed its stream before the game ended"))
                     return
-                if not self._expecting and not self._is_late(message):
-                    self._unsolicited += 1
-                    if self._unsolicited > MAX_UNSOLICITED:
-                        self._fail(
-                            MalformedAction(
-                                f"{self.name} sent more than {MAX_UNSOLICITED} messages nobody asked for"
-                            )
-                        )
-                        call.cancel()
-                        return
+                waiter = self._waiter
+                if message.WhichOneof("body") == "decision":
+                    got = message.decision.decision_id
+                    if 0 < got < (waiter[0] if waiter else self._last_id + 1):
+                        continue  # a late reply to an earlier, timed-out decision
+                if waiter is not None and not waiter[1].done():
+                    waiter[1].set_result(message)
                     continue
-                inbox.put_nowait(message)
+                self._unsolicited += 1
+                if self._unsolicited > MAX_UNSOLICITED:
+                    self._fail(
+                        MalformedAction(
+                            f"{self.name} sent more than {MAX_UNSOLICITED} messages nobody asked for"
+                        )
+                    )
+                    call.cancel()
+                    return
         except grpc.aio.AioRpcError as exc:
             self._fail(error_from_status(exc, f"stream of {self.name}"))
         except asyncio.CancelledError:
@@ -190,10 +196,9 @@ class RemotePlayer(Player):
         except Exception as exc:  # pragma: no cover - defensive: never let a reader die silently
             self._fail(BotStatusError(f"stream of {self.name} failed: {exc!r}"))
         finally:
-            inbox.put_nowait(_CLOSED)
-
-    def _is_late(self, message: pb.BotMessage) -> bool:
-        return message.WhichOneof("body") == "decision" and 0 < message.decision.decision_id <= self._last_id
+            waiter = self._waiter
+            if waiter is not None and not waiter[1].done():
+                waiter[1].set_result(_CLOSED)
 
     def _fail(self, error: BotError) -> None:
         if self._failure is None:
@@ -220,7 +225,7 @@ class RemotePlayer(Player):
             raise self._failure from None  # type: ignore[misc]
 
     def queue_events(self, events: Sequence[Event]) -> None:
-        self._pending.extend(convert.event_to_pb(e) for e in events)
+        self._pending.extend(convert.cached_event_pb(e) for e in events)
 
     def _take_pending(self) -> list[pb.Event]:
         pending, self._pending = self._pending, []
@@ -231,60 +236,81 @@ class RemotePlayer(Player):
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
         if self._failure is not None or self._call is None:
             await self._open(resumed=True)
+        call = self._call
+        assert call is not None
         request = convert.decision_request(view, decision_id, timing.time_ms, timing.bank_ms)
-        request.events.extend(self._take_pending())
-        self._expecting = decision_id
+        if self._pending:
+            request.events.extend(self._take_pending())
+        loop = asyncio.get_running_loop()
+        reply: asyncio.Future[object] = loop.create_future()
+        self._waiter = (decision_id, reply)
+        # One timer for the whole decision (cheaper than wait_for, which makes a task per call). It also
+        # covers a write that blocks because the bot stopped reading: expiring cancels the call.
+        timer = loop.call_later((timing.time_ms + timing.bank_ms) / 1000, self._expire, reply, call)
+        sent = time.monotonic()
         try:
-            sent = time.monotonic()
-            await self._write(request)
-            return await self._await_reply(decision_id, sent, timing)
-        finally:
-            self._last_id = max(self._last_id, decision_id)
-            self._expecting = 0
-
-    async def _await_reply(self, decision_id: int, sent: float, timing: DecisionTiming) -> Reply:
-        limit_s = (timing.time_ms + timing.bank_ms) / 1000
-        while True:
-            remaining = sent + limit_s - time.monotonic()
             try:
-                message = await asyncio.wait_for(self._inbox.get(), max(remaining, 0.0))
-            except TimeoutError:
-                message = await self._last_look()
-                if message is None:
-                    raise self._timeout(sent, timing) from None
-            if message is _CLOSED:
-                raise self._failure or StreamClosed(f"{self.name}: stream ended")
-            assert isinstance(message, pb.BotMessage)
-            if message.WhichOneof("body") != "decision":
-                raise MalformedAction(
-                    f"{self.name} sent {message.WhichOneof('body')!r} instead of a decision"
+                self._write_pending = True
+                await call.write(request)
+                self._write_pending = False
+            except (
+                grpc.aio.AioRpcError,
+                asyncio.InvalidStateError,
+                grpc.aio.UsageError,
+                asyncio.CancelledError,
+            ) as exc:
+                if reply.done() and reply.result() is _TIMEOUT:
+                    raise self._timeout(sent, timing, "and stopped reading its stream") from None
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                await asyncio.sleep(0)  # let the reader record why the stream ended
+                self._fail(
+                    error_from_status(exc, f"stream of {self.name}")
+                    if isinstance(exc, grpc.aio.AioRpcError)
+                    else StreamClosed(f"stream of {self.name} is closed: {exc!r}")
                 )
-            got = message.decision.decision_id
-            if got != decision_id:
-                if 0 < got < decision_id:
-                    continue  # a late reply to an earlier (timed-out) decision
-                raise MalformedAction(f"{self.name} answered decision {got}, the arena asked {decision_id}")
-            try:
-                action = convert.action_from_pb(message.decision.action)
-            except NotationError as exc:
-                raise MalformedAction(f"{self.name} sent a malformed action: {exc}") from None
-            elapsed_ms = (time.monotonic() - sent) * 1000
-            return Reply(action, elapsed_ms, max(0.0, elapsed_ms - timing.time_ms))
-
-    async def _last_look(self) -> object | None:
-        """After a timeout: a reply already in the buffer counts (the loop may just not have run yet)."""
-        await asyncio.sleep(0)
+                raise self._failure from None  # type: ignore[misc]
+            message = await reply
+        finally:
+            timer.cancel()
+            self._waiter = None
+            self._write_pending = False
+            self._last_id = max(self._last_id, decision_id)
+        if message is _TIMEOUT:
+            raise self._timeout(sent, timing)
+        if message is _CLOSED:
+            raise self._failure or StreamClosed(f"{self.name}: stream ended")
+        assert isinstance(message, pb.BotMessage)
+        if message.WhichOneof("body") != "decision":
+            raise MalformedAction(f"{self.name} sent {message.WhichOneof('body')!r} instead of a decision")
+        got = message.decision.decision_id
+        if got != decision_id:
+            raise MalformedAction(f"{self.name} answered decision {got}, the arena asked {decision_id}")
         try:
-            return self._inbox.get_nowait()
-        except asyncio.QueueEmpty:
-            return None
+            action = convert.action_from_pb(message.decision.action)
+        except NotationError as exc:
+            raise MalformedAction(f"{self.name} sent a malformed action: {exc}") from None
+        elapsed_ms = (time.monotonic() - sent) * 1000
+        return Reply(action, elapsed_ms, max(0.0, elapsed_ms - timing.time_ms))
 
-    def _timeout(self, sent: float, timing: DecisionTiming) -> BotError:
+    def _expire(self, reply: asyncio.Future[object], call: grpc.aio.StreamStreamCall) -> None:
+        """The decision's time is up. A reply the reader has not yet handed over still gets one more turn
+        of the loop (it may be sitting in a buffer the busy loop has not read), then it is a timeout."""
+
+        def settle() -> None:
+            if not reply.done():
+                reply.set_result(_TIMEOUT)
+                if self._write_pending:  # the bot stopped reading: the stream is no use any more
+                    call.cancel()
+
+        asyncio.get_running_loop().call_soon(settle)
+
+    def _timeout(self, sent: float, timing: DecisionTiming, more: str = "") -> BotError:
         elapsed_ms = (time.monotonic() - sent) * 1000
         lag_ms = self.watch.max_lag_ms(since=sent)
         text = (
-            f"{self.name} did not answer within {timing.time_ms} ms (+{timing.bank_ms} ms bank); "
-            f"waited {elapsed_ms:.0f} ms"
+            f"{self.name} did not answer within {timing.time_ms} ms (+{timing.bank_ms} ms bank){more and ' '}"
+            f"{more}; waited {elapsed_ms:.0f} ms"
         )
         if lag_ms > max(50.0, 0.2 * timing.time_ms):
             return HarnessLate(f"{text}, but the arena's event loop lagged {lag_ms:.0f} ms")

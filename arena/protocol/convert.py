@@ -9,6 +9,7 @@ Anything a peer sends is checked on the way in: a malformed message raises ``Not
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache, lru_cache
 
 from arena.engine.actions import Action, ActionKind
 from arena.engine.cards import CARDS, Card, Trump, parse_card_id
@@ -86,8 +87,13 @@ def trump_from_pb(value: int) -> Trump | None:
     return Trump(value - 1)
 
 
+_CARD_BY_TEXT: dict[str, Card] = {str(c): c for c in CARDS}
+_TEXT_BY_ID: tuple[str, ...] = tuple(str(c) for c in CARDS)
+
+
 def _card(text: str) -> Card:
-    return CARDS[parse_card_id(text)]
+    card = _CARD_BY_TEXT.get(text)
+    return card if card is not None else CARDS[parse_card_id(text)]  # parse_card_id raises, naming it
 
 
 def _card_or_none(text: str) -> Card | None:
@@ -99,10 +105,16 @@ def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
 
 
 def _text(card: Card | None) -> str:
-    return "" if card is None else str(card)
+    return "" if card is None else _TEXT_BY_ID[card.id]
 
 
 # ------------------------------------------------------------------------------------------ config
+
+
+@lru_cache(maxsize=256)
+def _config_pb(config: GameConfig) -> pb.GameConfig:
+    """Built once per configuration: every request of a game carries the same config."""
+    return config_to_pb(config)
 
 
 def config_to_pb(config: GameConfig) -> pb.GameConfig:
@@ -114,8 +126,24 @@ def config_to_pb(config: GameConfig) -> pb.GameConfig:
     return msg
 
 
+_CONFIGS: dict[bytes, GameConfig] = {}
+
+
 def config_from_pb(msg: pb.GameConfig) -> GameConfig:
-    """:raises ConfigError: or ``NotationError`` for a config no engine game could have."""
+    """:raises ConfigError: or ``NotationError`` for a config no engine game could have.
+
+    Decoded configs are remembered by their bytes (a bot sees the same few configs on every request).
+    """
+    key = msg.SerializeToString(deterministic=True)
+    config = _CONFIGS.get(key)
+    if config is None:
+        config = _decode_config(msg)
+        if len(_CONFIGS) < 1024:
+            _CONFIGS[key] = config
+    return config
+
+
+def _decode_config(msg: pb.GameConfig) -> GameConfig:
     variant = variant_from_pb(msg.variant)
     options = GameConfig.create(variant).to_dict()
     options.pop("variant")
@@ -127,6 +155,23 @@ def config_from_pb(msg: pb.GameConfig) -> GameConfig:
 # ------------------------------------------------------------------------------------------ actions
 
 
+@cache
+def cached_action_pb(action: Action) -> pb.Action:
+    return action_to_pb(action)
+
+
+@cache
+def _history_pb(seat: int, action: Action | None) -> pb.HistoryEntry:
+    if action is None:
+        return pb.HistoryEntry(seat=seat, hidden=True)
+    return pb.HistoryEntry(seat=seat, action=action_to_pb(action))
+
+
+@cache
+def _play_pb(seat: int, card: Card) -> pb.CardPlay:
+    return pb.CardPlay(seat=seat, card=_TEXT_BY_ID[card.id])
+
+
 def action_to_pb(action: Action) -> pb.Action:
     msg = pb.Action(kind=_KIND[action.kind])
     if action.card is not None:
@@ -136,12 +181,24 @@ def action_to_pb(action: Action) -> pb.Action:
     return msg
 
 
+_ACTIONS_BY_FIELDS: dict[tuple[int, str, int], Action] = {}
+
+
 def action_from_pb(msg: pb.Action) -> Action:
     """The engine action a message names.
 
     :raises NotationError: for an unknown kind, a missing or unknown card or suit, or an argument the kind
         does not take.
     """
+    key = (msg.kind, msg.card, msg.trump)
+    action = _ACTIONS_BY_FIELDS.get(key)
+    if action is None:
+        action = _decode_action(msg)
+        _ACTIONS_BY_FIELDS[key] = action  # only well-formed actions get here: at most 140 entries
+    return action
+
+
+def _decode_action(msg: pb.Action) -> Action:
     kind = _KIND_BACK.get(msg.kind)
     if kind is None:
         raise NotationError(f"action has unknown or unset kind {msg.kind!r}")
@@ -169,9 +226,7 @@ def _brief(msg: pb.Action) -> str:
 
 
 def _trick_to_pb(trick: TrickView) -> pb.Trick:
-    msg = pb.Trick(
-        leader=trick.leader, plays=[pb.CardPlay(seat=p.seat, card=str(p.card)) for p in trick.plays]
-    )
+    msg = pb.Trick(leader=trick.leader, plays=[_play_pb(p.seat, p.card) for p in trick.plays])
     if trick.winner is not None:
         msg.winner = trick.winner
     return msg
@@ -180,32 +235,28 @@ def _trick_to_pb(trick: TrickView) -> pb.Trick:
 def _trick_from_pb(msg: pb.Trick) -> TrickView:
     return TrickView(
         msg.leader,
-        tuple(Play(p.seat, _card(p.card)) for p in msg.plays),
+        tuple([Play(p.seat, _card(p.card)) for p in msg.plays]),
         msg.winner if msg.HasField("winner") else None,
     )
 
 
 def view_to_pb(view: View) -> pb.View:
+    text = _TEXT_BY_ID
     msg = pb.View(
-        config=config_to_pb(view.config),
+        config=_config_pb(view.config),
         seat=view.seat,
         hand_index=view.hand_index,
         dealer=view.dealer,
         to_act=max(view.to_act, 0),
         scores=view.scores,
         scores_before=view.scores_before,
-        hand=[str(c) for c in view.hand or ()],
+        hand=[text[c.id] for c in view.hand or ()],
         hand_hidden=view.hand is None,
-        up_card=str(view.up_card),
+        up_card=text[view.up_card.id],
         up_card_fate=_FATE[view.up_card_fate],
         proposed_trump=trump_to_pb(view.proposed_trump),
         exposed_card=_text(view.exposed_card),
-        history=[
-            pb.HistoryEntry(seat=s, hidden=True)
-            if a is None
-            else pb.HistoryEntry(seat=s, action=action_to_pb(a))
-            for s, a in view.history
-        ],
+        history=[_history_pb(s, a) for s, a in view.history],
         trump=trump_to_pb(view.trump),
         called_card=_text(view.called_card),
         alone=view.alone,
@@ -222,8 +273,16 @@ def view_to_pb(view: View) -> pb.View:
     return msg
 
 
-def view_from_pb(msg: pb.View, kind: int, legal: Sequence[pb.Action]) -> View:
+def view_from_pb(
+    msg: pb.View,
+    kind: int,
+    legal: Sequence[pb.Action],
+    history: tuple[tuple[int, Action | None], ...] | None = None,
+    tricks: tuple[TrickView, ...] | None = None,
+) -> View:
     """The engine ``View`` a decision request describes (the SDK's side).
+
+    ``history`` and ``tricks``, when given, are those fields already decoded (see ``ViewDecoder``).
 
     :raises NotationError: naming the first field that does not decode.
     """
@@ -244,14 +303,14 @@ def view_from_pb(msg: pb.View, kind: int, legal: Sequence[pb.Action]) -> View:
         up_card_fate=_FATE_BACK.get(msg.up_card_fate, UpCardFate.ON_TABLE),
         proposed_trump=trump_from_pb(msg.proposed_trump),
         exposed_card=_card_or_none(msg.exposed_card),
-        history=tuple((h.seat, None if h.hidden else action_from_pb(h.action)) for h in msg.history),
+        history=_history(msg.history) if history is None else history,
         trump=trump_from_pb(msg.trump),
         maker=msg.maker if msg.HasField("maker") else None,
         called_card=_card_or_none(msg.called_card),
         alone=msg.alone,
         partner=msg.partner if msg.HasField("partner") else None,
         discard=_card_or_none(msg.discard),
-        tricks=tuple(_trick_from_pb(t) for t in msg.tricks),
+        tricks=tuple([_trick_from_pb(t) for t in msg.tricks]) if tricks is None else tricks,
         current_trick=_trick_from_pb(msg.current_trick) if msg.HasField("current_trick") else None,
         tricks_won=tuple(msg.tricks_won),
         sitting_out=msg.sitting_out if msg.HasField("sitting_out") else None,
@@ -265,7 +324,7 @@ def decision_request(view: View, decision_id: int, time_ms: int, time_bank_ms: i
         decision_request=pb.DecisionRequest(
             decision_id=decision_id,
             kind=_PHASE[view.phase],
-            legal_actions=[action_to_pb(a) for a in view.legal_actions],
+            legal_actions=[cached_action_pb(a) for a in view.legal_actions],
             view=view_to_pb(view),
             time_ms=time_ms,
             time_bank_ms=time_bank_ms,
@@ -277,7 +336,44 @@ def view_from_request(request: pb.DecisionRequest) -> View:
     return view_from_pb(request.view, request.kind, request.legal_actions)
 
 
+def _history(entries: Sequence[pb.HistoryEntry]) -> tuple[tuple[int, Action | None], ...]:
+    return tuple([(h.seat, None if h.hidden else action_from_pb(h.action)) for h in entries])
+
+
+class ViewDecoder:
+    """Decodes the views of one game stream, reusing what earlier views of the same hand decoded.
+
+    Within a hand the history and the completed tricks only grow, so each request adds a few entries to
+    decode instead of all of them (the SDK keeps one decoder per stream).
+    """
+
+    def __init__(self) -> None:
+        self._hand = -1
+        self._history: tuple[tuple[int, Action | None], ...] = ()
+        self._tricks: tuple[TrickView, ...] = ()
+
+    def decode(self, request: pb.DecisionRequest) -> View:
+        msg = request.view
+        if (
+            msg.hand_index != self._hand
+            or len(msg.history) < len(self._history)
+            or len(msg.tricks) < len(self._tricks)
+        ):
+            self._hand, self._history, self._tricks = msg.hand_index, (), ()
+        if len(msg.history) > len(self._history):
+            self._history += _history(msg.history[len(self._history) :])
+        if len(msg.tricks) > len(self._tricks):
+            self._tricks += tuple([_trick_from_pb(t) for t in msg.tricks[len(self._tricks) :]])
+        return view_from_pb(msg, request.kind, request.legal_actions, self._history, self._tricks)
+
+
 # ------------------------------------------------------------------------------------------ events
+
+
+@lru_cache(maxsize=4096)
+def cached_event_pb(event: Event) -> pb.Event:
+    """``event_to_pb`` remembered: the arena tells the same public event to every seat of a table."""
+    return event_to_pb(event)
 
 
 def event_to_pb(event: Event) -> pb.Event:
