@@ -1,0 +1,150 @@
+"""Arena throughput: ``python bench/arena.py [--seconds S] [--tables 1,5,25] [--bots 5]``.
+
+Decisions/s and games/s of whole five-handed games played by the arena (``play_table``: engine, views,
+events, protocol, referee) against trivial SDK bots over loopback, at 1, 5 and 25 tables at once, beside
+the bare ``grpc.aio`` ping-pong of ``bench/protocol.py`` with as many streams, in the same run. Each seat
+``s`` talks to bot process ``s % bots`` (like a tournament, where each entrant is one process), and the
+bare exchange spreads its streams over as many bare server processes. Also: games/s with the same bots
+in-process (no gRPC; ``InProcessPlayer``), one table and ``--tables`` at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/protocol.py
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import protocol as protocol_bench
+
+from arena.engine import GameConfig
+from arena.faults import FaultPolicy
+from arena.players.inprocess import InProcessPlayer
+from arena.players.remote import BotConnection, RemotePlayer
+from arena.table import TableSpec, play_table
+
+CONFIG = GameConfig.create("five-handed")
+NAMES = tuple(f"seat{s}" for s in range(CONFIG.num_players))
+
+
+async def arena_figures(
+    addresses: list[str], tables: int, warmup_s: float, seconds: float
+) -> tuple[float, float]:
+    """(decisions/s, games/s) of ``tables`` concurrent tables, counting only whole games."""
+    connections = [BotConnection(a) for a in addresses]
+    for c in connections:
+        await c.hello()
+    policy = FaultPolicy(decision_ms=protocol_bench.DECISION_MS)
+    seeds = iter(range(10**9))
+    totals = {"decisions": 0, "games": 0}
+    counting = {"on": False}
+
+    async def table_loop(k: int, end: float) -> None:
+        while time.perf_counter() < end:
+            players = [RemotePlayer(connections[s % len(connections)], NAMES[s]) for s in range(len(NAMES))]
+            result = await play_table(TableSpec(f"t{k}", CONFIG, next(seeds), NAMES, policy), players)
+            if result.faults:
+                raise AssertionError(f"faults: {result.faults[:3]}")
+            if counting["on"]:
+                totals["decisions"] += result.decisions
+                totals["games"] += 1
+
+    try:
+        await asyncio.gather(*(table_loop(k, time.perf_counter() + warmup_s) for k in range(tables)))
+        counting["on"] = True
+        started = time.perf_counter()
+        await asyncio.gather(*(table_loop(k, started + seconds) for k in range(tables)))
+        elapsed = time.perf_counter() - started
+    finally:
+        for c in connections:
+            await c.close()
+    return totals["decisions"] / elapsed, totals["games"] / elapsed
+
+
+async def bare_rate(
+    addresses: list[str], request: bytes, streams: int, warmup_s: float, seconds: float
+) -> float:
+    per = [
+        streams // len(addresses) + (1 if i < streams % len(addresses) else 0) for i in range(len(addresses))
+    ]
+    figures = await asyncio.gather(
+        *(
+            protocol_bench.bare_figures(a, request, n, warmup_s, seconds)
+            for a, n in zip(addresses, per, strict=True)
+            if n
+        )
+    )
+    return sum(f.rate for f in figures)
+
+
+async def inprocess_games(tables: int, seconds: float) -> float:
+    games = 0
+    seeds = iter(range(10**9))
+
+    async def loop(end: float) -> None:
+        nonlocal games
+        while time.perf_counter() < end:
+            players = [InProcessPlayer(protocol_bench.FirstLegal, n) for n in NAMES]
+            await play_table(TableSpec("ip", CONFIG, next(seeds), NAMES), players)
+            games += 1
+
+    started = time.perf_counter()
+    await asyncio.gather(*(loop(started + seconds) for _ in range(tables)))
+    return games / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--tables", default="1,5,25")
+    parser.add_argument("--bots", type=int, default=5, help="bot processes (and bare server processes)")
+    args = parser.parse_args()
+    counts = [int(x) for x in args.tables.split(",")]
+    items, _ = protocol_bench.workload(CONFIG, 5)
+    request = protocol_bench.request_bytes(items[len(items) // 2], 1)
+    reply = protocol_bench.reply_bytes(items[len(items) // 2], 1)
+    load = os.getloadavg()[0]
+    print(
+        f"euchre-arena arena benchmark: Python {platform.python_version()}, {platform.system()} "
+        f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load:.2f}"
+    )
+    print(
+        f"five-handed games of trivial SDK bots (first legal action) in {args.bots} processes over loopback; "
+        f"bare: {len(request)} B / {len(reply)} B ping-pong over as many streams and processes; "
+        f"{args.warmup:.0f} s warm-up + {args.seconds:.0f} s measured each"
+    )
+    print(f"{'tables':>6} {'arena decisions/s':>18} {'games/s':>8} {'bare decisions/s':>17} {'ratio':>6}")
+    with ExitStack() as stack:
+        bots = [
+            stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_sdk, "async"))
+            for _ in range(args.bots)
+        ]
+        bares = [
+            stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_bare, reply))
+            for _ in range(args.bots)
+        ]
+        for tables in counts:
+            decisions, games = asyncio.run(arena_figures(bots, tables, args.warmup, args.seconds))
+            bare = asyncio.run(bare_rate(bares, request, tables, args.warmup, args.seconds))
+            print(f"{tables:>6} {decisions:>18,.0f} {games:>8.1f} {bare:>17,.0f} {decisions / bare:>6.2f}")
+    single = asyncio.run(inprocess_games(1, args.seconds))
+    many = asyncio.run(inprocess_games(max(counts), args.seconds))
+    print(
+        f"in-process (no gRPC), same bots: {single:.0f} games/s at 1 table, {many:.0f} games/s at "
+        f"{max(counts)} tables"
+    )
+    print("ratio = arena decisions/s over bare decisions/s (goal >= 0.8)")
+
+
+if __name__ == "__main__":
+    main()
