@@ -16,7 +16,9 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.bot import Bot
+from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
 from arena.engine.config import GameConfig, Variant
+from arena.engine.dealing import deal_order
 from arena.engine.state import Phase
 from arena.errors import BotError
 from arena.faults import Fault, FaultPolicy
@@ -43,6 +45,8 @@ class CheckReport:
     health: str = "unknown"
     games: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    kinds_possible: set[str] = field(default_factory=set)
     latencies_ms: list[float] = field(default_factory=list)
     kinds_seen: set[str] = field(default_factory=set)
     decisions: int = 0
@@ -74,6 +78,13 @@ class CheckReport:
             )
         if self.kinds_seen:
             lines.append(f"  decision kinds answered: {', '.join(sorted(self.kinds_seen))}")
+        missed = self.kinds_possible - self.kinds_seen
+        if missed:
+            lines.append(
+                f"  not reached in these games (the bot's own choices decide some): "
+                f"{', '.join(sorted(missed))}"
+            )
+        lines += [f"  warning: {w}" for w in self.warnings]
         if self.violations:
             lines.append(f"  {len(self.violations)} violation(s):")
             lines += [f"    - {v}" for v in self.violations]
@@ -145,10 +156,16 @@ async def check_bot(
                         else InProcessPlayer(opponent, names[s])
                         for s in range(config.num_players)
                     ]
-                    spec = TableSpec(f"check-{game_no}", config, seed + game_no, names, policy)
+                    report.kinds_possible |= _possible_kinds(config)
+                    spec = TableSpec(
+                        f"check-{game_no}", config, _seed_for(config, seat, seed + game_no), names, policy
+                    )
                     result = await play_table(spec, players)
                     faults = [f for f in result.faults if f.seat == seat]
-                    report.violations += [_describe(f) for f in faults]
+                    report.violations += [_describe(f) for f in faults if f.counts]
+                    report.warnings += [
+                        f"the checking machine was too busy: {_describe(f)}" for f in faults if not f.counts
+                    ]
                     report.latencies_ms += result.latencies_ms[seat]
                     report.decisions += len(result.latencies_ms[seat]) + len(faults)
                     for hand in result.hands:
@@ -166,6 +183,33 @@ async def check_bot(
         return report
     finally:
         await connection.close()
+
+
+def _seed_for(config: GameConfig, seat: int, base: int) -> int:
+    """A deal seed from ``base`` on where ``seat`` deals a Joker (call-ace) or a two (five-handed) up-card in
+    the first hand it deals, so the bot faces the blind decisions; ``base`` itself when none apply."""
+    special = {
+        Variant.CALL_ACE: (JOKER,) if config.use_joker else (),
+        Variant.FIVE_HANDED: (TWO_SPADES, TWO_HEARTS),
+    }
+    cards = special.get(config.variant, ())
+    if not cards:
+        return base
+    n = config.num_players
+    hand = (seat - config.first_dealer) % n  # the first hand this seat deals
+    for seed in range(base, base + 10_000):
+        if deal_order(config, seed, hand)[5 * n] in cards:
+            return seed
+    return base
+
+
+def _possible_kinds(config: GameConfig) -> set[str]:
+    kinds = {"BID_ROUND_1", "BID_ROUND_2", "DISCARD", "CALL", "PLAY"}
+    if config.variant is Variant.FIVE_HANDED:
+        kinds |= {"TWO_CHOICE", "EXPOSE_NAME"}
+    if config.variant is Variant.CALL_ACE and config.use_joker:
+        kinds.add("JOKER_NAME")
+    return kinds
 
 
 def _options_text(options: dict[str, object]) -> str:
