@@ -32,6 +32,7 @@ GRACE_S = 2.0
 
 def _limits(memory_mb: int | None, cpu_s: int | None) -> Callable[[], None]:
     def apply() -> None:
+        _die_with_parent()
         if memory_mb:
             size = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -39,6 +40,17 @@ def _limits(memory_mb: int | None, cpu_s: int | None) -> Callable[[], None]:
             resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
 
     return apply
+
+
+def _die_with_parent() -> None:
+    """Linux: the bot gets SIGKILL if the shim itself dies (e.g. is SIGKILLed), a second line of defence."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass  # not Linux: the pipe watch alone stops the bot
 
 
 def _pump(source: IO[bytes], log: BinaryIO, cap: int) -> None:

@@ -19,6 +19,8 @@ modes:
   fork            a fine player that forks a long-lived child process
   slow_start      waits 3 s before serving
   never_start     never serves at all
+  hog             tries to allocate 3 GB at its 2nd decision (run it with a memory limit)
+  spin            burns CPU forever at its 2nd decision (run it with a CPU-time limit)
   fine            plays the first legal action (the control)
 """
 
@@ -60,6 +62,12 @@ class FirstLegal(Bot):
             os._exit(3)
         elif mode == "raises" and count >= 2:
             raise RuntimeError("chaos: raising on purpose")
+        elif mode == "hog" and count >= 2:
+            hoard = bytearray(3 * 1024**3)  # beyond the memory limit the test sets
+            return view.legal_actions[len(hoard) % len(view.legal_actions)]
+        elif mode == "spin" and count >= 2:
+            while True:  # burns CPU until the CPU-time limit kills the process
+                pass
         elif mode == "illegal" and view.legal_actions[0].kind is ActionKind.PLAY:
             held = {c.id for c in view.hand or ()}
             return Action(ActionKind.PLAY, card=next(CARDS[c] for c in deck_of(view.config) if c not in held))
