@@ -28,7 +28,6 @@ import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import grpc
@@ -36,9 +35,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.engine.actions import ACTIONS, Action, parse_action_id
-from arena.engine.config import GameConfig, Variant
+from arena.engine.config import Variant
 from arena.engine.events import Event
 from arena.engine.views import View
+from arena.gameinfo import GameInfo, GameResult
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
@@ -47,30 +47,6 @@ log = logging.getLogger("arena.bot")
 
 SAFETY_MARGIN_S = 0.05
 """``time_left`` keeps this much (plus 10 % of the decision's time) in hand for the reply to travel."""
-
-
-@dataclass(frozen=True, slots=True)
-class GameInfo:
-    """What a bot learns when a game starts."""
-
-    game_id: str
-    config: GameConfig
-    seat: int
-    seat_names: tuple[str, ...]
-    decision_time_ms: int
-    time_bank_ms: int
-    resumed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """How the game ended: per-seat scores and ranks (1 = winner), winners, and forfeiting seats."""
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    winners: tuple[int, ...]
-    termination: str
-    forfeited: tuple[int, ...]
 
 
 class Bot:

@@ -25,7 +25,8 @@ from arena.engine.state import GameState
 from arena.engine.views import build_view
 from arena.errors import BotError, IllegalAction
 from arena.faults import Fault, FaultPolicy
-from arena.players.base import DecisionTiming, FinalInfo, GameStartInfo, Player
+from arena.gameinfo import GameInfo, GameResult
+from arena.players.base import DecisionTiming, Player
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
 
     try:
         info = [
-            GameStartInfo(spec.game_id, config, s, spec.seat_names, policy.decision_ms, policy.time_bank_ms)
+            GameInfo(spec.game_id, config, s, spec.seat_names, policy.decision_ms, policy.time_bank_ms)
             for s in range(n)
         ]
         starts = await asyncio.gather(
@@ -154,7 +155,9 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
         outcome = state.outcome
         assert outcome is not None
         ranks, winners = final_standings(outcome, forfeited)
-        final = FinalInfo(outcome.scores, ranks, winners, outcome.termination.value, tuple(sorted(forfeited)))
+        final = GameResult(
+            outcome.scores, ranks, winners, outcome.termination.value, tuple(sorted(forfeited))
+        )
         await asyncio.gather(*(p.finish(final) for p in players), return_exceptions=True)
         return TableResult(
             spec=spec,

@@ -20,7 +20,8 @@ from arena.config import EntrantSpec, TournamentConfig
 from arena.engine.events import Event
 from arena.engine.views import View
 from arena.errors import ArenaError, BotError, ConfigError
-from arena.players.base import DecisionTiming, FinalInfo, GameStartInfo, Player, Reply
+from arena.gameinfo import GameInfo, GameResult
+from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, BotIdentity, RemotePlayer
@@ -38,7 +39,7 @@ class AutopilotPlayer(Player):
         self.name = name
         self.rng = random.Random(f"euchre-arena/autopilot/{seed}/{name}")
 
-    async def start(self, info: GameStartInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
         return None
 
     def queue_events(self, events: Sequence[Event]) -> None:
@@ -47,7 +48,7 @@ class AutopilotPlayer(Player):
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
         return Reply(self.rng.choice(view.legal_actions), 0.0)
 
-    async def finish(self, final: FinalInfo) -> None:
+    async def finish(self, final: GameResult) -> None:
         return None
 
 

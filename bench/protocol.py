@@ -50,7 +50,8 @@ from arena.bot import Bot, create_server
 from arena.engine import Action, GameConfig, GameState, View, build_view
 from arena.engine.events import Event, events_since, mark, opening_events
 from arena.faults import FaultPolicy
-from arena.players.base import DecisionTiming, GameStartInfo
+from arena.gameinfo import GameInfo
+from arena.players.base import DecisionTiming
 from arena.players.remote import MAX_REPLY_BYTES, BotConnection, RemotePlayer
 from arena.protocol import convert
 from arena.protocol.v1 import player_pb2 as pb
@@ -270,7 +271,7 @@ async def decide_figures(
     players = []
     for k in range(streams):
         player = RemotePlayer(connection, f"bench{k}")
-        info = GameStartInfo(f"bench-{k}", config, 0, names, DECISION_MS, 0)
+        info = GameInfo(f"bench-{k}", config, 0, names, DECISION_MS, 0)
         await player.start(info, opening[0])
         players.append(player)
 

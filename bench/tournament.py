@@ -17,19 +17,27 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 
 def child(games: int, concurrency: int, output: str) -> None:
     from arena.config import parse_config
     from arena.tournament import run_event
 
-    entrants = [{"name": f"random-{i}", "command": "{python} -m sample_bots.random --port {port}"}
-                for i in range(1, 6)]
-    config = parse_config({
-        "name": "bench", "seed": 1, "rounds": games, "concurrency": concurrency, "output": output,
-        "game": {"variant": "five-handed"}, "entrant": entrants,
-    })
+    entrants = [
+        {"name": f"random-{i}", "command": "{python} -m sample_bots.random --port {port}"}
+        for i in range(1, 6)
+    ]
+    config = parse_config(
+        {
+            "name": "bench",
+            "seed": 1,
+            "rounds": games,
+            "concurrency": concurrency,
+            "output": output,
+            "game": {"variant": "five-handed"},
+            "entrant": entrants,
+        }
+    )
     started = time.perf_counter()
     summary = asyncio.run(run_event(config))
     elapsed = time.perf_counter() - started
@@ -39,13 +47,19 @@ def child(games: int, concurrency: int, output: str) -> None:
 
 def measure(games: int, concurrency: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run([sys.executable, __file__, "--child", str(games), str(concurrency), tmp],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", str(games), str(concurrency), tmp],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--big", type=int, default=2000, help="games for the memory comparison (0: skip)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -58,11 +72,14 @@ def main() -> None:
     print(f"{'concurrency':>11} {'games/s':>9} {'seconds':>8} {'arena max RSS':>14}")
     for concurrency in (1, 2, 4, 8):
         r = measure(args.games, concurrency)
-        print(f"{concurrency:>11} {r['games'] / r['seconds']:>9.1f} {r['seconds']:>8.1f} {r['max_rss_mb']:>11.1f} MB")
+        rate = r["games"] / r["seconds"]
+        print(f"{concurrency:>11} {rate:>9.1f} {r['seconds']:>8.1f} {r['max_rss_mb']:>11.1f} MB")
     if args.big:
         big = measure(args.big, 4)
-        print(f"memory at concurrency 4: {args.big} games -> max RSS {big['max_rss_mb']:.1f} MB "
-              f"({big['games'] / big['seconds']:.1f} games/s)")
+        print(
+            f"memory at concurrency 4: {args.big} games -> max RSS {big['max_rss_mb']:.1f} MB "
+            f"({big['games'] / big['seconds']:.1f} games/s)"
+        )
 
 
 if __name__ == "__main__":

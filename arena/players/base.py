@@ -12,19 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine.actions import Action
-from arena.engine.config import GameConfig
 from arena.engine.events import Event
 from arena.engine.views import View
-
-
-@dataclass(frozen=True, slots=True)
-class GameStartInfo:
-    game_id: str
-    config: GameConfig
-    seat: int
-    seat_names: tuple[str, ...]
-    decision_time_ms: int
-    time_bank_ms: int
+from arena.gameinfo import GameInfo, GameResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,17 +37,6 @@ class Reply:
     bank_used_ms: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class FinalInfo:
-    """What a player is told when the game ends."""
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    winners: tuple[int, ...]
-    termination: str
-    forfeited: tuple[int, ...]
-
-
 class Player(ABC):
     """One seat of one game. A table calls ``start``, then ``decide`` (with ``events`` queued in between),
     then ``finish``, and always ``close``.
@@ -69,7 +48,7 @@ class Player(ABC):
     name: str
 
     @abstractmethod
-    async def start(self, info: GameStartInfo, events: Sequence[Event]) -> None: ...
+    async def start(self, info: GameInfo, events: Sequence[Event]) -> None: ...
 
     @abstractmethod
     def queue_events(self, events: Sequence[Event]) -> None:
@@ -79,7 +58,7 @@ class Player(ABC):
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply: ...
 
     @abstractmethod
-    async def finish(self, final: FinalInfo) -> None: ...
+    async def finish(self, final: GameResult) -> None: ...
 
     async def close(self) -> None:  # noqa: B027 (optional hook: most players hold nothing to release)
         """Release the seat's resources; safe to call more than once and after any failure."""

@@ -14,11 +14,12 @@ import inspect
 import time
 from collections.abc import Sequence
 
-from arena.bot import Bot, GameInfo, GameResult, to_action
+from arena.bot import Bot, to_action
 from arena.engine.events import Event
 from arena.engine.views import View
 from arena.errors import BotStatusError, ConfigError, MalformedAction
-from arena.players.base import DecisionTiming, FinalInfo, GameStartInfo, Player, Reply
+from arena.gameinfo import GameInfo, GameResult
+from arena.players.base import DecisionTiming, Player, Reply
 
 
 def load_bot_class(spec: str) -> type[Bot]:
@@ -48,18 +49,9 @@ class InProcessPlayer(Player):
         self.bot = bot_class()
         self._async_act = inspect.iscoroutinefunction(self.bot.act)
 
-    async def start(self, info: GameStartInfo, events: Sequence[Event]) -> None:
-        game = GameInfo(
-            info.game_id,
-            info.config,
-            info.seat,
-            info.seat_names,
-            info.decision_time_ms,
-            info.time_bank_ms,
-            resumed=False,
-        )
-        self.bot.game = game
-        await self._call("on_game_start", game)
+    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+        self.bot.game = info
+        await self._call("on_game_start", info)
         self.queue_events(events)
 
     def queue_events(self, events: Sequence[Event]) -> None:
@@ -79,9 +71,8 @@ class InProcessPlayer(Player):
             raise MalformedAction(f"{self.name} returned {value!r}: {exc}") from None
         return Reply(action, (time.monotonic() - started) * 1000)
 
-    async def finish(self, final: FinalInfo) -> None:
-        result = GameResult(final.scores, final.ranks, final.winners, final.termination, final.forfeited)
-        await self._call("on_game_over", result)
+    async def finish(self, final: GameResult) -> None:
+        await self._call("on_game_over", final)
 
     async def _call(self, hook: str, arg: object) -> None:
         try:

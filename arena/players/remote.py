@@ -33,7 +33,8 @@ from arena.errors import (
     ProtocolMismatch,
     StreamClosed,
 )
-from arena.players.base import DecisionTiming, FinalInfo, GameStartInfo, Player, Reply
+from arena.gameinfo import GameInfo, GameResult
+from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.loopwatch import LoopWatch
 from arena.protocol import PROTOCOL_VERSION, convert
 from arena.protocol.v1 import player_pb2 as pb
@@ -128,7 +129,7 @@ class RemotePlayer(Player):
         self.connection = connection
         self.name = name
         self.watch = watch or LoopWatch.for_running_loop()
-        self._info: GameStartInfo | None = None
+        self._info: GameInfo | None = None
         self._call: grpc.aio.StreamStreamCall | None = None
         self._reader: asyncio.Task[None] | None = None
         self._waiter: tuple[int, asyncio.Future[object]] | None = None  # the decision awaiting its reply
@@ -140,7 +141,7 @@ class RemotePlayer(Player):
 
     # ------------------------------------------------------------------ stream lifecycle
 
-    async def start(self, info: GameStartInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
         self._info = info
         self.queue_events(events)
         await self._open(resumed=False)
@@ -318,7 +319,7 @@ class RemotePlayer(Player):
 
     # ------------------------------------------------------------------ end
 
-    async def finish(self, final: FinalInfo) -> None:
+    async def finish(self, final: GameResult) -> None:
         if self._call is None or self._failure is not None:
             return
         over = pb.GameOver(

@@ -86,11 +86,16 @@ def _signal_others(group: int, sig: int) -> None:
 
 
 def _others(group: int) -> list[int]:
-    """Live processes other than this one in process group ``group`` (read from Linux /proc)."""
+    """Live processes other than this one in process group ``group``."""
     me = os.getpid()
+    return [pid for pid in group_members(group) if pid != me]
+
+
+def group_members(group: int) -> list[int]:
+    """Live (not zombie) processes in process group ``group``, read from Linux /proc."""
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
+        if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as f:

@@ -20,27 +20,12 @@ from arena.faults import FaultPolicy
 from arena.players.inprocess import InProcessPlayer
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.shim import group_members
 from arena.table import TableResult, TableSpec, play_table
 from sample_bots.random import RandomBot
 
 CHAOS = Path(__file__).resolve().parents[1] / "bots" / "chaos.py"
 POLICY = FaultPolicy(decision_ms=300, max_faults_per_game=3)
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live processes in process group ``pgid`` (Linux /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            found.append(int(entry))
-    return found
 
 
 def chaos_bot(mode: str, log_dir: Path, **kwargs: object) -> ManagedBot:
@@ -134,7 +119,7 @@ def test_wrong_protocol_version_is_refused_with_both_versions(tmp_path: Path) ->
             await connection.close()
             await bot.stop()
 
-    with pytest.raises(ProtocolMismatch, match="version 2.*speaks 1"):
+    with pytest.raises(ProtocolMismatch, match=r"version 2.*speaks 1"):
         asyncio.run(scenario())
 
 
@@ -162,7 +147,7 @@ def test_bot_that_never_starts_fails_clearly_and_is_cleaned_up(tmp_path: Path) -
             pgids.append(bot.pid)
         await task
 
-    with pytest.raises(BotTimeout, match="did not report SERVING within 2.0 s"):
+    with pytest.raises(BotTimeout, match=r"did not report SERVING within 2\.0 s"):
         asyncio.run(scenario())
     assert pgids and group_members(pgids[0]) == []
 
@@ -171,7 +156,7 @@ def test_bot_that_exits_at_once_reports_its_log(tmp_path: Path) -> None:
     bot = ManagedBot(
         "broken", "{python} -c 'import sys; print(\"boom\"); sys.exit(4)' {port}", tmp_path / "b.log"
     )
-    with pytest.raises(BotCrashed, match="status 4.*boom"):
+    with pytest.raises(BotCrashed, match=r"status 4.*boom"):
         asyncio.run(bot.start())
 
 
@@ -215,7 +200,10 @@ def test_crashed_bot_is_restarted_with_backoff_before_its_next_game(tmp_path: Pa
 
 
 def test_log_is_capped(tmp_path: Path) -> None:
-    chatty = "{python} -c 'import sys,time; sys.stdout.write(\"x\" * 100000); sys.stdout.flush(); time.sleep(30)' {port}"
+    chatty = (
+        "{python} -c 'import sys,time; sys.stdout.write(\"x\" * 100000); sys.stdout.flush(); time.sleep(30)' "
+        "{port}"
+    )
     bot = ManagedBot("chatty", chatty, tmp_path / "chatty.log", log_cap_bytes=1000, startup_timeout_s=1.5)
     with pytest.raises(BotTimeout):
         asyncio.run(bot.start())

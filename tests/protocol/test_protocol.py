@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
-import os
 import random
 import re
 import sys
@@ -68,6 +67,7 @@ from arena.engine.views import Play, TrickView
 from arena.faults import FaultPolicy
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.shim import group_members
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
@@ -90,22 +90,6 @@ async def serving(bot_class: type[Bot]) -> AsyncIterator[str]:
         await server.stop(None)
 
 
-def process_group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of process group ``pgid`` (Linux /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(stat[2]) == pgid and stat[0] not in (b"Z", b"X"):
-            found.append(int(entry))
-    return found
-
-
 @contextlib.asynccontextmanager
 async def launched(bot: ManagedBot) -> AsyncIterator[str]:
     """Start a managed bot process, yield its address, and always stop it (and check nothing is left)."""
@@ -117,7 +101,7 @@ async def launched(bot: ManagedBot) -> AsyncIterator[str]:
     finally:
         await bot.stop()
         if pgid is not None:
-            assert process_group_members(pgid) == [], f"{bot.name} left processes behind"
+            assert group_members(pgid) == [], f"{bot.name} left processes behind"
 
 
 def sample_bot(module: str, log_dir: Path) -> ManagedBot:

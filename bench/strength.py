@@ -1,0 +1,235 @@
+"""Strength benchmark of the Python sample bots: each pair plays many in-process games, with a 95% CI.
+
+Usage::
+
+    python bench/strength.py [--games N] [--variant five-handed|call-ace|...|all] [--mc-samples S]
+                             [--pairs montecarlo:rules,rules:random] [--copies K] [--workers W] [--seed B]
+
+For every pair "A:B" and every variant, ``--games`` games are played through ``arena.table.play_table`` with
+in-process players (no gRPC). In each game ``--copies`` seats (default 2; classic: one team of two) are
+bot A and the rest bot B. The A seats rotate through every seat position, and each deal seed is played in
+every rotation (game g uses seed ``B + g // N`` and rotation ``g % N``; the A seats alternate between
+neighbours and seats two apart), which cancels most of the luck of the deal. The report per pair:
+
+* ``A-B pts/hand``: A's mean points per hand minus B's (each averaged over its seats), with a 95%
+  confidence interval (ratio estimator over games, normal approximation);
+* ``A wins``: A's share of the game wins (a shared win counts fractionally) with a 95% CI, next to the share
+  it would get if it were as strong as B (copies / players);
+* games, hands and wall time.
+
+Games run in parallel on ``--workers`` processes (default: every core). The default run (five-handed and
+call-ace 5p, three pairs, 100 games each, 30 Monte-Carlo samples) takes a few minutes on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
+
+from arena.bot import Bot
+from arena.engine import GameConfig
+from arena.players.inprocess import InProcessPlayer
+from arena.table import TableSpec, play_table
+
+VARIANTS: dict[str, dict[str, object]] = {
+    "five-handed": {"variant": "five-handed"},
+    "call-ace": {"variant": "call-ace"},
+    "call-ace-4": {"variant": "call-ace", "num_players": 4},
+    "call-ace-6": {"variant": "call-ace", "num_players": 6},
+    "call-ace-7": {"variant": "call-ace", "num_players": 7},
+    "call-ace-joker": {"variant": "call-ace", "use_joker": True},
+    "call-ace-nt": {"variant": "call-ace", "allow_no_trump": True},
+    "classic": {"variant": "classic"},
+}
+DEFAULT_VARIANTS = ("five-handed", "call-ace")
+DEFAULT_PAIRS = ("montecarlo:rules", "rules:random", "montecarlo:random")
+
+
+def bot_class(name: str, mc_samples: int) -> type[Bot]:
+    if name == "random":
+        from sample_bots.random import RandomBot
+
+        return RandomBot
+    if name == "rules":
+        from sample_bots.rules import RulesBot
+
+        return RulesBot
+    if name == "montecarlo":
+        from sample_bots.montecarlo import MonteCarloBot
+
+        return MonteCarloBot.configured(samples=mc_samples)
+    raise SystemExit(f"unknown bot {name!r}: expected random, rules or montecarlo")
+
+
+def a_seats(config: GameConfig, game: int, copies: int) -> tuple[int, ...]:
+    """Which seats bot A takes in game number ``game``: every rotation, two seating patterns."""
+    n = config.num_players
+    if config.team_play:
+        r = game % 2
+        return (r, r + 2)
+    rotation, pattern = game % n, (game // n) % 2
+    step = 2 if pattern and 2 * copies <= n + 1 else 1
+    return tuple(sorted({(rotation + step * i) % n for i in range(copies)}))
+
+
+@dataclass(frozen=True)
+class GameTask:
+    variant: str
+    pair: str
+    game: int
+    seed: int
+    copies: int
+    mc_samples: int
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    task: GameTask
+    seed: int
+    seats_a: tuple[int, ...]
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    hands: int
+    faults: int
+    wall_s: float
+
+
+def play_one(task: GameTask) -> GameOutcome:
+    config = GameConfig.from_dict(VARIANTS[task.variant])
+    name_a, name_b = task.pair.split(":")
+    cls_a, cls_b = bot_class(name_a, task.mc_samples), bot_class(name_b, task.mc_samples)
+    seats = a_seats(config, task.game, task.copies)
+    n = config.num_players
+    players = [
+        InProcessPlayer(cls_a, f"A-{name_a}-{s}") if s in seats else InProcessPlayer(cls_b, f"B-{name_b}-{s}")
+        for s in range(n)
+    ]
+    seed = task.seed + task.game // (2 if config.team_play else n)
+    spec = TableSpec(
+        f"strength-{task.variant}-{task.pair}-{task.game}", config, seed, tuple(p.name for p in players)
+    )
+    result = asyncio.run(play_table(spec, players))
+    return GameOutcome(
+        task, seed, seats, result.scores, result.winners, len(result.hands), len(result.faults), result.wall_s
+    )
+
+
+@dataclass(frozen=True)
+class Summary:
+    games: int
+    hands: int
+    diff: float
+    diff_ci: float
+    wins: float
+    wins_ci: float
+    fair: float
+    faults: int
+
+
+def summarise(outcomes: list[GameOutcome], n: int) -> Summary:
+    """A-B points per hand and A's share of the wins, with 95% confidence intervals.
+
+    The unit of the statistics is the block of games that share a deal seed (the rotations of the seats):
+    blocks are independent, while the games of a block are not (the same cards go round), and most of the
+    luck of the cards cancels within a block. Points per hand is a ratio estimator (sum of differences over
+    sum of hands) with its delta-method variance; the quantile is Student's t for the number of blocks.
+    """
+    blocks: dict[int, list[float]] = {}  # seed -> [sum of A-B score differences, hands, A's wins, games]
+    for o in outcomes:
+        b = [s for s in range(n) if s not in o.seats_a]
+        mean_a = sum(o.scores[s] for s in o.seats_a) / len(o.seats_a)
+        mean_b = sum(o.scores[s] for s in b) / len(b)
+        share = sum(1 for w in o.winners if w in o.seats_a) / max(1, len(o.winners))
+        block = blocks.setdefault(o.seed, [0.0, 0.0, 0.0, 0.0])
+        block[0] += mean_a - mean_b
+        block[1] += o.hands
+        block[2] += share
+        block[3] += 1
+    rows = list(blocks.values())
+    diff, diff_ci = ratio_ci([r[0] for r in rows], [r[1] for r in rows])
+    wins, wins_ci = ratio_ci([r[2] for r in rows], [r[3] for r in rows])
+    fair = len(outcomes[0].seats_a) / n
+    faults = sum(o.faults for o in outcomes)
+    return Summary(len(outcomes), sum(o.hands for o in outcomes), diff, diff_ci, wins, wins_ci, fair, faults)
+
+
+def ratio_ci(num: list[float], den: list[float]) -> tuple[float, float]:
+    """sum(num)/sum(den) over independent blocks, and the half-width of its 95% confidence interval."""
+    k = len(num)
+    ratio = sum(num) / sum(den)
+    if k < 2:
+        return ratio, float("inf")
+    resid = [x - ratio * y for x, y in zip(num, den, strict=True)]
+    var = sum(r * r for r in resid) / (k - 1)
+    t = 1.96 + 2.4 / (k - 1)  # Student's t 97.5% quantile, within 1% for k-1 >= 3
+    return ratio, t * math.sqrt(var / k) / (sum(den) / k)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="games per pair and variant (default 100)")
+    parser.add_argument(
+        "--variant", default=",".join(DEFAULT_VARIANTS), help=f"comma list of {', '.join(VARIANTS)}, or all"
+    )
+    parser.add_argument(
+        "--mc-samples", type=int, default=30, help="Monte-Carlo samples per decision (default 30)"
+    )
+    parser.add_argument("--pairs", default=",".join(DEFAULT_PAIRS), help="comma list of A:B bot pairs")
+    parser.add_argument("--copies", type=int, default=2, help="seats of bot A (not classic; default 2)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: cores)")
+    parser.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
+    args = parser.parse_args(argv)
+    variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
+    for v in variants:
+        if v not in VARIANTS:
+            raise SystemExit(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)} or all")
+    pairs = args.pairs.split(",")
+    tasks = [
+        GameTask(v, p, g, args.seed, args.copies, args.mc_samples)
+        for v in variants
+        for p in pairs
+        for g in range(args.games)
+    ]
+    print(
+        f"strength: {args.games} games per pair, variants {', '.join(variants)}, "
+        f"montecarlo samples {args.mc_samples}, {args.workers} workers",
+        flush=True,
+    )
+    started = time.monotonic()
+    by_key: dict[tuple[str, str], list[GameOutcome]] = {}
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for outcome in pool.map(play_one, tasks, chunksize=1):
+            by_key.setdefault((outcome.task.variant, outcome.task.pair), []).append(outcome)
+    header = (
+        f"{'variant':<15} {'A vs B':<22} {'seats':>5} {'games':>5} {'hands':>6} "
+        f"{'A-B pts/hand [95% CI]':>26} {'A wins [95% CI]':>21} {'fair':>5} {'cpu s':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    for (variant, pair), outcomes in by_key.items():
+        n = GameConfig.from_dict(VARIANTS[variant]).num_players
+        s = summarise(outcomes, n)
+        cpu = sum(o.wall_s for o in outcomes)
+        name_a, name_b = pair.split(":")
+        seats = f"{len(outcomes[0].seats_a)}/{n}"
+        diff = f"{s.diff:+.3f} [{s.diff - s.diff_ci:+.3f}, {s.diff + s.diff_ci:+.3f}]"
+        wins = f"{s.wins:.1%} [{max(0, s.wins - s.wins_ci):.0%}, {min(1, s.wins + s.wins_ci):.0%}]"
+        line = (
+            f"{variant:<15} {name_a + ' vs ' + name_b:<22} {seats:>5} {s.games:>5} {s.hands:>6} "
+            f"{diff:>26} {wins:>21} {s.fair:>5.0%} {cpu:>7.1f}"
+        )
+        print(line + (f"  FAULTS: {s.faults}" if s.faults else ""), flush=True)
+    print(f"total wall time {time.monotonic() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
