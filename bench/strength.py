@@ -1,24 +1,32 @@
-"""Strength benchmark of the Python sample bots: each pair plays many in-process games, with a 95% CI.
+"""Strength benchmark of the Python sample bots: each pair plays many in-process games, with 95% CIs.
 
 Usage::
 
-    python bench/strength.py [--games N] [--variant five-handed|call-ace|...|all] [--mc-samples S]
-                             [--pairs montecarlo:rules,rules:random] [--copies K] [--workers W] [--seed B]
+    python bench/strength.py [--games N] [--variant five-handed,call-ace|...|all] [--mc-samples S]
+                             [--pairs montecarlo:rules,rules:random,montecarlo:random] [--copies K]
+                             [--workers W] [--seed B]
 
-For every pair "A:B" and every variant, ``--games`` games are played through ``arena.table.play_table`` with
-in-process players (no gRPC). In each game ``--copies`` seats (default 2; classic: one team of two) are
-bot A and the rest bot B. The A seats rotate through every seat position, and each deal seed is played in
-every rotation (game g uses seed ``B + g // N`` and rotation ``g % N``; the A seats alternate between
-neighbours and seats two apart), which cancels most of the luck of the deal. The report per pair:
+For every pair "A:B" and every variant, ``--games`` whole games are played through ``arena.table.play_table``
+with in-process players (no gRPC; the default fault policy, so the Monte-Carlo bot also has its usual time
+budget, but with ``--mc-samples`` samples per card play and four times that per bidding decision it stays
+far below it). In each game ``--copies`` seats (default 2; classic: one team of two) are bot A and the rest
+bot B. The A seats rotate through every seat: game g uses deal seed ``B + g // N`` and rotation ``g % N``
+(N = players; classic: 2), so each run of deals is played with A in every position, and the A seats
+alternate between neighbours and seats two apart. The report per pair:
 
-* ``A-B pts/hand``: A's mean points per hand minus B's (each averaged over its seats), with a 95%
-  confidence interval (ratio estimator over games, normal approximation);
-* ``A wins``: A's share of the game wins (a shared win counts fractionally) with a 95% CI, next to the share
-  it would get if it were as strong as B (copies / players);
-* games, hands and wall time.
+* ``A-B pts/hand``: A's mean score minus B's (each averaged over its seats), summed over games and divided
+  by the hands played, with a 95% confidence interval;
+* ``A wins``: A's share of the game wins (a shared win counts fractionally), with a 95% CI, next to
+  ``fair``, the share it would get if it were exactly as strong as B (copies / players);
+* games, hands, and the CPU seconds the games took.
+
+Statistics: the unit is the block of games sharing a deal seed (the seat rotations), since blocks are
+independent and the games within one are not; both figures are ratio estimators over blocks with their
+delta-method variance and a Student-t quantile.
 
 Games run in parallel on ``--workers`` processes (default: every core). The default run (five-handed and
-call-ace 5p, three pairs, 100 games each, 30 Monte-Carlo samples) takes a few minutes on two cores.
+call-ace 5p, three pairs, 100 games each, 16 Monte-Carlo samples) takes about ten minutes on two cores;
+the Monte-Carlo pairs take nearly all of it.
 """
 
 from __future__ import annotations
@@ -181,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
         "--variant", default=",".join(DEFAULT_VARIANTS), help=f"comma list of {', '.join(VARIANTS)}, or all"
     )
     parser.add_argument(
-        "--mc-samples", type=int, default=30, help="Monte-Carlo samples per decision (default 30)"
+        "--mc-samples", type=int, default=16, help="Monte-Carlo samples per card play (default 16)"
     )
     parser.add_argument("--pairs", default=",".join(DEFAULT_PAIRS), help="comma list of A:B bot pairs")
     parser.add_argument("--copies", type=int, default=2, help="seats of bot A (not classic; default 2)")

@@ -241,36 +241,55 @@ def _trick_from_pb(msg: pb.Trick) -> TrickView:
 
 
 def view_to_pb(view: View) -> pb.View:
+    msg = pb.View()
+    _fill_view(msg, view)
+    return msg
+
+
+def _fill_view(msg: pb.View, view: View) -> None:
+    """Write ``view`` into ``msg`` in place (no copy of a finished sub-message: requests embed the view)."""
     text = _TEXT_BY_ID
-    msg = pb.View(
-        config=_config_pb(view.config),
-        seat=view.seat,
-        hand_index=view.hand_index,
-        dealer=view.dealer,
-        to_act=max(view.to_act, 0),
-        scores=view.scores,
-        scores_before=view.scores_before,
-        hand=[text[c.id] for c in view.hand or ()],
-        hand_hidden=view.hand is None,
-        up_card=text[view.up_card.id],
-        up_card_fate=_FATE[view.up_card_fate],
-        proposed_trump=trump_to_pb(view.proposed_trump),
-        exposed_card=_text(view.exposed_card),
-        history=[_history_pb(s, a) for s, a in view.history],
-        trump=trump_to_pb(view.trump),
-        called_card=_text(view.called_card),
-        alone=view.alone,
-        discard=_text(view.discard),
-        tricks=[_trick_to_pb(t) for t in view.tricks],
-        tricks_won=view.tricks_won,
-    )
-    for name in ("maker", "partner", "sitting_out"):
-        value = getattr(view, name)
-        if value is not None:
-            setattr(msg, name, value)
+    msg.config.CopyFrom(_config_pb(view.config))
+    msg.seat = view.seat
+    msg.hand_index = view.hand_index
+    msg.dealer = view.dealer
+    msg.to_act = max(view.to_act, 0)
+    msg.scores.extend(view.scores)
+    msg.scores_before.extend(view.scores_before)
+    if view.hand is None:
+        msg.hand_hidden = True
+    else:
+        msg.hand.extend([text[c.id] for c in view.hand])
+    msg.up_card = text[view.up_card.id]
+    msg.up_card_fate = _FATE[view.up_card_fate]
+    if view.proposed_trump is not None:
+        msg.proposed_trump = view.proposed_trump + 1
+    if view.exposed_card is not None:
+        msg.exposed_card = text[view.exposed_card.id]
+    msg.history.extend([_history_pb(s, a) for s, a in view.history])
+    if view.trump is not None:
+        msg.trump = view.trump + 1
+    if view.called_card is not None:
+        msg.called_card = text[view.called_card.id]
+    msg.alone = view.alone
+    if view.discard is not None:
+        msg.discard = text[view.discard.id]
+    msg.tricks.extend([_trick_pb(t) for t in view.tricks])
+    msg.tricks_won.extend(view.tricks_won)
+    if view.maker is not None:
+        msg.maker = view.maker
+    if view.partner is not None:
+        msg.partner = view.partner
+    if view.sitting_out is not None:
+        msg.sitting_out = view.sitting_out
     if view.current_trick is not None:
         msg.current_trick.CopyFrom(_trick_to_pb(view.current_trick))
-    return msg
+
+
+@lru_cache(maxsize=4096)
+def _trick_pb(trick: TrickView) -> pb.Trick:
+    """A completed trick, encoded once: every later view of the hand repeats it."""
+    return _trick_to_pb(trick)
 
 
 def view_from_pb(
@@ -320,16 +339,15 @@ def view_from_pb(
 
 def decision_request(view: View, decision_id: int, time_ms: int, time_bank_ms: int) -> pb.ArenaMessage:
     """The message asking ``view.seat`` to act; ``view.legal_actions`` are the choices."""
-    return pb.ArenaMessage(
-        decision_request=pb.DecisionRequest(
-            decision_id=decision_id,
-            kind=_PHASE[view.phase],
-            legal_actions=[cached_action_pb(a) for a in view.legal_actions],
-            view=view_to_pb(view),
-            time_ms=time_ms,
-            time_bank_ms=time_bank_ms,
-        )
-    )
+    message = pb.ArenaMessage()
+    request = message.decision_request
+    request.decision_id = decision_id
+    request.kind = _PHASE[view.phase]
+    request.legal_actions.extend([cached_action_pb(a) for a in view.legal_actions])
+    _fill_view(request.view, view)
+    request.time_ms = time_ms
+    request.time_bank_ms = time_bank_ms
+    return message
 
 
 def view_from_request(request: pb.DecisionRequest) -> View:
