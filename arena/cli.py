@@ -98,7 +98,7 @@ def _run_event(cfg: Any, quiet: bool) -> None:
     typer.echo(
         render_table(summary.standings, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}")
     )
-    spread = schedule_spread(build_schedule(cfg), [e.name for e in cfg.entrants])
+    spread = schedule_spread(build_schedule(cfg), [e.name for e in cfg.entrants], cfg.game.team_play)
     typer.echo(f"schedule: {spread.render()}")
     typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
 

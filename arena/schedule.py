@@ -30,7 +30,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 
 from arena.errors import ConfigError
 
@@ -108,6 +108,7 @@ def make_schedule(
     seed: int,
     duplicate: bool = False,
     house: str = "house",
+    partners: bool = False,
 ) -> list[ScheduledGame]:
     """Every game of the event, in ``seq`` order (round by round, table by table, rotation by rotation).
 
@@ -117,6 +118,8 @@ def make_schedule(
     ``f"{house}-1"``, ``f"{house}-2"``, ... (distinct names, so each seat is a distinct entrant in the
     standings). With ``duplicate``, each table becomes a block of ``seats_per_table`` consecutive games on
     the same deals, rotation ``k`` moving the player of seat ``s`` to seat ``(s + k) % seats_per_table``.
+    With ``partners`` (classic euchre: seats 0+2 and 1+3 are partnerships) the seating also balances who
+    partners whom over the event.
 
     :raises ConfigError: no entrants, a repeated or empty name, a house-bot name taken by an entrant,
         ``rounds < 1`` or ``seats_per_table`` outside 4..7.
@@ -132,12 +135,20 @@ def make_schedule(
     games = [0] * m  # tables played so far (blocks, in a duplicate event)
     pairs = [[0] * m for _ in range(m)]  # tables shared so far, symmetric
     seat_counts = [[0] * n_seats for _ in range(m)]  # games in each seat index
+    partnered = [[0] * m for _ in range(m)]  # tables at which two entrants were partners, symmetric
+    teams = partners and n_seats == 4
 
     schedule: list[ScheduledGame] = []
     for rnd in range(1, rounds + 1):
         tables = _partition(m, n_tables, n_seats, games, pairs, stream)
         for t, members in enumerate(tables, start=1):
-            order = _seat_order(members, seat_counts, stream)
+            if teams:
+                order = _team_seat_order(members, seat_counts, partnered, stream)
+                for a, b in ((order[0], order[2]), (order[1], order[3])):
+                    partnered[a][b] += 1
+                    partnered[b][a] += 1
+            else:
+                order = _seat_order(members, seat_counts, stream)
             block = f"r{rnd:03d}-t{t:02d}"
             deal_seed = game_seed(seed, block)
             for a, b in combinations(order, 2):
@@ -313,6 +324,25 @@ def _seat_order(members: list[int], seat_counts: list[list[int]], stream: _Strea
     return seats
 
 
+PARTNER_WEIGHT = 2
+"""In classic seating, one more game together as partners costs as much as two more games in one seat."""
+
+
+def _team_seat_order(
+    members: list[int], seat_counts: list[list[int]], partnered: list[list[int]], stream: _Stream
+) -> list[int]:
+    """Classic: the seating of four that adds least to seat counts plus weighted partner counts (of the
+    24 orders, the first minimum after a seeded shuffle, so ties go to the stream)."""
+    order = list(members)
+    stream.shuffle(order)
+
+    def cost(seats: tuple[int, ...]) -> int:
+        placed = sum(seat_counts[p][s] for s, p in enumerate(seats))
+        return placed + PARTNER_WEIGHT * (partnered[seats[0]][seats[2]] + partnered[seats[1]][seats[3]])
+
+    return list(min(permutations(order), key=cost))
+
+
 @dataclass(frozen=True, slots=True)
 class ScheduleSpread:
     """How evenly a schedule shares out games, table companions and seats among the entrants.
@@ -324,6 +354,7 @@ class ScheduleSpread:
     games_per_entrant: dict[str, int]
     pair_counts: dict[tuple[str, str], int]
     seat_counts: dict[str, tuple[int, ...]]
+    partner_counts: dict[tuple[str, str], int] | None = None  # classic only: games as partners
 
     @property
     def games_min(self) -> int:
@@ -355,21 +386,33 @@ class ScheduleSpread:
         pairs = (
             f"pairs share a table {self.pair_min}..{self.pair_max} times" if self.pair_counts else "no pairs"
         )
-        return (
+        text = (
             f"games per entrant {self.games_min}..{self.games_max}; {pairs}; "
             f"seats {self.seat_min}..{self.seat_max} per entrant and position"
         )
+        if self.partner_counts:
+            values = self.partner_counts.values()
+            text += f"; pairs are partners {min(values)}..{max(values)} times"
+        return text
 
 
-def schedule_spread(schedule: Sequence[ScheduledGame], entrants: Sequence[str]) -> ScheduleSpread:
+def schedule_spread(
+    schedule: Sequence[ScheduledGame], entrants: Sequence[str], partners: bool = False
+) -> ScheduleSpread:
     """The fairness report of ``schedule`` over ``entrants`` (names not listed, such as house bots, are
-    left out; pass them too to see them)."""
+    left out; pass them too to see them). ``partners``: also count classic partnerships (seats 0+2, 1+3)."""
     names = list(dict.fromkeys(entrants))
     n_seats = max((len(g.seats) for g in schedule), default=0)
     games = dict.fromkeys(names, 0)
     seats = {name: [0] * n_seats for name in names}
     pair_counts: dict[tuple[str, str], int] = {pair: 0 for pair in combinations(sorted(names), 2)}
+    partner_counts = dict.fromkeys(pair_counts, 0) if partners else None
     for game in schedule:
+        if partner_counts is not None and len(game.seats) == 4:
+            for a, b in ((game.seats[0], game.seats[2]), (game.seats[1], game.seats[3])):
+                pair = (min(a, b), max(a, b))
+                if pair in partner_counts:
+                    partner_counts[pair] += 1
         present = sorted(name for name in game.seats if name in games)
         for s, name in enumerate(game.seats):
             if name in games:
@@ -381,4 +424,5 @@ def schedule_spread(schedule: Sequence[ScheduledGame], entrants: Sequence[str]) 
         games_per_entrant=games,
         pair_counts=pair_counts,
         seat_counts={name: tuple(counts) for name, counts in seats.items()},
+        partner_counts=partner_counts,
     )

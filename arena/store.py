@@ -146,6 +146,11 @@ class Store:
                     f"{', '.join(changed)}); use another output directory, or restore the original settings "
                     "to resume"
                 )
+            if self.schedule() != list(schedule):
+                raise ConfigError(
+                    f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
+                    "arena?); finish it with that version, or use another output directory"
+                )
             with self.transaction() as db:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
             return True

@@ -184,6 +184,7 @@ def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
         config.seed,
         duplicate=config.duplicate,
         house=config.house.name,
+        partners=config.game.team_play,
     )
 
 

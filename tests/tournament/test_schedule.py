@@ -377,3 +377,16 @@ def test_house_names_may_be_entrant_names_when_nobody_is_filled():
     # 4 entrants at 4 seats need no house bot, so an entrant called "house-1" is fine
     schedule = make_schedule(["house-1", "b", "c", "d"], 4, 2, seed=0)
     assert all(sorted(g.seats) == ["b", "c", "d", "house-1"] for g in schedule)
+
+
+@pytest.mark.parametrize("entrants", [4, 5, 6, 7, 8])
+def test_classic_partnerships_are_balanced_when_asked(entrants: int) -> None:
+    names = [f"e{i}" for i in range(entrants)]
+    plain = schedule_spread(make_schedule(names, 4, 60, 1), names, partners=True)
+    teams = schedule_spread(make_schedule(names, 4, 60, 1, partners=True), names, partners=True)
+    assert plain.partner_counts is not None and teams.partner_counts is not None
+    spread = max(teams.partner_counts.values()) - min(teams.partner_counts.values())
+    assert spread <= 2, teams.render()
+    assert spread < max(plain.partner_counts.values()) - min(plain.partner_counts.values())
+    assert teams.games_max - teams.games_min <= 1 and teams.seat_max - teams.seat_min <= 3
+    assert "pairs are partners" in teams.render()
