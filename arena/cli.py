@@ -105,10 +105,10 @@ def _run_event(cfg: Any, quiet: bool) -> None:
 
 @app.command()
 def demo(
-    rounds: int = typer.Option(8, help="rounds (one table of five per round)"),
+    rounds: int = typer.Option(30, help="rounds (one table of five per round)"),
     output: Path = typer.Option(Path("results/demo"), help="output directory (replaced if it holds a demo)"),
     concurrency: int = typer.Option(4, help="games at once"),
-    decision_ms: int = typer.Option(250, help="time per decision"),
+    decision_ms: int = typer.Option(400, help="time per decision"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
     """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre."""
