@@ -40,9 +40,10 @@ def main() -> None:
     for label, n, seats, rounds in EVENTS:
         entrants = [f"bot{i:02d}" for i in range(1, n + 1)]
         start = time.perf_counter()
-        schedule = make_schedule(entrants, seats, rounds, args.seed)
+        partners = label.startswith("classic")  # fixed partnerships: balance who partners whom too
+        schedule = make_schedule(entrants, seats, rounds, args.seed, partners=partners)
         elapsed_ms = (time.perf_counter() - start) * 1000
-        spread = schedule_spread(schedule, entrants)
+        spread = schedule_spread(schedule, entrants, partners=partners)
         per_round = len(schedule) // rounds
         print(f"{label}: {len(schedule)} games ({per_round} a round), built in {elapsed_ms:.1f} ms")
         print(f"  {spread.render()}")
