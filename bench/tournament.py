@@ -17,6 +17,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+# Run from a checkout without installing; the repository root goes first, so that this folder's
+# bench/arena.py does not shadow the arena package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def child(games: int, concurrency: int, output: str) -> None:
