@@ -72,6 +72,11 @@ def _pump(source: IO[bytes], log: BinaryIO, cap: int) -> None:
 def _stop_group(grace_s: float) -> None:
     """SIGTERM everything else in the shim's process group (the bot and what it forked), then SIGKILL."""
     group = os.getpgrp()
+    if not os.path.isdir("/proc"):  # no /proc (not Linux): signal the whole group, the shim included, last
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGTERM)  # the shim's own handler ignores it
+        time.sleep(grace_s)
+        os.killpg(group, signal.SIGKILL)
     _signal_others(group, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline and _others(group):
