@@ -205,7 +205,17 @@ class GameState:
         """The legal action ids of the current decision, ascending. Do not mutate the returned list."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            if self.phase == P_PLAY:  # the commonest decision, computed here without another call
+                hand = self.hands[self.to_act]
+                if self.trick:
+                    eff = self._eff
+                    led = eff[self.trick[0]]
+                    legal = [c for c in hand if eff[c] == led] or hand[:]  # follow suit if you can (C-3.4)
+                else:
+                    legal = hand[:]  # any card may be led (C-3.3)
+            else:
+                legal = self._compute_legal()
+            self._legal = legal
         return legal
 
     def apply(self, action: A.ActionId) -> None:
@@ -215,7 +225,7 @@ class GameState:
         """
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            legal = self.legal_actions()
         if action not in legal:
             self._reject(action, legal)
         self._legal = None
@@ -316,14 +326,8 @@ class GameState:
     # ----------------------------------------------------------------- legal actions
 
     def _compute_legal(self) -> list[A.ActionId]:
+        """The legal actions of every phase but PLAY (``legal_actions`` computes those itself)."""
         phase = self.phase
-        if phase == P_PLAY:
-            hand = self.hands[self.to_act]
-            if not self.trick:
-                return hand[:]
-            eff = self._eff
-            led = eff[self.trick[0]]
-            return [c for c in hand if eff[c] == led] or hand[:]
         if phase == P_BID1:
             return [A.PASS, A.TAKE_UP if self.to_act == self.dealer else A.ORDER_UP]
         if phase == P_BID2:
