@@ -237,6 +237,9 @@ async def _play_all(
     for game in todo:
         queue.put_nowait(game)
     disqualified = set(store.disqualified())
+    # Games and forfeits per entrant, read from the store once and then kept up to date here (re-reading
+    # the totals after every game would cost time growing with the event).
+    totals = {name: [t["games"], t["forfeits"]] for name, t in store.seat_totals().items()}
 
     async def worker() -> None:
         while True:
@@ -251,10 +254,12 @@ async def _play_all(
             rated = not (policy.forfeit_result == "void" and result.forfeited)
             data = result.to_dict() | {"wall_s": result.wall_s}
             store.save_game(game, data, seat_stats(result), result.hands, result.faults, rated, excluded)
-            totals = store.seat_totals()
+            for seat, name in enumerate(game.seats):
+                count = totals.setdefault(name, [0, 0])
+                count[0] += 1
+                count[1] += seat in result.forfeited
             for name in set(game.seats) - disqualified:
-                t = totals.get(name, {})
-                games, forfeits = t.get("games", 0), t.get("forfeits", 0)
+                games, forfeits = totals[name]
                 if games >= policy.disqualify_min_games and forfeits > policy.disqualify_share * games:
                     disqualified.add(name)
                     store.disqualify(
