@@ -108,7 +108,13 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=1.0)
     parser.add_argument("--tables", default="1,5,25")
     parser.add_argument("--bots", type=int, default=5, help="bot processes (and bare server processes)")
+    can_pin = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
+    parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=can_pin)
     args = parser.parse_args()
+    bot_cpu: int | None = None
+    if args.pin:
+        arena_cpu, bot_cpu = sorted(os.sched_getaffinity(0))[:2]
+        os.sched_setaffinity(0, {arena_cpu})
     counts = [int(x) for x in args.tables.split(",")]
     items, _ = protocol_bench.workload(CONFIG, 5)
     request = protocol_bench.request_bytes(items[len(items) // 2], 1)
@@ -121,16 +127,17 @@ def main() -> None:
     print(
         f"five-handed games of trivial SDK bots (first legal action) in {args.bots} processes over loopback; "
         f"bare: {len(request)} B / {len(reply)} B ping-pong over as many streams and processes; "
-        f"{args.warmup:.0f} s warm-up + {args.seconds:.0f} s measured each"
+        f"{args.warmup:.0f} s warm-up + {args.seconds:.0f} s measured each; "
+        + (f"arena pinned to CPU {arena_cpu}, bots to CPU {bot_cpu}" if args.pin else "not pinned")
     )
     print(f"{'tables':>6} {'arena decisions/s':>18} {'games/s':>8} {'bare decisions/s':>17} {'ratio':>6}")
     with ExitStack() as stack:
         bots = [
-            stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_sdk, "async"))
+            stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_sdk, "async", bot_cpu))
             for _ in range(args.bots)
         ]
         bares = [
-            stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_bare, reply))
+            stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_bare, reply, bot_cpu))
             for _ in range(args.bots)
         ]
         for tables in counts:

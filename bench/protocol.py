@@ -20,10 +20,20 @@ spawn), over loopback TCP:
   real bots are written).
 * **ours (whole tables)**: ``play_table`` with every seat remote, so the engine, ``build_view``, the
   events and the referee's checks are included.
+* **floor (our messages, no work)**: prebuilt ``ArenaMessage`` bytes of the same real decisions, sent to a
+  ``Player`` servicer that answers each request with its first legal action and does nothing else (the
+  generated code, protobuf parsing and serializing, and nothing of ours). No implementation of this
+  protocol in Python can be faster; the gap between it and "ours" is our own work, the gap between it and
+  "bare" is gRPC's per-message cost of real protobuf messages and a real servicer.
 
 Each measurement runs ``--warmup`` seconds unmeasured, then ``--seconds`` measured, ``--repeats`` times; the
 best repeat is kept. ``--streams K`` runs K streams (K tables) at once, against the same bot process. The
 ratio ours/bare compares decisions per second of "ours (async act)" and "bare" (goal: at least 0.8).
+
+``--pin`` (the default on Linux with at least two CPUs; ``--no-pin`` to turn it off) runs this process on
+CPU 0 and every bot process on CPU 1. Unpinned, the scheduler moves the two ends of a stream between the
+cores and the same measurement swings by up to 2x from one run to the next; pinned, repeats agree within
+a few per cent. Run it on an otherwise idle machine either way.
 """
 
 from __future__ import annotations
@@ -53,8 +63,9 @@ from arena.faults import FaultPolicy
 from arena.gameinfo import GameInfo
 from arena.players.base import DecisionTiming
 from arena.players.remote import MAX_REPLY_BYTES, BotConnection, RemotePlayer
-from arena.protocol import convert
+from arena.protocol import SERVICE_NAME, convert
 from arena.protocol.v1 import player_pb2 as pb
+from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 from arena.table import TableSpec, play_table
 
 BARE_METHOD = "/bench.PingPong/Exchange"
@@ -81,7 +92,14 @@ BOTS: dict[str, type[Bot]] = {"async": FirstLegal, "sync": FirstLegalSync}
 # ---------------------------------------------------------------------------------------------- bot processes
 
 
-def _serve_sdk(kind: str, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _pin(cpu: int | None) -> None:
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+
+
+def _serve_sdk(kind: str, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    _pin(cpu)
+
     async def main() -> None:
         server, port, _ = await create_server(BOTS[kind], "127.0.0.1:0")
         ports.put(port)
@@ -90,7 +108,9 @@ def _serve_sdk(kind: str, ports: multiprocessing.Queue) -> None:  # type: ignore
     asyncio.run(main())
 
 
-def _serve_bare(reply: bytes, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _serve_bare(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    _pin(cpu)
+
     async def exchange(requests, context):  # type: ignore[no-untyped-def]
         async for _ in requests:
             yield reply
@@ -106,6 +126,35 @@ def _serve_bare(reply: bytes, ports: multiprocessing.Queue) -> None:  # type: ig
             "bench.PingPong", {"Exchange": grpc.stream_stream_rpc_method_handler(exchange)}
         )
         server.add_generic_rpc_handlers((handler,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        ports.put(port)
+        await server.wait_for_termination()
+
+    asyncio.run(main())
+
+
+class ZeroWorkPlayer(pb_grpc.PlayerServicer):
+    """The least a ``Player`` can do: answer every request with its first legal action, read nothing else."""
+
+    async def Hello(self, request: pb.HelloRequest, context: grpc.aio.ServicerContext) -> pb.HelloResponse:
+        return pb.HelloResponse(protocol_version=request.protocol_version, name="zero-work")
+
+    async def PlayGame(self, requests, context):  # type: ignore[no-untyped-def]
+        async for message in requests:
+            if message.WhichOneof("body") == "decision_request":
+                request = message.decision_request
+                yield pb.BotMessage(
+                    decision=pb.Decision(decision_id=request.decision_id, action=request.legal_actions[0])
+                )
+
+
+def _serve_zero_work(cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    _pin(cpu)
+
+    async def main() -> None:
+        server = grpc.aio.server()
+        pb_grpc.add_PlayerServicer_to_server(ZeroWorkPlayer(), server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         ports.put(port)
@@ -255,6 +304,43 @@ async def bare_figures(
         await channel.close()
 
 
+async def floor_figures(
+    address: str, start: bytes, requests: list[bytes], streams: int, warmup_s: float, seconds: float
+) -> Figures:
+    """Prebuilt request bytes to the zero-work ``Player``: gRPC plus real messages, nothing of ours."""
+    channel = grpc.aio.insecure_channel(address)
+    play = channel.stream_stream(  # bytes out (prebuilt), bytes in (the reply is not even parsed)
+        f"/{SERVICE_NAME}/PlayGame"
+    )
+    calls = [play() for _ in range(streams)]
+    for call in calls:
+        await call.write(start)
+
+    def loop_for(k: int, call: grpc.aio.StreamStreamCall) -> Loop:
+        position = {"next": k * len(requests) // streams}
+
+        async def loop(end: float, latencies: list[float]) -> int:
+            done = 0
+            clock = time.perf_counter
+            while clock() < end:
+                sent = clock()
+                await call.write(requests[position["next"] % len(requests)])
+                position["next"] += 1
+                await call.read()
+                latencies.append((clock() - sent) * 1000)
+                done += 1
+            return done
+
+        return loop
+
+    try:
+        return await measure([loop_for(k, c) for k, c in enumerate(calls)], warmup_s, seconds)
+    finally:
+        for call in calls:
+            call.cancel()
+        await channel.close()
+
+
 async def decide_figures(
     address: str,
     config: GameConfig,
@@ -361,7 +447,18 @@ def main(argv: list[str] | None = None) -> None:
         help="(five-handed)",
     )
     parser.add_argument("--no-tables", action="store_true", help="skip the whole-table measurement")
+    can_pin = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
+    parser.add_argument(
+        "--pin",
+        action=argparse.BooleanOptionalAction,
+        default=can_pin,
+        help="this process on one CPU, the bots on another (default on Linux with 2+ CPUs)",
+    )
     args = parser.parse_args(argv)
+    bot_cpu: int | None = None
+    if args.pin:
+        arena_cpu, bot_cpu = sorted(os.sched_getaffinity(0))[:2]
+        os.sched_setaffinity(0, {arena_cpu})
 
     config = GameConfig.create(args.variant)
     items, opening = workload(config, games=20)
@@ -372,6 +469,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     request = request_bytes(items[typical], 100 + typical)
     reply = reply_bytes(items[typical], 100 + typical)
+    prebuilt = [request_bytes(item, 100 + i) for i, item in enumerate(items)]
+    start = pb.ArenaMessage(
+        game_start=pb.GameStart(game_id="floor", config=convert.config_to_pb(config), decision_time_ms=1000)
+    ).SerializeToString()
 
     print(
         f"euchre-arena protocol benchmark: Python {platform.python_version()}, grpcio {version('grpcio')}, "
@@ -386,19 +487,25 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(
         f"each bot in its own process over loopback TCP; {args.streams} stream(s); "
-        f"{args.warmup:g} s warm-up + {args.seconds:g} s measured, best of {args.repeats}"
+        f"{args.warmup:g} s warm-up + {args.seconds:g} s measured, best of {args.repeats}; "
+        + (f"this process pinned to CPU {arena_cpu}, bots to CPU {bot_cpu}" if args.pin else "not pinned")
     )
 
     with (
-        BotProcess(_serve_bare, reply) as bare_address,
-        BotProcess(_serve_sdk, "async") as async_address,
-        BotProcess(_serve_sdk, "sync") as sync_address,
+        BotProcess(_serve_bare, reply, bot_cpu) as bare_address,
+        BotProcess(_serve_zero_work, bot_cpu) as floor_address,
+        BotProcess(_serve_sdk, "async", bot_cpu) as async_address,
+        BotProcess(_serve_sdk, "sync", bot_cpu) as sync_address,
     ):
         k, w, s = args.streams, args.warmup, args.seconds
         measurements: list[tuple[str, Callable[[], Awaitable[Figures]]]] = [
             (
                 f"bare grpc.aio ping-pong ({len(request)} B / {len(reply)} B raw)",
                 lambda: bare_figures(bare_address, request, k, w, s),
+            ),
+            (
+                "floor: our messages, zero-work Player, no arena code",
+                lambda: floor_figures(floor_address, start, prebuilt, k, w, s),
             ),
             (
                 "ours: RemotePlayer.decide <-> SDK, async act",
@@ -433,13 +540,18 @@ def main(argv: list[str] | None = None) -> None:
             f"{label:<{width}}  {f.rate:>11,.0f}  {f.percentile(0.5):>7.3f}  {f.percentile(0.99):>7.3f}  "
             f"{f.decisions:>9,}"
         )
-    bare, ours = rows[0][1], rows[1][1]
+    bare, floor, ours = rows[0][1], rows[1][1], rows[2][1]
     ratio = ours.rate / bare.rate
     print()
     print(
         f"ratio ours/bare (async act): {ratio:.2f} (goal >= 0.8: {'met' if ratio >= 0.8 else 'NOT met'}); "
         f"per decision: ours {1e6 / ours.rate:.0f} us, bare {1e6 / bare.rate:.0f} us, "
         f"difference {1e6 / ours.rate - 1e6 / bare.rate:.0f} us"
+    )
+    print(
+        f"floor/bare: {floor.rate / bare.rate:.2f} (gRPC's extra cost of real messages and a servicer: "
+        f"{1e6 / floor.rate - 1e6 / bare.rate:.0f} us); ours/floor: {ours.rate / floor.rate:.2f} (our own "
+        f"work, arena side and SDK side: {1e6 / ours.rate - 1e6 / floor.rate:.0f} us per decision)"
     )
 
 
