@@ -36,7 +36,7 @@ from arena.errors import (
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.loopwatch import LoopWatch
-from arena.protocol import PROTOCOL_VERSION, convert
+from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 
@@ -76,6 +76,11 @@ class BotConnection:
             ],
         )
         self.stub = pb_grpc.PlayerStub(self.channel)
+        # The game stream sends bytes the arena encoded itself (``convert.RequestEncoder``: most of each
+        # request repeats the previous one), so this multicallable has no request serializer.
+        self.play_game = self.channel.stream_stream(
+            f"/{SERVICE_NAME}/PlayGame", response_deserializer=pb.BotMessage.FromString
+        )
 
     async def hello(self, timeout_s: float = 5.0) -> BotIdentity:
         """Handshake.
@@ -135,7 +140,8 @@ class RemotePlayer(Player):
         self._waiter: tuple[int, asyncio.Future[object]] | None = None  # the decision awaiting its reply
         self._write_pending = False
         self._failure: BotError | None = None
-        self._pending: list[pb.Event] = []
+        self._pending: list[bytes] = []  # events not yet sent, encoded (``convert.event_bytes``)
+        self._encoder = convert.RequestEncoder()
         self._last_id = 0
         self._unsolicited = 0
 
@@ -152,7 +158,7 @@ class RemotePlayer(Player):
         await self._drop_call()
         self._failure = None
         self._unsolicited = 0
-        self._call = self.connection.stub.PlayGame()
+        self._call = self.connection.play_game()
         self._reader = asyncio.create_task(self._read(self._call))
         start = pb.GameStart(
             game_id=info.game_id,
@@ -163,7 +169,7 @@ class RemotePlayer(Player):
             time_bank_ms=info.time_bank_ms,
             resumed=resumed,
         )
-        await self._write(pb.ArenaMessage(game_start=start, events=self._take_pending()))
+        await self._write(self._with_pending(pb.ArenaMessage(game_start=start)))
 
     async def _read(self, call: grpc.aio.StreamStreamCall) -> None:
         """Hand each message to the decision waiting for it; drop late replies; cut off floods."""
@@ -205,7 +211,7 @@ class RemotePlayer(Player):
         if self._failure is None:
             self._failure = error
 
-    async def _write(self, message: pb.ArenaMessage) -> None:
+    async def _write(self, message: bytes) -> None:
         call = self._call
         if call is None or self._failure is not None:
             raise self._failure or StreamClosed(f"{self.name}: no open stream")
@@ -226,11 +232,15 @@ class RemotePlayer(Player):
             raise self._failure from None  # type: ignore[misc]
 
     def queue_events(self, events: Sequence[Event]) -> None:
-        self._pending.extend(convert.cached_event_pb(e) for e in events)
+        self._pending.extend([convert.event_bytes(e) for e in events])
 
-    def _take_pending(self) -> list[pb.Event]:
+    def _take_pending(self) -> list[bytes]:
         pending, self._pending = self._pending, []
         return pending
+
+    def _with_pending(self, message: pb.ArenaMessage) -> bytes:
+        """``message`` encoded, with the queued events (a repeated field: encodings concatenate)."""
+        return b"".join((*self._take_pending(), message.SerializeToString()))
 
     # ------------------------------------------------------------------ decisions
 
@@ -239,9 +249,9 @@ class RemotePlayer(Player):
             await self._open(resumed=True)
         call = self._call
         assert call is not None
-        request = convert.decision_request(view, decision_id, timing.time_ms, timing.bank_ms)
-        if self._pending:
-            request.events.extend(self._take_pending())
+        request = self._encoder.encode(
+            view, decision_id, timing.time_ms, timing.bank_ms, self._take_pending()
+        )
         loop = asyncio.get_running_loop()
         reply: asyncio.Future[object] = loop.create_future()
         self._waiter = (decision_id, reply)
@@ -330,7 +340,7 @@ class RemotePlayer(Player):
             forfeited=final.forfeited,
         )
         try:
-            await self._write(pb.ArenaMessage(game_over=over, events=self._take_pending()))
+            await self._write(self._with_pending(pb.ArenaMessage(game_over=over)))
             await asyncio.wait_for(self._call.done_writing(), WRITE_TIMEOUT_S)
             if self._reader is not None:
                 await asyncio.wait_for(asyncio.shield(self._reader), 0.5)

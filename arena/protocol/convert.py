@@ -350,6 +350,160 @@ def decision_request(view: View, decision_id: int, time_ms: int, time_bank_ms: i
     return message
 
 
+# ------------------------------------------------------------------------------------------ wire bytes
+# The decision request is the message the arena sends most, and most of it repeats the seat's previous
+# request: the config, the hand's history so far, the completed tricks. ``RequestEncoder`` writes it as wire
+# bytes from parts it encoded once, relying on two rules of the protobuf encoding: fields may come in any
+# order, and the concatenated encodings of a repeated field's elements encode the whole list. Every part is
+# encoded by the generated code (a message holding only that part); the only bytes written here are the
+# two length-delimited wrappers, whose tags come from the descriptors. ``decision_request`` stays the
+# reference: a test checks that the bytes parse to exactly the message it builds.
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _length_delimited_tag(message: type, field: str) -> bytes:
+    return _varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)  # type: ignore[attr-defined]
+
+
+_VIEW_TAG = _length_delimited_tag(pb.DecisionRequest, "view")
+_REQUEST_TAG = _length_delimited_tag(pb.ArenaMessage, "decision_request")
+_SHORT_VARINTS = tuple(_varint(n) for n in range(1 << 14))  # every length a request can have, and more
+
+
+def _length_prefix(n: int) -> bytes:
+    return _SHORT_VARINTS[n] if n < len(_SHORT_VARINTS) else _varint(n)
+
+
+@lru_cache(maxsize=256)
+def _config_bytes(config: GameConfig) -> bytes:
+    return pb.View(config=_config_pb(config)).SerializeToString()
+
+
+@cache
+def _history_bytes(seat: int, action: Action | None) -> bytes:
+    return pb.View(history=[_history_pb(seat, action)]).SerializeToString()
+
+
+@lru_cache(maxsize=4096)
+def _trick_bytes(trick: TrickView) -> bytes:
+    return pb.View(tricks=[_trick_pb(trick)]).SerializeToString()
+
+
+@cache
+def _legal_bytes(action: Action) -> bytes:
+    return pb.DecisionRequest(legal_actions=[cached_action_pb(action)]).SerializeToString()
+
+
+@lru_cache(maxsize=4096)
+def event_bytes(event: Event) -> bytes:
+    """``event`` as an element of ``ArenaMessage.events``: prepend these to any encoded ``ArenaMessage``."""
+    return pb.ArenaMessage(events=[cached_event_pb(event)]).SerializeToString()
+
+
+class RequestEncoder:
+    """Encodes one seat's decision requests of one game, reusing the parts earlier requests encoded.
+
+    Within a hand the history and the completed tricks only grow (the mirror image of ``ViewDecoder``), so
+    each request encodes only what is new since the seat's previous one. A view of another seat or hand,
+    or one with less history, starts afresh; views of another game need another encoder.
+    """
+
+    def __init__(self) -> None:
+        self._config: GameConfig | None = None
+        self._config_part = b""
+        self._seat = -1
+        self._hand = -1
+        self._history_count = 0
+        self._history_part = b""
+        self._tricks_count = 0
+        self._tricks_part = b""
+
+    def encode(
+        self, view: View, decision_id: int, time_ms: int, time_bank_ms: int, events: Sequence[bytes] = ()
+    ) -> bytes:
+        """The wire bytes of ``decision_request(view, ...)`` with ``events`` (``event_bytes``) in front."""
+        if view.config is not self._config:
+            self._config, self._config_part = view.config, _config_bytes(view.config)
+        history, tricks = view.history, view.tricks
+        if (
+            view.hand_index != self._hand
+            or view.seat != self._seat
+            or len(history) < self._history_count
+            or len(tricks) < self._tricks_count
+        ):
+            self._seat, self._hand = view.seat, view.hand_index
+            self._history_count, self._history_part = 0, b""
+            self._tricks_count, self._tricks_part = 0, b""
+        if len(history) > self._history_count:
+            self._history_part += b"".join([_history_bytes(s, a) for s, a in history[self._history_count :]])
+            self._history_count = len(history)
+        if len(tricks) > self._tricks_count:
+            self._tricks_part += b"".join([_trick_bytes(t) for t in tricks[self._tricks_count :]])
+            self._tricks_count = len(tricks)
+
+        text = _TEXT_BY_ID
+        head = pb.View(
+            seat=view.seat,
+            hand_index=view.hand_index,
+            dealer=view.dealer,
+            to_act=max(view.to_act, 0),
+            scores=view.scores,
+            scores_before=view.scores_before,
+            up_card=text[view.up_card.id],
+            up_card_fate=_FATE[view.up_card_fate],
+            alone=view.alone,
+            tricks_won=view.tricks_won,
+        )
+        if view.hand is None:
+            head.hand_hidden = True
+        else:
+            head.hand.extend([text[c.id] for c in view.hand])
+        if view.proposed_trump is not None:
+            head.proposed_trump = view.proposed_trump + 1
+        if view.exposed_card is not None:
+            head.exposed_card = text[view.exposed_card.id]
+        if view.trump is not None:
+            head.trump = view.trump + 1
+        if view.called_card is not None:
+            head.called_card = text[view.called_card.id]
+        if view.discard is not None:
+            head.discard = text[view.discard.id]
+        if view.maker is not None:
+            head.maker = view.maker
+        if view.partner is not None:
+            head.partner = view.partner
+        if view.sitting_out is not None:
+            head.sitting_out = view.sitting_out
+        if view.current_trick is not None:
+            head.current_trick.CopyFrom(_trick_to_pb(view.current_trick))
+        view_part = b"".join(
+            (self._config_part, head.SerializeToString(), self._history_part, self._tricks_part)
+        )
+        body = b"".join(
+            (
+                pb.DecisionRequest(
+                    decision_id=decision_id,
+                    kind=_PHASE[view.phase],
+                    time_ms=time_ms,
+                    time_bank_ms=time_bank_ms,
+                ).SerializeToString(),
+                *[_legal_bytes(a) for a in view.legal_actions],
+                _VIEW_TAG,
+                _length_prefix(len(view_part)),
+                view_part,
+            )
+        )
+        return b"".join((*events, _REQUEST_TAG, _length_prefix(len(body)), body))
+
+
 def view_from_request(request: pb.DecisionRequest) -> View:
     return view_from_pb(request.view, request.kind, request.legal_actions)
 
