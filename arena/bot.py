@@ -65,13 +65,13 @@ class Bot:
         """Choose one of ``view.legal_actions``."""
         raise NotImplementedError(f"{type(self).__name__} must implement act(view)")
 
-    def on_game_start(self, game: GameInfo) -> None:
+    def on_game_start(self, game: GameInfo) -> Awaitable[None] | None:
         """Called once per game before any event or decision."""
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: Event) -> Awaitable[None] | None:
         """Called for every event (``arena.engine.events``): actions, tricks, hand starts and ends."""
 
-    def on_game_over(self, result: GameResult) -> None:
+    def on_game_over(self, result: GameResult) -> Awaitable[None] | None:
         """Called once when the game ends."""
 
     def time_left(self) -> float:

@@ -142,7 +142,7 @@ async def check_bot(
         game_no = 0
         for variant in (Variant(v) for v in report.identity.variants):
             for options in CHECK_CONFIGS[variant]:
-                config = GameConfig.create(variant, **options)  # type: ignore[arg-type]
+                config = GameConfig.create(variant, **options)
                 for _ in range(games_per_config):
                     game_no += 1
                     seat = game_no % config.num_players

@@ -340,7 +340,8 @@ def _team_seat_order(
         placed = sum(seat_counts[p][s] for s, p in enumerate(seats))
         return placed + PARTNER_WEIGHT * (partnered[seats[0]][seats[2]] + partnered[seats[1]][seats[3]])
 
-    return list(min(permutations(order), key=cost))
+    best = min(permutations(order), key=cost)
+    return list(best)
 
 
 @dataclass(frozen=True, slots=True)

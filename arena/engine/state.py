@@ -158,6 +158,15 @@ class GameState:
         "turned_down",
         "up_card",
     )
+    # Set by ``_start_hand`` and the phase handlers rather than in ``__init__``; declared for type checkers.
+    phase: int
+    to_act: int
+    _legal: list[A.ActionId] | None
+    _eff: Sequence[int]
+    actions: list[tuple[int, A.ActionId]]
+    trick: list[CardId]
+    trick_seats: list[int]
+    tricks: list[Trick]
 
     def __init__(
         self,
@@ -524,7 +533,7 @@ class GameState:
         self._start_hand()
 
 
-_PRINTED_SUIT = tuple(-1 if printed_suit(c) is None else int(printed_suit(c)) for c in range(JOKER + 1))
+_PRINTED_SUIT = tuple(-1 if (suit := printed_suit(c)) is None else int(suit) for c in range(JOKER + 1))
 
 
 @lru_cache(maxsize=128)

@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def watch_arena() -> None:
             with contextlib.suppress(OSError):
-                while sys.stdin.buffer.read1(4096):  # type: ignore[attr-defined]
+                while sys.stdin.buffer.read1(4096):  # type: ignore[union-attr]
                     pass
             with contextlib.suppress(OSError):
                 log.write(b"[arena] arena gone or stop requested: stopping the bot\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache, lru_cache
+from typing import cast
 
 from arena.engine.actions import Action, ActionKind
 from arena.engine.cards import CARDS, Card, Trump, parse_card_id
@@ -34,7 +35,7 @@ _VARIANT = {
     Variant.FIVE_HANDED: pb.VARIANT_FIVE_HANDED,
     Variant.CLASSIC: pb.VARIANT_CLASSIC,
 }
-_VARIANT_BACK = {v: k for k, v in _VARIANT.items()}
+_VARIANT_BACK: dict[int, Variant] = {v: k for k, v in _VARIANT.items()}
 _PHASE = {
     Phase.TWO_CHOICE: pb.DECISION_KIND_TWO_CHOICE,
     Phase.JOKER_NAME: pb.DECISION_KIND_JOKER_NAME,
@@ -46,17 +47,17 @@ _PHASE = {
     Phase.PLAY: pb.DECISION_KIND_PLAY,
     Phase.GAME_OVER: pb.DECISION_KIND_UNSPECIFIED,
 }
-_PHASE_BACK = {v: k for k, v in _PHASE.items()}
+_PHASE_BACK: dict[int, Phase] = {v: k for k, v in _PHASE.items()}
 _KIND = {kind: pb.ActionKind.Value(f"ACTION_KIND_{kind.value}") for kind in ActionKind}
-_KIND_BACK = {v: k for k, v in _KIND.items()}
+_KIND_BACK: dict[int, ActionKind] = {v: k for k, v in _KIND.items()}
 _FATE = {
     UpCardFate.ON_TABLE: pb.UP_CARD_FATE_ON_TABLE,
     UpCardFate.TAKEN: pb.UP_CARD_FATE_TAKEN,
     UpCardFate.TURNED_DOWN: pb.UP_CARD_FATE_TURNED_DOWN,
 }
-_FATE_BACK = {v: k for k, v in _FATE.items()}
+_FATE_BACK: dict[int, UpCardFate] = {v: k for k, v in _FATE.items()}
 _OUTCOME = {o: pb.HandOutcome.Value(f"HAND_OUTCOME_{o.name}") for o in HandOutcome}
-_OUTCOME_BACK = {v: k for k, v in _OUTCOME.items()}
+_OUTCOME_BACK: dict[int, HandOutcome] = {v: k for k, v in _OUTCOME.items()}
 _CARD_KINDS = (ActionKind.PLAY, ActionKind.DISCARD, ActionKind.CALL)
 _SUIT_KINDS = (ActionKind.NAME, ActionKind.JOKER_NAME, ActionKind.BLIND_NAME, ActionKind.EXPOSE_NAME)
 
@@ -64,7 +65,7 @@ _SUIT_KINDS = (ActionKind.NAME, ActionKind.JOKER_NAME, ActionKind.BLIND_NAME, Ac
 # ------------------------------------------------------------------------------------------ small values
 
 
-def variant_to_pb(variant: Variant) -> int:
+def variant_to_pb(variant: Variant) -> pb.Variant:
     return _VARIANT[variant]
 
 
@@ -75,8 +76,9 @@ def variant_from_pb(value: int) -> Variant:
         raise NotationError(f"unknown variant enum value {value!r}") from None
 
 
-def trump_to_pb(trump: Trump | None) -> int:
-    return pb.TRUMP_UNSPECIFIED if trump is None else int(trump) + 1
+def trump_to_pb(trump: Trump | None) -> pb.Trump:
+    """The protocol's numbering: 0 is "unspecified", so the engine's suits move up by one."""
+    return pb.TRUMP_UNSPECIFIED if trump is None else cast("pb.Trump", int(trump) + 1)
 
 
 def trump_from_pb(value: int) -> Trump | None:
@@ -263,12 +265,12 @@ def _fill_view(msg: pb.View, view: View) -> None:
     msg.up_card = text[view.up_card.id]
     msg.up_card_fate = _FATE[view.up_card_fate]
     if view.proposed_trump is not None:
-        msg.proposed_trump = view.proposed_trump + 1
+        msg.proposed_trump = trump_to_pb(view.proposed_trump)
     if view.exposed_card is not None:
         msg.exposed_card = text[view.exposed_card.id]
     msg.history.extend([_history_pb(s, a) for s, a in view.history])
     if view.trump is not None:
-        msg.trump = view.trump + 1
+        msg.trump = trump_to_pb(view.trump)
     if view.called_card is not None:
         msg.called_card = text[view.called_card.id]
     msg.alone = view.alone
@@ -467,11 +469,11 @@ class RequestEncoder:
         else:
             head.hand.extend([text[c.id] for c in view.hand])
         if view.proposed_trump is not None:
-            head.proposed_trump = view.proposed_trump + 1
+            head.proposed_trump = trump_to_pb(view.proposed_trump)
         if view.exposed_card is not None:
             head.exposed_card = text[view.exposed_card.id]
         if view.trump is not None:
-            head.trump = view.trump + 1
+            head.trump = trump_to_pb(view.trump)
         if view.called_card is not None:
             head.called_card = text[view.called_card.id]
         if view.discard is not None:
