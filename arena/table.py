@@ -1,7 +1,7 @@
 """One game for one seating: ask each seat to act, referee every reply, apply the fault policy.
 
 The table is the referee. It is the only place that holds the full game state next to the players, and it
-hands each player nothing but ``build_view`` and ``events_since`` for that player's seat. Every reply is
+hands each player nothing but ``build_view`` and ``events_for_seats`` for that player's seat. Every reply is
 checked against the legal actions; every failure becomes a recorded ``Fault`` and a seeded substitute
 action, so a game always completes. A seat with too many faults forfeits: it is played by the autopilot to
 the end and ranks last.
@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.engine.actions import action_to_string
 from arena.engine.config import GameConfig
-from arena.engine.events import events_since, mark, opening_events
+from arena.engine.events import events_for_seats, mark, opening_events
 from arena.engine.records import hand_record
 from arena.engine.scoring import Outcome
 from arena.engine.state import GameState
@@ -149,9 +149,9 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
                     record(seat, error, (time.monotonic() - asked) * 1000, action)
             before = mark(state)
             state.apply(action)
-            for s in range(n):
+            for s, events in enumerate(events_for_seats(state, before)):
                 if s not in forfeited:
-                    players[s].queue_events(events_since(state, before, s))
+                    players[s].queue_events(events)
         outcome = state.outcome
         assert outcome is not None
         ranks, winners = final_standings(outcome, forfeited)

@@ -1,9 +1,9 @@
 """What each seat is told after each action: the public events, plus its own private ones (C-5).
 
-A table runner marks the state before applying an action and asks ``events_since`` afterwards, once per
-seat. Deciding what a seat may see belongs here, beside the views, and not in the transport: the dealer's
-discard is hidden from everyone else, a new hand shows each seat only its own cards, and the partner is
-revealed only when the called card is played (C-5.4) or at hand end.
+A table runner marks the state before applying an action and asks ``events_for_seats`` afterwards (or
+``events_since`` for one seat). Deciding what a seat may see belongs here, beside the views, and not in
+the transport: the dealer's discard is hidden from everyone else, a new hand shows each seat only its own
+cards, and the partner is revealed only when the called card is played (C-5.4) or at hand end.
 """
 
 from __future__ import annotations
@@ -87,29 +87,47 @@ def opening_events(state: GameState, seat: int) -> list[Event]:
 
 def events_since(state: GameState, before: Mark, seat: int) -> list[Event]:
     """The events ``seat`` is told about the one action applied since ``before`` was taken."""
+    return events_for_seats(state, before)[seat]
+
+
+def events_for_seats(state: GameState, before: Mark) -> list[list[Event]]:
+    """``events_since`` for every seat at once (index = seat).
+
+    What every seat is told is built once and shared (the same objects in every list), so a table pays
+    for the public events once per action rather than once per seat, and a transport can recognise an
+    event it has already encoded for another seat by identity.
+    """
     ended = len(state.results) > before.hands_done
     result: HandResult | None = state.results[-1] if ended else None
     actions = result.actions if result is not None else state.actions
     actor, action_id = actions[-1]
     dealer = result.dealer if result is not None else state.dealer
-    hidden = DISCARD_BASE <= action_id < CALL_BASE and seat != dealer
     exposed = CARDS[state.exposed] if action_id == EXPOSE and result is None else None
-    out: list[Event] = [ActionTaken(actor, None if hidden else ACTIONS[action_id], exposed)]
+    shown = ActionTaken(actor, ACTIONS[action_id], exposed)
+    # The dealer's discard is hidden from everyone but the dealer (C-5).
+    hidden = ActionTaken(actor, None, exposed) if DISCARD_BASE <= action_id < CALL_BASE else shown
+    public: list[Event] = []
     if action_id < DISCARD_BASE:  # a card was played
         called = result.called if result is not None else state.called
         partner = result.partner if result is not None else state.partner
         if action_id == called and partner >= 0:
-            out.append(PartnerRevealed(actor))
+            public.append(PartnerRevealed(actor))
         # A hand that ends on a card has just completed its fifth trick.
         if result is not None or len(state.tricks) > before.tricks_done:
             t = (result.tricks if result is not None else state.tricks)[-1]
-            out.append(TrickCompleted(trick_view(t.leader, t.plays, t.winner)))
+            public.append(TrickCompleted(trick_view(t.leader, t.plays, t.winner)))
     if result is not None:
-        out.append(_hand_ended(result))
-        if not state.is_terminal():
-            out.append(_hand_started(state, seat))
-    elif seat == dealer and Phase(before.phase).blind and not Phase(state.phase).blind:
-        out.append(HandShown(tuple(CARDS[c] for c in state.hands[seat])))
+        public.append(_hand_ended(result))
+    next_hand = result is not None and not state.is_terminal()
+    shows_hand = result is None and Phase(before.phase).blind and not Phase(state.phase).blind
+    out: list[list[Event]] = []
+    for seat in range(state.n):
+        events: list[Event] = [shown if seat == dealer else hidden, *public]
+        if next_hand:
+            events.append(_hand_started(state, seat))
+        elif shows_hand and seat == dealer:
+            events.append(HandShown(tuple(CARDS[c] for c in state.hands[seat])))
+        out.append(events)
     return out
 
 

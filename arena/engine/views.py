@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 from arena.engine.actions import ACTIONS, CALL_BASE, DISCARD_BASE, Action
 from arena.engine.cards import CARDS, EFFECTIVE_SUIT, Card, Suit, Trump
 from arena.engine.config import GameConfig
-from arena.engine.state import P_EXPOSE, P_PLAY, P_TWO, GameState, Phase
+from arena.engine.state import P_EXPOSE, P_PLAY, P_TWO, GameState, Phase, Trick
 
 
 class UpCardFate(StrEnum):
@@ -116,10 +117,12 @@ def build_view(state: GameState, seat: int) -> View:
     dealer = state.dealer
     # At GAME_OVER the per-hand fields still hold the last hand as it ended, so the view shows it.
     blind = phase.blind and seat == dealer
-    hand = None if blind else tuple(CARDS[c] for c in state.hands[seat])
+    hand = None if blind else tuple([CARDS[c] for c in state.hands[seat]])
     history = tuple(
-        (s, None if DISCARD_BASE <= a < CALL_BASE and seat != dealer else ACTIONS[a])
-        for s, a in state.actions
+        [
+            (s, None if DISCARD_BASE <= a < CALL_BASE and seat != dealer else ACTIONS[a])
+            for s, a in state.actions
+        ]
     )
     if state.picked_up:
         fate = UpCardFate.TAKEN
@@ -154,11 +157,11 @@ def build_view(state: GameState, seat: int) -> View:
         alone=state.alone,
         partner=partner,
         discard=CARDS[state.discard] if state.discard >= 0 and seat == dealer else None,
-        tricks=tuple(trick_view(t.leader, t.plays, t.winner) for t in state.tricks),
+        tricks=tuple([_completed(t) for t in state.tricks]),
         current_trick=trick,
         tricks_won=tuple(state.tricks_won),
         sitting_out=state.sitting_out if state.sitting_out >= 0 else None,
-        legal_actions=tuple(ACTIONS[a] for a in state.legal_actions()) if state.to_act == seat else (),
+        legal_actions=tuple([ACTIONS[a] for a in state.legal_actions()]) if state.to_act == seat else (),
     )
 
 
@@ -170,7 +173,13 @@ def _proposed(state: GameState) -> Trump | None:
 
 
 def trick_view(leader: int, plays: tuple[tuple[int, int], ...], winner: int | None) -> TrickView:
-    return TrickView(leader, tuple(Play(s, CARDS[c]) for s, c in plays), winner)
+    return TrickView(leader, tuple([Play(s, CARDS[c]) for s, c in plays]), winner)
+
+
+@lru_cache(maxsize=4096)
+def _completed(trick: Trick) -> TrickView:
+    """A completed trick's view, built once: every later view of the hand, for every seat, repeats it."""
+    return trick_view(trick.leader, trick.plays, trick.winner)
 
 
 __all__ = ["Play", "TrickView", "UpCardFate", "View", "build_view"]

@@ -405,9 +405,26 @@ def _legal_bytes(action: Action) -> bytes:
 
 
 @lru_cache(maxsize=4096)
+def _event_bytes(event: Event) -> bytes:
+    return pb.ArenaMessage(events=[cached_event_pb(event)]).SerializeToString()
+
+
+_RECENT_EVENTS: dict[int, tuple[Event, bytes]] = {}
+"""The last events encoded, by identity. A table tells the same event objects to every seat
+(``events_for_seats``), and hashing an event for ``_event_bytes`` costs more than encoding it once; the
+entry holds the event itself, so its id cannot be reused while it is here."""
+
+
 def event_bytes(event: Event) -> bytes:
     """``event`` as an element of ``ArenaMessage.events``: prepend these to any encoded ``ArenaMessage``."""
-    return pb.ArenaMessage(events=[cached_event_pb(event)]).SerializeToString()
+    hit = _RECENT_EVENTS.get(id(event))
+    if hit is not None and hit[0] is event:
+        return hit[1]
+    data = _event_bytes(event)
+    if len(_RECENT_EVENTS) >= 512:
+        _RECENT_EVENTS.clear()
+    _RECENT_EVENTS[id(event)] = (event, data)
+    return data
 
 
 class RequestEncoder:
