@@ -155,7 +155,7 @@ def leaderboard(
 
     try:
         with Store.open(directory, create=False) as store:
-            standings, _ = compute_standings(store)
+            standings = compute_standings(store)
             played = len(store.finished())
             total = len(store.schedule())
     except ConfigError as exc:

@@ -7,7 +7,7 @@ the same leaderboard at any concurrency and after any number of interruptions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,10 +97,28 @@ def rate(
     games: Iterable[RatedGame], entrants: Sequence[str]
 ) -> tuple[dict[str, trueskill.Rating], list[HistoryRow]]:
     """Apply ``games`` in ``seq`` order; returns the final ratings and the rating after every game."""
+    history: list[HistoryRow] = []
+    ratings = apply_in_order(sorted(games, key=lambda g: g.seq), entrants, history.append)
+    return ratings, history
+
+
+def apply_in_order(
+    games: Iterable[RatedGame],
+    entrants: Sequence[str],
+    record: Callable[[HistoryRow], None] | None = None,
+) -> dict[str, trueskill.Rating]:
+    """``rate`` for games already in ``seq`` order, one at a time: memory stays the size of the field,
+    however long the event (``record`` gets each rating as it is made, e.g. to store it).
+
+    :raises ValueError: the games are not in ``seq`` order.
+    """
     env = environment()
     ratings = {name: env.create_rating() for name in entrants}
-    history: list[HistoryRow] = []
-    for game in sorted(games, key=lambda g: g.seq):
+    last = None
+    for game in games:
+        if last is not None and game.seq < last:
+            raise ValueError(f"game {game.game_id} (seq {game.seq}) comes after seq {last}")
+        last = game.seq
         if not game.rated:
             continue
         players = [(seat, name) for seat, name in enumerate(game.seats) if name not in game.excluded]
@@ -112,8 +130,9 @@ def rate(
         new = env.rate(groups, ranks=[game.ranks[seat] - 1 for seat, _ in players])
         for (_, name), (rating,) in zip(players, new, strict=True):
             ratings[name] = rating
-            history.append(HistoryRow(game.seq, game.game_id, name, rating.mu, rating.sigma))
-    return ratings, history
+            if record is not None:
+                record(HistoryRow(game.seq, game.game_id, name, rating.mu, rating.sigma))
+    return ratings
 
 
 def order(standings: Iterable[Standing]) -> list[Standing]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 
-from arena.rating import HistoryRow, Standing, order, rate
+from arena.rating import HistoryRow, Standing, apply_in_order, order
 from arena.store import Store
 
 COLUMNS = (
@@ -31,9 +32,10 @@ COLUMNS = (
 )
 
 
-def compute_standings(store: Store) -> tuple[list[Standing], list[HistoryRow]]:
+def compute_standings(store: Store, record: Callable[[HistoryRow], None] | None = None) -> list[Standing]:
+    """The leaderboard of what ``store`` holds; ``record`` gets every rating step on the way."""
     entrants = store.entrants()
-    ratings, history = rate(store.rated_games(), [name for name, *_ in entrants])
+    ratings = apply_in_order(store.rated_games(), [name for name, *_ in entrants], record)
     totals = store.seat_totals()
     faults = store.fault_counts()
     disqualified = store.disqualified()
@@ -57,7 +59,7 @@ def compute_standings(store: Store) -> tuple[list[Standing], list[HistoryRow]]:
                 house=house,
             )
         )
-    return order(standings), history
+    return order(standings)
 
 
 def render_json(standings: list[Standing]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -270,26 +270,23 @@ class Store:
 
     # ------------------------------------------------------------------ reading back
 
-    def rated_games(self) -> list[RatedGame]:
+    def rated_games(self) -> Iterator[RatedGame]:
+        """Every stored game in schedule order, read as it is consumed (an event may hold many)."""
         rows = self.db.execute(
-            "SELECT seq, game_id, seats, ranks, scores, forfeited, rated, excluded FROM games"
+            "SELECT seq, game_id, seats, ranks, scores, forfeited, rated, excluded FROM games ORDER BY seq"
         )
-        out = []
         for seq, game_id, seats, ranks, scores, forfeited, rated, excluded in rows:
             names = tuple(json.loads(seats))
-            out.append(
-                RatedGame(
-                    seq,
-                    game_id,
-                    names,
-                    tuple(json.loads(ranks)),
-                    tuple(json.loads(scores)),
-                    tuple(names[s] for s in json.loads(forfeited)),
-                    bool(rated),
-                    tuple(json.loads(excluded)),
-                )
+            yield RatedGame(
+                seq,
+                game_id,
+                names,
+                tuple(json.loads(ranks)),
+                tuple(json.loads(scores)),
+                tuple(names[s] for s in json.loads(forfeited)),
+                bool(rated),
+                tuple(json.loads(excluded)),
             )
-        return out
 
     def seat_totals(self) -> dict[str, dict[str, int]]:
         """Per entrant: games, wins, points, maker hands, maker made, forfeits, faults (from stored games)."""
@@ -304,13 +301,22 @@ class Store:
         """All recorded faults per entrant (harness faults included, which never count towards forfeits)."""
         return dict(self.db.execute("SELECT entrant, COUNT(*) FROM faults GROUP BY entrant"))
 
-    def replace_ratings(self, history: Sequence[HistoryRow]) -> None:
+    @contextmanager
+    def rating_history_writer(self, batch: int = 1000) -> Iterator[Callable[[HistoryRow], None]]:
+        """Replace the stored rating history, in one transaction, with the rows passed to the function
+        this yields (written in batches, so the history never has to be held in memory whole)."""
+        pending: list[tuple[int, str, str, float, float]] = []
         with self.transaction() as db:
             db.execute("DELETE FROM ratings")
-            db.executemany(
-                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?)",
-                [(h.seq, h.game_id, h.entrant, h.mu, h.sigma) for h in history],
-            )
+
+            def record(h: HistoryRow) -> None:
+                pending.append((h.seq, h.game_id, h.entrant, h.mu, h.sigma))
+                if len(pending) >= batch:
+                    db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?, ?)", pending)
+                    pending.clear()
+
+            yield record
+            db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?, ?)", pending)
 
     def game(self, game_id: str) -> dict[str, Any] | None:
         """Everything stored about one game (for ``arena replay``), or None if it was not played."""

@@ -219,8 +219,8 @@ async def run_event(
                 await _play_all(config, store, runtime, todo, on_game)
         finally:
             await runtime.stop()
-        standings, history = compute_standings(store)
-        store.replace_ratings(history)
+        with store.rating_history_writer() as record:
+            standings = compute_standings(store, record)
     return EventSummary(config, resumed, len(schedule), len(todo), standings)
 
 
