@@ -11,9 +11,10 @@ cards is imperfect: a close call stays with the rules).
 
 Three refinements make the samples count:
 
-* inference from the bidding: a guess in which another seat's bids or call differ from what the rules
-  player would have done with the guessed cards is kept only with probability ``inference`` per difference
-  (so a seat that ordered up is mostly dealt trumps, one that passed mostly is not);
+* inference from the other seats' decisions (``Sampler``): a guess with which another seat's bids, discard,
+  call or card plays this hand differ from what the rules player would have done with the guessed cards is
+  kept only with probability ``inference`` per difference (so a seat that ordered up is mostly dealt
+  trumps, one that passed mostly is not, and one that followed low mostly had nothing to win with);
 * cards that are equivalent (no live card between them in one suit) are simulated once, and a Five-handed
   call is chosen among the sensible cards only (the missing top trumps, the aces, ALONE);
 * racing: every 8 samples, candidates that are clearly worse than the leader on the same samples (by
@@ -37,18 +38,15 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from arena.bot import Bot, run
-from arena.engine import ACTIONS, Action, GameState, Phase, View, state_from_guess
+from arena.engine import ACTIONS, Action, GameState, Phase, View
 from arena.engine import actions as A
-from arena.engine.actions import ActionKind
-from arena.engine.cards import NO_TRUMP, CardId
-from arena.engine.config import GameConfig, Variant, deck_of
-from arena.engine.determinize import Guess, sample_hidden
-from arena.engine.state import P_BID1, P_BID2, P_CALL, P_PLAY
-from arena.engine.views import UpCardFate
+from arena.engine.cards import CardId
+from arena.engine.config import GameConfig
+from arena.engine.determinize import Guess, deal_from_guess, hidden_facts, history_ids, sample_hidden
+from arena.engine.state import P_CALL, P_EXPOSE, P_PLAY
 from arena.errors import RuleError
 from sample_bots._policy import (
     DEFAULT_STYLE,
@@ -58,6 +56,7 @@ from sample_bots._policy import (
     choose,
     ranks,
     rollout,
+    seen_from_state,
     seen_from_view,
 )
 
@@ -90,10 +89,10 @@ class MonteCarloBot(Bot):
     """What a simulated hand is worth (``hand_utility``): ``"win"`` (chance of winning the game) or
     ``"points"`` (points relative to the other seats)."""
     inference: ClassVar[float] = 0.1
-    """Chance of keeping a guess per bid or call of another seat that the rules player would not have made
-    with the guessed cards (1 = no inference from the bidding)."""
+    """Chance of keeping a guess per decision of another seat this hand (bid, discard, call, card played)
+    that the rules player would not have made with the guessed cards (1 = no inference)."""
     tries: ClassVar[int] = 12
-    """Most guesses drawn per sample while looking for one that fits the bidding."""
+    """Most guesses drawn per sample while looking for one that fits the other seats' decisions."""
     confidence: ClassVar[float] = 2.5
     """Drop a candidate (and stop when one is left) once it trails the best by this many standard errors."""
     deviate: ClassVar[float] = 1.0
@@ -144,7 +143,7 @@ class MonteCarloBot(Bot):
         """The utility of each surviving candidate on each sample drawn; ``None`` if none was drawn."""
         rng = self.rng_for(view)
         cap = self.samples * (1 if view.phase is Phase.PLAY else self.bid_factor)
-        fits = BiddingFilter(view, self.style) if self.inference < 1 else None
+        sampler = Sampler(view, self.style, self.inference, self.tries)
         results: dict[int, list[float]] = {a: [] for a in actions}
         seat, style, objective = view.seat, self.style, self.objective
         done = failures = 0
@@ -153,7 +152,7 @@ class MonteCarloBot(Bot):
             left = self.time_left()
             if left <= 0 or (done and left < 1.5 * (time.monotonic() - started) / done):
                 break
-            state = self.sample(view, rng, fits)
+            state = sampler.sample(rng)
             if state is None:  # no placement fits the view (should not happen): try a few more times
                 failures += 1
                 continue
@@ -167,28 +166,6 @@ class MonteCarloBot(Bot):
                 results = race(results, self.confidence, default)
         self.stats.append(done)
         return results if done else None
-
-    def sample(self, view: View, rng: random.Random, fits: BiddingFilter | None) -> GameState | None:
-        """A determinization that fits the bidding: rejection sampling, kept with ``inference ** misfits``."""
-        best: Guess | None = None
-        best_weight = -1.0
-        for _ in range(self.tries if fits is not None else 1):
-            try:
-                guess = sample_hidden(view, rng)
-            except RuleError:
-                continue
-            weight = self.inference ** fits.misfits(guess) if fits is not None else 1.0
-            if weight >= 1.0 or rng.random() < weight:
-                best = guess
-                break
-            if weight > best_weight:
-                best, best_weight = guess, weight
-        if best is None:
-            return None
-        try:
-            return state_from_guess(view, best)
-        except RuleError:
-            return None
 
 
 def pick(results: dict[int, list[float]], default: int, deviate: float) -> int:
@@ -316,115 +293,75 @@ def same_run(a: CardId, b: CardId, r: Ranks, hand: list[CardId], dead: set[CardI
 # --------------------------------------------------------------------------------------------- inference
 
 
-class BiddingFilter:
-    """The bids and calls of the other seats this hand, each with the knowledge its seat had (all but the
-    cards), so that a guess can be checked against what the rules player would have done with its cards.
+class Sampler:
+    """Draws the determinizations of one decision: guesses of the hidden cards that fit the view, replayed
+    to the decision, preferring those with which the other seats' past decisions are the rules player's.
 
-    The legal lists of those past decisions are rebuilt here from the rules (RULES.md CA-4, FH-4, CA-6,
-    FH-6, CL-2.3), because a ``View`` only carries the legal actions of the current decision.
+    A guess is replayed on the engine (``deal_from_guess`` and ``history_ids``: every guess from
+    ``sample_hidden`` replays legally, so without checks), and at each past decision of another seat that
+    saw its cards and had a choice, the rules player's choice with the guessed cards is compared with the
+    action taken (bids, the dealer's discard, the call, and the cards played). The guess is kept with
+    probability ``inference ** misfits``, else another is drawn, up to ``tries``; when none is kept, the
+    one with the fewest misfits is used. The replay stops early once a guess can neither be kept nor beat
+    the best so far.
     """
 
-    def __init__(self, view: View, style: Style) -> None:
-        self.view = view
-        self.style = style
-        self.checks: list[tuple[Seen, int, bool]] = []  # (knowledge, action taken, at call time?)
-        config, n, dealer = view.config, view.num_players, view.dealer
-        proposed = int(view.proposed_trump) if view.proposed_trump is not None else -1
-        passes, round_2 = 0, False
-        for seat, action in view.history:
-            if action is None:
+    def __init__(self, view: View, style: Style, inference: float, tries: int) -> None:
+        self.view, self.style = view, style
+        self.inference = inference if inference < 1 else 1.0
+        self.tries = tries if self.inference < 1 else 1
+        self.facts = hidden_facts(view)  # costs as much as a sample: once per decision
+        self.discard_hidden = view.discard is None and any(a is None for _, a in view.history)
+        shown = view.discard.id if view.discard is not None else None
+        self.history = None if self.discard_hidden else history_ids(view, shown)
+
+    def sample(self, rng: random.Random) -> GameState | None:
+        """A determinization at the view's decision, or ``None`` if no guess fitted (should not happen)."""
+        best: GameState | None = None
+        best_misfits = math.inf
+        for _ in range(self.tries):
+            try:
+                guess = sample_hidden(self.view, rng, facts=self.facts)
+                state = deal_from_guess(self.view, guess)
+            except RuleError:
                 continue
-            kind = action.kind
-            if kind is ActionKind.PASS and not round_2:
-                passes += 1
-                round_2 = passes == n
-                if seat != view.seat:
-                    self._bid_1(seat, proposed, A.PASS)
-            elif kind in (ActionKind.ORDER_UP, ActionKind.TAKE_UP):
-                if seat != view.seat:
-                    self._bid_1(seat, proposed, action.id)
-            elif kind in (ActionKind.PASS, ActionKind.NAME):
-                if seat != view.seat:
-                    self._bid_2(seat, proposed, action.id)
-            elif kind in (ActionKind.CALL, ActionKind.ALONE, ActionKind.PARTNER) and seat != view.seat:
-                self._call(seat, proposed if not round_2 else -1, proposed if round_2 else -1, action.id)
-        self.played = {s: [p.card.id for p in view.played_cards() if p.seat == s] for s in range(n)}
-        self.dealer, self.config = dealer, config
+            tolerated = self.tolerated(rng.random()) if self.inference < 1 else math.inf
+            misfits = self.replay(state, guess, max(tolerated + 1, best_misfits))
+            if misfits is None:
+                continue
+            if misfits <= tolerated:
+                return state
+            best, best_misfits = state, misfits
+        return best
 
-    def _seen(self, seat: int, phase: int, legal: list[int], proposed: int, turned_down: int) -> Seen:
-        view = self.view
-        k = Seen()
-        k.config, k.n, k.seat, k.dealer, k.phase = view.config, view.num_players, seat, view.dealer, phase
-        k.hand, k.legal, k.up_card = None, legal, view.up_card.id
-        k.proposed, k.turned_down, k.picked_up = proposed, turned_down, False
-        k.exposed, k.discard, k.trump, k.maker, k.called = -1, -1, -1, -1, -1
-        k.alone, k.partner, k.sitting_out, k.trick, k.dead = False, -1, -1, [], set()
-        k.scores = view.scores_before
-        return k
+    def tolerated(self, u: float) -> float:
+        """The most misfits a guess may have and still be kept, when the kept ones are those with
+        ``inference ** misfits > u``."""
+        count = 0
+        while self.inference ** (count + 1) > u and count < 20:
+            count += 1
+        return count
 
-    def _bid_1(self, seat: int, proposed: int, action: int) -> None:
-        accept = A.TAKE_UP if seat == self.view.dealer else A.ORDER_UP
-        self.checks.append((self._seen(seat, P_BID1, [A.PASS, accept], proposed, -1), action, False))
-
-    def _bid_2(self, seat: int, turned_down: int, action: int) -> None:
-        config = self.view.config
-        stuck = config.stick_the_dealer or config.variant is Variant.FIVE_HANDED
-        legal = [] if stuck and seat == self.view.dealer else [A.PASS]
-        legal += [A.NAME_BASE + s for s in range(4) if s != turned_down]
-        if config.allow_no_trump:
-            legal.append(A.NAME_BASE + NO_TRUMP)
-        self.checks.append((self._seen(seat, P_BID2, legal, -1, turned_down), action, False))
-
-    def _call(self, seat: int, proposed: int, turned_down: int, action: int) -> None:
-        view = self.view
-        k = self._seen(seat, P_CALL, [], proposed, turned_down)
-        k.trump = int(view.trump) if view.trump is not None else -1
-        k.maker = seat
-        k.picked_up = view.up_card_fate is UpCardFate.TAKEN
-        k.exposed = view.exposed_card.id if view.exposed_card is not None else -1
-        self.checks.append((k, action, True))
-
-    def call_legal(self, k: Seen, hand: list[CardId]) -> list[int]:
-        """The maker's legal calls with ``hand`` (CA-6.1, FH-6.1, CL-2.3)."""
-        config, trump = k.config, k.trump
-        if config.variant is Variant.CLASSIC:
-            return [A.ALONE, A.PARTNER]
-        if config.variant is Variant.CALL_ACE:
-            aces = [order[0] for suit, order in enumerate(ranks(config, NO_TRUMP).order) if suit != trump]
-            return [A.CALL_BASE + c for c in aces if c not in hand] + [A.ALONE]
-        eff = ranks(config, trump).eff
-        return [
-            A.CALL_BASE + c
-            for c in deck_of(config)
-            if c not in hand and (config.call_may_be_trump or eff[c] != trump)
-        ] + [A.ALONE]
-
-    def misfits(self, guess: Guess) -> int:
-        """How many of the checked decisions the rules player would have taken differently with ``guess``."""
-        miss = 0
-        for k, action, at_call in self.checks:
-            held = list(guess.holdings[k.seat]) + self.played[k.seat]
-            if at_call:  # the maker's cards after any discard: what he holds plus what he played
-                k.hand = sorted(held)
-                k.discard = guess.discard if k.seat == self.dealer and guess.discard is not None else -1
-                k.legal = self.call_legal(k, k.hand)
-            else:  # bidding: the cards as dealt
-                k.hand = sorted(self.dealt(k.seat, held, guess))
-            if choose(k, self.style) != action:
-                miss += 1
-        return miss
-
-    def dealt(self, seat: int, held: Iterable[CardId], guess: Guess) -> list[CardId]:
-        """A seat's five dealt cards: its cards now and played, for the dealer without the up-card he took
-        and with his discard."""
-        cards = list(held)
-        view = self.view
-        if seat == view.dealer and view.up_card_fate is UpCardFate.TAKEN:
-            if guess.discard is not None:
-                cards.append(guess.discard)
-            if view.up_card.id in cards:
-                cards.remove(view.up_card.id)
-        return cards
+    def replay(self, state: GameState, guess: Guess, stop: float) -> int | None:
+        """Replay the view's history on ``state``, counting the other seats' decisions that differ from
+        the rules player's; ``None`` (the replay abandoned) once there are ``stop`` of them."""
+        history = self.history if self.history is not None else history_ids(self.view, guess.discard)
+        me, style, check = self.view.seat, self.style, self.inference < 1
+        misfits = 0
+        played: set[CardId] = set()
+        for seat, action in history:
+            phase = state.phase
+            informative = check and seat != me and phase > P_EXPOSE  # blind decisions tell nothing
+            if informative and len(state.legal_actions()) > 1:
+                seen = seen_from_state(state, seat, played if phase == P_PLAY else None)
+                if choose(seen, style) != action:
+                    misfits += 1
+                    if misfits >= stop:
+                        return None
+            if phase == P_PLAY:
+                played.add(action)
+            state.apply_unchecked(action)
+        return misfits
 
 
 if __name__ == "__main__":

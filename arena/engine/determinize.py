@@ -5,6 +5,11 @@ plays the hand out on real engine states. ``sample_hidden`` draws such a guess; 
 guess into a ``GameState`` at the same decision by dealing a deck that fits the guess and replaying the
 hand's public history (the guessed discard filling the one action a non-dealer cannot see).
 
+A search draws many guesses at one decision, so the pieces are also offered separately: ``hidden_facts``
+(what the view fixes, worked out once and passed to ``sample_hidden``), ``deal_from_guess`` (the state at the
+start of the hand, before any action) and ``history_ids`` (the actions to replay on it). A caller that
+replays them itself can skip the checks, or watch each decision of the other seats as it goes by.
+
 What a view constrains: the cards a seat has shown it lacks (it failed to follow a led suit), the called
 card (never in the maker's hand), and two cards whose place is known to be the dealer's six: the picked-up
 up-card and the FH exposed card, each either still in the dealer's hand or his discard.
@@ -16,7 +21,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.engine.actions import DISCARD_BASE, ActionKind, encode
+from arena.engine.actions import DISCARD_BASE, ActionId, ActionKind, encode
 from arena.engine.cards import EFFECTIVE_SUIT, CardId
 from arena.engine.config import deck_of
 from arena.engine.dealing import deal_positions
@@ -48,9 +53,11 @@ class _Facts:
     voids: dict[int, set[int]]  # seat -> effective suits it has shown void in
     banned: dict[int, set[CardId]]  # seat -> cards it cannot hold (the called card for the maker)
     discard_hidden: bool  # the dealer discarded and the viewer did not see it
+    barred: dict[int, frozenset[CardId]]  # seat -> every card it cannot hold (banned, or of a void suit)
 
 
 def hidden_facts(view: View) -> _Facts:
+    """What ``view`` fixes about the cards it does not show (``sample_hidden`` works from it)."""
     n, dealer = view.num_players, view.dealer
     deck = deck_of(view.config)
     played = view.played_cards()
@@ -96,15 +103,25 @@ def hidden_facts(view: View) -> _Facts:
     if view.called_card is not None and view.maker is not None:
         banned[view.maker].add(view.called_card.id)
     pool = tuple(c for c in deck if c not in seen)
-    return _Facts(pool, tuple(pinned), need, known, voids, banned, discarded and view.seat != dealer)
+    barred = {s: frozenset(banned[s]) for s in range(n)}
+    if view.trump is not None:
+        eff = EFFECTIVE_SUIT[view.trump]
+        barred = {s: frozenset(banned[s] | {c for c in deck if eff[c] in voids[s]}) for s in range(n)}
+    hidden = discarded and view.seat != dealer
+    return _Facts(pool, tuple(pinned), need, known, voids, banned, hidden, barred)
 
 
-def sample_hidden(view: View, rng: random.Random, attempts: int = 200) -> Guess:
+def sample_hidden(
+    view: View, rng: random.Random, attempts: int = 200, *, facts: _Facts | None = None
+) -> Guess:
     """A random placement of the unseen cards consistent with ``view``.
 
+    :param facts: ``hidden_facts(view)``, for callers that sample the same view many times (it costs about
+        as much as a sample).
     :raises RuleError: if no placement fits (the view contradicts itself).
     """
-    facts = hidden_facts(view)
+    if facts is None:
+        facts = hidden_facts(view)
     dealer = view.dealer
     for _ in range(attempts):
         guess = _try_sample(view, facts, dealer, rng)
@@ -114,20 +131,14 @@ def sample_hidden(view: View, rng: random.Random, attempts: int = 200) -> Guess:
 
 
 def _try_sample(view: View, facts: _Facts, dealer: int, rng: random.Random) -> Guess | None:
-    eff = EFFECTIVE_SUIT[view.trump] if view.trump is not None else None
     need = dict(facts.need)
     holdings: dict[int, list[CardId]] = {s: list(facts.known[s]) for s in need}
     discard: CardId | None = None
     free_discard = facts.discard_hidden
-
-    def fits(seat: int, card: CardId) -> bool:
-        if card in facts.banned[seat]:
-            return False
-        return eff is None or eff[card] not in facts.voids[seat]
-
+    barred = facts.barred
     for card in facts.pinned:  # in the dealer's hand or his discard
         options = []
-        if need.get(dealer, 0) > 0 and fits(dealer, card):
+        if need.get(dealer, 0) > 0 and card not in barred[dealer]:
             options.extend(["hand"] * need[dealer])
         if free_discard:
             options.append("discard")
@@ -145,12 +156,16 @@ def _try_sample(view: View, facts: _Facts, dealer: int, rng: random.Random) -> G
         want = need[seat]
         if want == 0:
             continue
-        taken = [c for c in pool if fits(seat, c)][:want]
+        bar = barred[seat]
+        if not bar:  # the commonest case: the first cards of the shuffled pool
+            taken, pool = pool[:want], pool[want:]
+        else:
+            taken = [c for c in pool if c not in bar][:want]
+            chosen = set(taken)
+            pool = [c for c in pool if c not in chosen]
         if len(taken) < want:
             return None
         holdings[seat].extend(taken)
-        chosen = set(taken)
-        pool = [c for c in pool if c not in chosen]
     if free_discard:
         if not pool:
             return None
@@ -166,6 +181,31 @@ def state_from_guess(
     :param seed: deals for hands after this one (only needed with ``single_hand=False``).
     :raises RuleError: if the guess does not fit the view (wrong counts, repeated cards, or a replayed
         action that would be illegal with those cards).
+    """
+    state = deal_from_guess(view, guess, seed=seed, single_hand=single_hand)
+    discard = view.discard.id if view.discard is not None else guess.discard
+    for seat, action_id in history_ids(view, discard):
+        if state.current_player() != seat:
+            raise RuleError(
+                f"replaying the view's history: expected seat {seat}, engine says {state.current_player()}"
+            )
+        state.apply(action_id)
+    if view.phase is not Phase.GAME_OVER and state.current_player() != view.to_act:
+        raise RuleError("replayed state does not reach the view's decision")
+    return state
+
+
+def deal_from_guess(
+    view: View, guess: Guess, *, seed: int | None = None, single_hand: bool = True
+) -> GameState:
+    """The state at the start of ``view``'s hand (no action taken yet), dealt so that replaying
+    ``history_ids`` on it puts the hidden cards where ``guess`` says.
+
+    Only the deal is checked (every seat five distinct cards, the picked-up and exposed cards with the
+    dealer): a guess from ``sample_hidden`` always replays legally, so a search may replay it with
+    ``apply_unchecked``; ``state_from_guess`` replays with every check.
+
+    :raises RuleError: if the guess does not deal (wrong counts, repeated cards, known cards misplaced).
     """
     n, dealer = view.num_players, view.dealer
     holdings: dict[int, list[CardId]] = {s: list(h) for s, h in guess.holdings.items()}
@@ -194,13 +234,14 @@ def state_from_guess(
     used = [c for s in range(n) for c in dealt[s]] + [up]
     if any(len(dealt[s]) != 5 for s in range(n)) or len(set(used)) != len(used):
         raise RuleError(f"guess does not give every seat five distinct cards: {dealt!r}")
-    stock = [c for c in deck_cards if c not in set(used)]
+    used_set = set(used)
+    stock = [c for c in deck_cards if c not in used_set]
     deck: list[CardId] = [0] * (5 * n)
     for seat, positions in enumerate(deal_positions(n, dealer)):
         for pos, card in zip(positions, dealt[seat], strict=True):
             deck[pos] = card
     deck += [up, *stock]
-    state = GameState(
+    return GameState(
         view.config,
         seed=seed,
         decks=[deck],
@@ -209,21 +250,22 @@ def state_from_guess(
         scores=view.scores_before,
         single_hand=single_hand,
     )
+
+
+def history_ids(view: View, discard: CardId | None) -> list[tuple[int, ActionId]]:
+    """The view's hand history as (seat, action id), the hidden discard (shown as ``None``) as ``discard``.
+
+    :raises RuleError: if the dealer discarded unseen and ``discard`` is ``None``.
+    """
+    out: list[tuple[int, ActionId]] = []
     for seat, action in view.history:
         if action is None:
             if discard is None:
                 raise RuleError("guess has no discard, but the dealer discarded")
-            action_id = DISCARD_BASE + discard
+            out.append((seat, DISCARD_BASE + discard))
         else:
-            action_id = encode(action)
-        if state.current_player() != seat:
-            raise RuleError(
-                f"replaying the view's history: expected seat {seat}, engine says {state.current_player()}"
-            )
-        state.apply(action_id)
-    if view.phase is not Phase.GAME_OVER and state.current_player() != view.to_act:
-        raise RuleError("replayed state does not reach the view's decision")
-    return state
+            out.append((seat, encode(action)))
+    return out
 
 
 def determinize(view: View, rng: random.Random, *, single_hand: bool = True) -> GameState:

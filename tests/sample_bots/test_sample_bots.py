@@ -16,10 +16,12 @@ from arena.engine.actions import parse_action_id
 from arena.engine.cards import parse_card_id
 from arena.engine.config import deck_of
 from arena.engine.dealing import deal_positions
+from arena.engine.determinize import deal_from_guess, hidden_holdings
 from arena.faults import FaultPolicy
 from arena.players.inprocess import InProcessPlayer
 from arena.table import TableResult, TableSpec, play_table
-from sample_bots.montecarlo import MonteCarloBot
+from sample_bots._policy import choose_state
+from sample_bots.montecarlo import MonteCarloBot, Sampler
 from sample_bots.random import RandomBot
 from sample_bots.rules import RulesBot
 
@@ -150,6 +152,27 @@ def test_montecarlo_is_deterministic_given_its_seed() -> None:
         first, second = MonteCarloBot(samples=12, seed=4), MonteCarloBot(samples=12, seed=4)
         assert first.act(view) == second.act(view)
         assert first.stats == second.stats
+
+
+@pytest.mark.parametrize("variant", ["five-handed", "call-ace", "classic"])
+def test_montecarlo_inference_finds_no_misfit_with_the_true_cards(variant: str) -> None:
+    """At a table of rules players, the real hidden cards explain every past decision: the inference
+    (``Sampler.replay``) sees the decisions with exactly the knowledge the rules bot had."""
+    config = GameConfig.create(variant)
+    replays = 0
+    for seed in range(40):
+        state = GameState(config, seed=seed, single_hand=True)
+        while not state.is_terminal():
+            if len(state.legal_actions()) > 1:
+                view = build_view(state, state.to_act)
+                truth = hidden_holdings(state, view)
+                sampler = Sampler(view, RulesBot.style, inference=0.1, tries=1)
+                replayed = deal_from_guess(view, truth)
+                assert sampler.replay(replayed, truth, stop=1) == 0
+                assert replayed.hands == state.hands and replayed.to_act == state.to_act
+                replays += 1
+            state.apply(choose_state(state, state.to_act))
+    assert replays > 300
 
 
 def first_view_with_choice(config: GameConfig, seed: int) -> View:
