@@ -250,8 +250,16 @@ def view_to_pb(view: View) -> pb.View:
 
 def _fill_view(msg: pb.View, view: View) -> None:
     """Write ``view`` into ``msg`` in place (no copy of a finished sub-message: requests embed the view)."""
-    text = _TEXT_BY_ID
     msg.config.CopyFrom(_config_pb(view.config))
+    msg.history.extend([_history_pb(s, a) for s, a in view.history])
+    msg.tricks.extend([_trick_pb(t) for t in view.tricks])
+    _fill_view_rest(msg, view)
+
+
+def _fill_view_rest(msg: pb.View, view: View) -> None:
+    """Every field of ``view`` but the config, the history and the completed tricks (the parts that
+    ``RequestEncoder`` encodes once and reuses)."""
+    text = _TEXT_BY_ID
     msg.seat = view.seat
     msg.hand_index = view.hand_index
     msg.dealer = view.dealer
@@ -268,7 +276,6 @@ def _fill_view(msg: pb.View, view: View) -> None:
         msg.proposed_trump = trump_to_pb(view.proposed_trump)
     if view.exposed_card is not None:
         msg.exposed_card = text[view.exposed_card.id]
-    msg.history.extend([_history_pb(s, a) for s, a in view.history])
     if view.trump is not None:
         msg.trump = trump_to_pb(view.trump)
     if view.called_card is not None:
@@ -276,7 +283,6 @@ def _fill_view(msg: pb.View, view: View) -> None:
     msg.alone = view.alone
     if view.discard is not None:
         msg.discard = text[view.discard.id]
-    msg.tricks.extend([_trick_pb(t) for t in view.tricks])
     msg.tricks_won.extend(view.tricks_won)
     if view.maker is not None:
         msg.maker = view.maker
@@ -468,41 +474,8 @@ class RequestEncoder:
             self._tricks_part += b"".join([_trick_bytes(t) for t in tricks[self._tricks_count :]])
             self._tricks_count = len(tricks)
 
-        text = _TEXT_BY_ID
-        head = pb.View(
-            seat=view.seat,
-            hand_index=view.hand_index,
-            dealer=view.dealer,
-            to_act=max(view.to_act, 0),
-            scores=view.scores,
-            scores_before=view.scores_before,
-            up_card=text[view.up_card.id],
-            up_card_fate=_FATE[view.up_card_fate],
-            alone=view.alone,
-            tricks_won=view.tricks_won,
-        )
-        if view.hand is None:
-            head.hand_hidden = True
-        else:
-            head.hand.extend([text[c.id] for c in view.hand])
-        if view.proposed_trump is not None:
-            head.proposed_trump = trump_to_pb(view.proposed_trump)
-        if view.exposed_card is not None:
-            head.exposed_card = text[view.exposed_card.id]
-        if view.trump is not None:
-            head.trump = trump_to_pb(view.trump)
-        if view.called_card is not None:
-            head.called_card = text[view.called_card.id]
-        if view.discard is not None:
-            head.discard = text[view.discard.id]
-        if view.maker is not None:
-            head.maker = view.maker
-        if view.partner is not None:
-            head.partner = view.partner
-        if view.sitting_out is not None:
-            head.sitting_out = view.sitting_out
-        if view.current_trick is not None:
-            head.current_trick.CopyFrom(_trick_to_pb(view.current_trick))
+        head = pb.View()
+        _fill_view_rest(head, view)
         view_part = b"".join(
             (self._config_part, head.SerializeToString(), self._history_part, self._tricks_part)
         )
