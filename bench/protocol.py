@@ -58,7 +58,7 @@ import grpc
 
 from arena.bot import Bot, create_server
 from arena.engine import Action, GameConfig, GameState, View, build_view
-from arena.engine.events import Event, events_since, mark, opening_events
+from arena.engine.events import Event, events_for_seats, mark, opening_events
 from arena.faults import FaultPolicy
 from arena.gameinfo import GameInfo
 from arena.players.base import DecisionTiming
@@ -216,8 +216,8 @@ def workload(config: GameConfig, games: int) -> tuple[list[Item], list[tuple[Eve
             pending[seat] = []
             before = mark(state)
             state.apply(rng.choice(state.legal_actions()))
-            for s in range(n):
-                pending[s].extend(events_since(state, before, s))
+            for s, events in enumerate(events_for_seats(state, before)):
+                pending[s].extend(events)
         for seat_items in per_seat:
             items.extend(seat_items)
     return items, opening

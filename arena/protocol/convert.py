@@ -383,7 +383,7 @@ def _length_delimited_tag(message: type, field: str) -> bytes:
 
 _VIEW_TAG = _length_delimited_tag(pb.DecisionRequest, "view")
 _REQUEST_TAG = _length_delimited_tag(pb.ArenaMessage, "decision_request")
-_SHORT_VARINTS = tuple(_varint(n) for n in range(1 << 14))  # every length a request can have, and more
+_SHORT_VARINTS = tuple(_varint(n) for n in range(1 << 11))  # requests are a few hundred bytes
 
 
 def _length_prefix(n: int) -> bytes:
@@ -402,7 +402,7 @@ def _history_bytes(seat: int, action: Action | None) -> bytes:
 
 @lru_cache(maxsize=4096)
 def _trick_bytes(trick: TrickView) -> bytes:
-    return pb.View(tricks=[_trick_pb(trick)]).SerializeToString()
+    return pb.View(tricks=[_trick_to_pb(trick)]).SerializeToString()
 
 
 @cache
@@ -412,7 +412,7 @@ def _legal_bytes(action: Action) -> bytes:
 
 @lru_cache(maxsize=4096)
 def _event_bytes(event: Event) -> bytes:
-    return pb.ArenaMessage(events=[cached_event_pb(event)]).SerializeToString()
+    return pb.ArenaMessage(events=[event_to_pb(event)]).SerializeToString()
 
 
 _RECENT_EVENTS: dict[int, tuple[Event, bytes]] = {}
@@ -532,12 +532,6 @@ class ViewDecoder:
 
 
 # ------------------------------------------------------------------------------------------ events
-
-
-@lru_cache(maxsize=4096)
-def cached_event_pb(event: Event) -> pb.Event:
-    """``event_to_pb`` remembered: the arena tells the same public event to every seat of a table."""
-    return event_to_pb(event)
 
 
 def event_to_pb(event: Event) -> pb.Event:

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import GameConfig, GameState, build_view
-from arena.engine.events import Event, events_since, mark, opening_events
+from arena.engine.events import Event, events_for_seats, mark, opening_events
 from arena.protocol import convert
 from arena.protocol.convert import RequestEncoder, event_bytes
 from arena.protocol.v1 import player_pb2 as pb
@@ -63,8 +63,8 @@ def check_game(config: GameConfig, seed: int) -> int:
         pending[seat] = []
         before = mark(state)
         state.apply(rng.choice(state.legal_actions()))
-        for s in range(n):
-            pending[s].extend(events_since(state, before, s))
+        for s, events in enumerate(events_for_seats(state, before)):  # shared objects, as at a table
+            pending[s].extend(events)
     return decisions
 
 
@@ -100,6 +100,6 @@ def test_an_encoder_starts_afresh_when_a_view_does_not_continue_the_last() -> No
 
 def test_length_prefixes_of_every_size_are_protobuf_varints() -> None:
     """Lengths past the precomputed table take the general path; both agree with protobuf's own."""
-    for size in (1, 127, 128, 300, 16383, 16384, 70000, 3_000_000):
+    for size in (1, 127, 128, 300, 2047, 2048, 16383, 16384, 70000, 3_000_000):
         message = pb.GameStart(game_id="x" * size).SerializeToString()
         assert message == b"\x0a" + convert._length_prefix(size) + b"x" * size

@@ -19,7 +19,8 @@ from arena.config import load_config, parse_config
 from arena.engine import Action, ActionKind, View
 from arena.engine.cards import CARDS
 from arena.errors import ConfigError
-from arena.rating import RatedGame, rate
+from arena.rating import HistoryRow, RatedGame, apply_in_order, rate
+from arena.standings import compute_standings
 from arena.store import Store
 from arena.tournament import run_event
 
@@ -175,6 +176,30 @@ def test_void_games_and_excluded_seats_are_not_rated() -> None:
         ["a", "b", "c"],
     )
     assert ratings["c"].mu == 25 and {h.game_id for h in history} == {"h"}
+
+
+def test_ratings_are_applied_one_game_at_a_time_only_in_schedule_order() -> None:
+    games = [RatedGame(1, "b", ("a", "b"), (1, 2), (10, 0)), RatedGame(0, "a", ("a", "b"), (2, 1), (0, 10))]
+    with pytest.raises(ValueError, match="seq 0"):
+        apply_in_order(games, ["a", "b"])
+    streamed: list[HistoryRow] = []
+    ratings = apply_in_order(reversed(games), ["a", "b"], streamed.append)
+    expected, history = rate(games, ["a", "b"])  # ``rate`` sorts them itself
+    assert streamed == history and ratings == expected
+
+
+def test_stored_rating_history_is_every_step_in_schedule_order_written_in_batches(tmp_path: Path) -> None:
+    config = parse_config(event(tmp_path, rounds=4))
+    asyncio.run(run_event(config))
+    with Store.open(config.output) as store:
+        names = [name for name, *_ in store.entrants()]
+        _, expected = rate(list(store.rated_games()), names)
+        with store.rating_history_writer(batch=7) as record:  # 4 games x 5 seats: two full batches and a rest
+            compute_standings(store, record)
+        query = "SELECT seq, game_id, entrant, mu, sigma FROM ratings ORDER BY seq, entrant"
+        rows = [HistoryRow(*row) for row in store.db.execute(query)]
+    assert len(expected) == 20
+    assert rows == sorted(expected, key=lambda h: (h.seq, h.entrant))
 
 
 # ---------------------------------------------------------------------------------------------- events
