@@ -9,7 +9,6 @@ the leaderboard an uninterrupted run would have given (with deterministic bots).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,12 +18,13 @@ from arena.bot import Bot
 from arena.config import EntrantSpec, TournamentConfig
 from arena.engine.events import Event
 from arena.engine.views import View
-from arena.errors import ArenaError, BotError, ConfigError
+from arena.errors import ArenaError, ConfigError, ProtocolMismatch
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
+from arena.players.endpoint import RestartingEndpoint
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot
-from arena.players.remote import BotConnection, BotIdentity, RemotePlayer
+from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
 from arena.rating import Standing
 from arena.schedule import ScheduledGame, make_schedule
 from arena.standings import compute_standings
@@ -55,15 +55,16 @@ class AutopilotPlayer(Player):
 class EntrantRuntime:
     """The live side of every entrant: launched processes, connections, in-process classes."""
 
-    def __init__(self, config: TournamentConfig, log_dir: Path) -> None:
+    def __init__(self, config: TournamentConfig, log_dir: Path, strict: bool = False) -> None:
         self.config = config
         self.log_dir = log_dir
+        self.strict = strict
         self.specs: dict[str, EntrantSpec] = {e.name: e for e in config.entrants}
         self.managed: dict[str, ManagedBot] = {}
-        self.connections: dict[str, BotConnection] = {}
+        self.endpoints: dict[str, Endpoint] = {}
         self.classes: dict[str, type[Bot]] = {}
         self.identities: dict[str, BotIdentity] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self.excluded: dict[str, str] = {}  # entrant -> why it is not seated (wrong protocol version)
 
     def spec(self, name: str) -> EntrantSpec:
         if name in self.specs:
@@ -76,19 +77,29 @@ class EntrantRuntime:
     async def start(self, names: Sequence[str]) -> None:
         """Launch, connect and shake hands with every entrant in ``names``, all at once.
 
-        :raises ConfigError: an entrant cannot start, speaks another protocol, or does not play the variant.
+        An entrant that speaks another protocol version is not seated (``excluded``; docs/protocol.md): one
+        out-of-date bot must not stop everyone else's event. ``strict`` refuses the event instead.
+
+        :raises ConfigError: an entrant cannot start or does not play the variant (or, when strict, speaks
+            another protocol).
         """
         results = await asyncio.gather(*(self._start_one(n) for n in names), return_exceptions=True)
-        problems = [f"{n}: {r}" for n, r in zip(names, results, strict=True) if isinstance(r, BaseException)]
         for r in results:
             if isinstance(r, BaseException) and not isinstance(r, ArenaError | OSError):
                 raise r
+        problems = []
+        for name, r in zip(names, results, strict=True):
+            if isinstance(r, ProtocolMismatch) and not self.strict:
+                self.excluded[name] = f"not seated: {r}"
+                if name in self.managed:
+                    await self.managed[name].stop()
+            elif isinstance(r, BaseException):
+                problems.append(f"{name}: {r}")
         if problems:
             raise ConfigError("cannot start the event: " + "; ".join(problems))
 
     async def _start_one(self, name: str) -> None:
         spec = self.spec(name)
-        self._locks[name] = asyncio.Lock()
         if spec.kind == "class":
             self.classes[name] = load_bot_class(spec.target)
             return
@@ -107,7 +118,11 @@ class EntrantRuntime:
             address = bot.address
         else:
             address = spec.target
-        connection = self.connections[name] = BotConnection(address)
+        connection = BotConnection(address)
+        managed = self.managed.get(name)
+        self.endpoints[name] = (
+            RestartingEndpoint(managed, connection) if managed is not None else Endpoint(connection)
+        )
         identity = self.identities[name] = await connection.hello()
         variant = self.config.game.variant.value
         if variant not in identity.variants:
@@ -116,27 +131,20 @@ class EntrantRuntime:
                 f"{', '.join(identity.variants) or 'nothing'})"
             )
 
-    async def player(self, name: str, disqualified: bool, seed: int) -> Player:
-        """A fresh player for one seat of one game; restarts a crashed launched bot first."""
-        if disqualified:
+    def player(self, name: str, disqualified: bool, seed: int) -> Player:
+        """A fresh player for one seat of one game.
+
+        A launched bot that crashed is restarted by its endpoint when a seat next needs it, not here: the
+        games already in flight share the restart, and the channels they hold stay open until they let go.
+        """
+        if disqualified or name in self.excluded:
             return AutopilotPlayer(name, seed)
         if name in self.classes:
             return InProcessPlayer(self.classes[name], name)
-        bot = self.managed.get(name)
-        if bot is not None and not bot.alive():
-            async with self._locks[name]:
-                if not bot.alive():
-                    with contextlib.suppress(
-                        BotError
-                    ):  # a bot that will not restart faults at every decision
-                        await bot.ensure_running()
-                        old = self.connections[name]
-                        self.connections[name] = BotConnection(bot.address)
-                        await old.close()
-        return RemotePlayer(self.connections[name], name)
+        return RemotePlayer(self.endpoints[name], name)
 
     async def stop(self) -> None:
-        await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
+        await asyncio.gather(*(e.close() for e in self.endpoints.values()), return_exceptions=True)
         await asyncio.gather(*(b.stop() for b in self.managed.values()), return_exceptions=True)
 
 
@@ -192,10 +200,13 @@ async def run_event(
     config: TournamentConfig,
     on_game: ProgressHook | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    strict: bool = False,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
 
     :param on_start: called with (games in the event, games already stored) once the event is set up.
+    :param strict: refuse the event when an entrant speaks another protocol version (by default that
+        entrant is not seated: its seats are played by the autopilot and it is marked disqualified).
     :raises ConfigError: the output directory holds another event, or an entrant cannot start.
     """
     schedule = build_schedule(config)
@@ -208,10 +219,12 @@ async def run_event(
         todo = [g for g in schedule if g.game_id not in done]
         if on_start is not None:
             on_start(len(schedule), len(done))
-        runtime = EntrantRuntime(config, config.output / "logs")
+        runtime = EntrantRuntime(config, config.output / "logs", strict)
         try:
             if todo:
                 await runtime.start(sorted({n for g in todo for n in g.seats}))
+                for name, why in runtime.excluded.items():
+                    store.disqualify(name, "(start)", why)
                 for name, identity in runtime.identities.items():
                     store.set_identity(
                         name, {"name": identity.name, "author": identity.author, "version": identity.version}
@@ -248,7 +261,7 @@ async def _play_all(
             except asyncio.QueueEmpty:
                 return
             excluded = tuple(n for n in game.seats if n in disqualified)
-            players = [await runtime.player(name, name in disqualified, game.seed) for name in game.seats]
+            players = [runtime.player(name, name in disqualified, game.seed) for name in game.seats]
             spec = TableSpec(game.game_id, config.game, game.seed, game.seats, policy)
             result = await play_table(spec, players)
             rated = not (policy.forfeit_result == "void" and result.forfeited)

@@ -1,0 +1,125 @@
+"""Issue 11 (hardening), item by item, as real processes through ``arena run``: a crashing, flooding or
+out-of-date bot never aborts an event nor costs more than it should, and SIGTERM is as clean as SIGINT.
+
+The bots under test are ``tests/bots/chaos.py`` modes; the other seats are in-process sample bots, so every
+fault in a result belongs to the chaos bot. Deadlines are short where the test is about crashes and floods
+(they only bound how long a broken seat can stall) and generous where it is about timing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAOS = ROOT / "tests" / "bots" / "chaos.py"
+OTHERS = [
+    {"name": "rules", "class": "sample_bots.rules:RulesBot"},
+    {"name": "random", "class": "sample_bots.random:RandomBot"},
+    {"name": "rules-b", "class": "sample_bots.rules:RulesBot"},
+    {"name": "random-b", "class": "sample_bots.random:RandomBot"},
+]
+
+
+def chaos(mode: str, *extra: str, name: str = "chaos") -> dict[str, Any]:
+    return {"name": name, "command": f"{{python}} {CHAOS} --mode {mode} {' '.join(extra)} --port {{port}}"}
+
+
+def config(tmp_path: Path, bot: dict[str, Any], **settings: Any) -> Path:
+    """A five-handed event of ``bot`` and four in-process sample bots, written as TOML."""
+    data: dict[str, Any] = {
+        "name": "h",
+        "seed": 1,
+        "rounds": 4,
+        "concurrency": 4,
+        "output": str(tmp_path / "out"),
+    } | settings
+    faults = {"decision_ms": 300, "restart_backoff_s": 0.05, "restart_backoff_max_s": 0.2}
+    faults |= data.pop("faults", {})
+    lines = [f"{k} = {json.dumps(v)}" for k, v in data.items()]
+    lines += ["[game]", 'variant = "five-handed"', "[faults]"]
+    lines += [f"{k} = {json.dumps(v)}" for k, v in faults.items()]
+    for entrant in [bot, *OTHERS]:
+        lines.append("[[entrant]]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in entrant.items()]
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "event.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def arena(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
+
+
+def rows(directory: Path, sql: str) -> list[tuple[Any, ...]]:
+    db = sqlite3.connect(f"file:{directory / 'event.sqlite'}?mode=ro", uri=True)
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()
+
+
+# ------------------------------------------------------------------ 1. crash with games in flight
+
+
+def test_a_bot_crashing_with_games_in_flight_never_aborts_the_event(tmp_path: Path) -> None:
+    """The bot dies at the first decision of every process, while four games are in flight: restarts must
+    not close channels those games still use (which aborted the event with ``Channel is closed``)."""
+    for seed in range(1, 11):
+        out = tmp_path / f"s{seed}"
+        path = config(out, chaos("crash_first"), seed=seed, rounds=4, output=str(out / "out"))
+        result = arena("run", "-q", str(path))
+        assert result.returncode == 0, f"seed {seed}: {result.stderr[-2000:]}"
+        assert "Traceback" not in result.stderr
+        assert rows(out / "out", "SELECT COUNT(*) FROM games") == [(4,)], f"seed {seed}"
+        kinds = {k for (k,) in rows(out / "out", "SELECT kind FROM faults")}
+        assert "crashed" in kinds, f"seed {seed}: {kinds}"
+
+
+# ------------------------------------------------------------------ 2. one crash is not a disqualification
+
+
+def test_one_crash_costs_one_fault_per_game_asked_while_down_and_no_forfeit(tmp_path: Path) -> None:
+    state = tmp_path / "crashed-once"
+    path = config(tmp_path, chaos("crash_once", "--state", str(state)), rounds=8)
+    result = arena("run", "-q", str(path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert state.exists(), "the bot did crash"
+    out = tmp_path / "out"
+    assert rows(out, "SELECT COUNT(*) FROM games") == [(8,)]
+    per_game = Counter(g for g, k in rows(out, "SELECT game_id, kind FROM faults") if k != "harness")
+    assert per_game and max(per_game.values()) == 1, per_game
+    assert len(per_game) <= 4, "only the games in flight at the crash can be charged"
+    assert rows(out, "SELECT SUM(forfeited) FROM game_seats WHERE entrant = 'chaos'") == [(0,)]
+    assert rows(out, "SELECT COUNT(*) FROM disqualified") == [(0,)]
+
+
+# ------------------------------------------------------------------ 3. floods and wrong decision ids
+
+
+@pytest.mark.parametrize("mode", ["stale_flood", "stale_id", "early"])
+def test_replies_that_answer_nothing_asked_are_malformed_and_floods_are_cut_off(
+    mode: str, tmp_path: Path
+) -> None:
+    path = config(tmp_path, chaos(mode), rounds=1, concurrency=1, faults={"decision_ms": 1000})
+    started = time.monotonic()
+    result = arena("run", "-q", str(path))
+    took = time.monotonic() - started
+    assert result.returncode == 0, result.stderr[-2000:]
+    kinds = Counter(k for (k,) in rows(tmp_path / "out", "SELECT kind FROM faults"))
+    assert set(kinds) == {"malformed_reply"}, kinds
+    assert took < 60, f"a flood must not slow the event down ({took:.0f} s)"
+    details = [d for (d,) in rows(tmp_path / "out", "SELECT detail FROM faults")]
+    assert all("nobody asked for" in d or "the arena asked" in d for d in details), details
+    assert sum(kinds.values()) == 4, "the seat forfeits at its 4th fault; the game goes on without it"
