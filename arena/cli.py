@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import signal
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,9 @@ def run(
         None, "--duplicate/--no-duplicate", help="override duplicate deals"
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    strict: bool = typer.Option(
+        False, "--strict", help="refuse the event if a bot speaks another protocol version (default: skip it)"
+    ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
     from arena.config import load_config
@@ -46,10 +51,10 @@ def run(
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    _run_event(cfg, quiet)
+    _run_event(cfg, quiet, strict)
 
 
-def _run_event(cfg: Any, quiet: bool) -> None:
+def _run_event(cfg: Any, quiet: bool, strict: bool = False) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.schedule import schedule_spread
@@ -81,19 +86,36 @@ def _run_event(cfg: Any, quiet: bool) -> None:
         faults += len(result.faults)
         progress.update(task, advance=1, faults=faults)
 
+    terminated: list[int] = []
+
+    async def main() -> Any:
+        # SIGTERM (what service managers and ``kill`` send) stops the event exactly like Ctrl-C: asyncio's
+        # SIGINT handler cancels the event, which stops every bot and keeps every finished game.
+        on_sigint = signal.getsignal(signal.SIGINT)
+        if callable(on_sigint):
+
+            def on_sigterm(signum: int, frame: Any) -> None:
+                terminated.append(signum)
+                on_sigint(signum, frame)
+
+            signal.signal(signal.SIGTERM, on_sigterm)
+        return await run_event(cfg, on_game=on_game, on_start=on_start, strict=strict)
+
     try:
         with progress:
-            summary = asyncio.run(run_event(cfg, on_game=on_game, on_start=on_start))
+            summary = asyncio.run(main())
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:
         raise _fail(str(exc), 1) from None
+    except sqlite3.Error as exc:
+        raise _fail(f"results database in {str(cfg.output)!r}: {exc}") from None
     except KeyboardInterrupt:
+        how = "terminated (SIGTERM)" if terminated else "interrupted"
         typer.echo(
-            f"\ninterrupted: finished games are stored in {cfg.output}; run the same command to resume",
-            err=True,
+            f"\n{how}: finished games are stored in {cfg.output}; run the same command to resume", err=True
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(128 + signal.SIGTERM if terminated else 130) from None
     typer.echo(
         render_table(summary.standings, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}")
     )
@@ -154,12 +176,14 @@ def leaderboard(
     from arena.store import Store
 
     try:
-        with Store.open(directory, create=False) as store:
+        with Store.open(directory, readonly=True) as store:
             standings = compute_standings(store)
             played = len(store.finished())
             total = len(store.schedule())
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise _fail(f"{str(directory)!r}: the results database cannot be read: {exc}") from None
     if as_json:
         typer.echo(render_json(standings))
     elif as_csv:
@@ -178,7 +202,7 @@ def replay(
     from arena.store import Store
 
     try:
-        with Store.open(directory, create=False) as store:
+        with Store.open(directory, readonly=True) as store:
             game_id = game
             if game.isdigit():
                 ids = [g.game_id for g in store.schedule()]
@@ -195,7 +219,14 @@ def replay(
                 )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    typer.echo(render_game(data), nl=False)
+    except sqlite3.Error as exc:
+        raise _fail(f"{str(directory)!r}: the results database cannot be read: {exc}") from None
+    try:
+        text = render_game(data)
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+        where = f"game {data['game_id']} in {str(directory)!r}"
+        raise _fail(f"{where} is damaged (cannot render it: {exc!r})") from None
+    typer.echo(text, nl=False)
 
 
 @app.command("check-bot")

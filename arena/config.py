@@ -8,6 +8,7 @@ ignored: a typo must not silently change an event. See ``docs/config.md`` and ``
 from __future__ import annotations
 
 import re
+import shlex
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -219,6 +220,11 @@ def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
         raise ConfigError(f"{where}.address={target!r}: expected HOST:PORT, e.g. 127.0.0.1:50051")
     if kind == "command" and "{port}" not in target:
         raise ConfigError(f"{where}.command={target!r}: must contain {{port}}, where the arena puts the port")
+    if kind == "command":
+        try:
+            shlex.split(target)
+        except ValueError as exc:  # the arena splits it like a shell: an unbalanced quote cannot be split
+            raise ConfigError(f"{where}.command={target!r}: cannot be split into words ({exc})") from None
     if kind == "class" and not re.match(r"^[\w.]+:\w+$", target):
         raise ConfigError(f"{where}.class={target!r}: expected 'package.module:ClassName'")
     limits: dict[str, Any] = {}

@@ -118,7 +118,15 @@ class Store:
             raise
 
     def _apply_schema(self) -> None:
-        """The schema and the format mark in one transaction: a file that exists is always recognisable."""
+        """The schema and the format mark in one transaction: a file that exists is always recognisable.
+
+        Nothing is written to a database that already has every table, so a run refused a moment later
+        (another event, a damaged row) leaves the file exactly as it was.
+        """
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        wanted = {w.split()[0] for w in SCHEMA.split("CREATE TABLE IF NOT EXISTS ")[1:]}
+        if wanted <= tables and self.meta("format") == FORMAT:
+            return
         with self.transaction() as db:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
@@ -157,7 +165,7 @@ class Store:
         if not readonly:
             try:
                 directory.mkdir(parents=True, exist_ok=True)
-            except FileExistsError:
+            except (FileExistsError, NotADirectoryError):
                 raise ConfigError(
                     f"output directory {str(directory)!r} cannot be created: a file is in the way"
                 ) from None
@@ -165,6 +173,11 @@ class Store:
                 raise ConfigError(
                     f"output directory {str(directory)!r} cannot be created: {exc.strerror or exc}"
                 ) from None
+            if not os.access(directory, os.W_OK):  # also catches a read-only file system, even for root
+                raise ConfigError(
+                    f"output directory {str(directory)!r} is read-only (file system or permissions): an "
+                    "event cannot be run or resumed there"
+                )
         if path.exists() and not path.is_file():
             raise ConfigError(f"{str(path)!r} is not a file")
         return cls(path, readonly=readonly)
@@ -222,8 +235,11 @@ class Store:
                     f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
                     "arena?); finish it with that version, or use another output directory"
                 )
-            with self.transaction() as db:
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
+            for _ in self.rated_games():  # a damaged row is refused now, not after more games are played
+                pass
+            if self.meta("config") != config:
+                with self.transaction() as db:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
             return True
         with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
