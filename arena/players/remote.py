@@ -45,6 +45,9 @@ MAX_REPLY_BYTES = 64 * 1024
 MAX_UNSOLICITED = 32
 """Messages a bot may send in one stream that are not the answer to the open decision (late replies to
 timed-out decisions included) before the stream is cut off as a flood."""
+DRAIN_TURNS = 10
+"""Most extra loop turns a timed-out decision waits while gRPC holds completed reads the loop has not
+handled (under constant traffic that socket may never go quiet)."""
 WRITE_TIMEOUT_S = 5.0
 """A bot that stops reading its stream blocks our writes; after this long the stream counts as dead."""
 
@@ -197,6 +200,8 @@ class RemotePlayer(Player):
         self._asked = 0  # the decision id whose request is being or has been written on this stream
         self._expired: set[int] = set()  # decisions that timed out: one late reply each is tolerated
         self._unsolicited = 0
+        self._read_late = False  # the open decision's reply was found only by draining the transport
+        self._timer_late_ms = 0.0  # how late the loop ran the open decision's deadline
 
     @property
     def connection(self) -> BotConnection:
@@ -367,8 +372,11 @@ class RemotePlayer(Player):
         self._waiter = (decision_id, reply)
         # One timer for the whole decision (cheaper than wait_for, which makes a task per call). It also
         # covers a write that blocks because the bot stopped reading: expiring cancels the call.
-        timer = loop.call_later((timing.time_ms + timing.bank_ms) / 1000, self._expire, reply, call)
+        limit_s = (timing.time_ms + timing.bank_ms) / 1000
         sent = time.monotonic()
+        self._read_late = False
+        self._timer_late_ms = 0.0
+        timer = loop.call_later(limit_s, self._expire, reply, call, sent + limit_s)
         try:
             try:
                 self._write_pending = True
@@ -405,6 +413,12 @@ class RemotePlayer(Player):
         if message is _CLOSED:
             raise self._failure or StreamClosed(f"{self.name}: stream ended")
         assert isinstance(message, pb.BotMessage)
+        if self._read_late:
+            waited_ms = (time.monotonic() - sent) * 1000
+            raise HarnessLate(
+                f"{self.name}'s reply had reached the arena's transport when its {timing.time_ms} ms were "
+                f"up, but the busy arena read it only after {waited_ms:.0f} ms"
+            )
         if message.WhichOneof("body") != "decision":
             raise MalformedAction(f"{self.name} sent {message.WhichOneof('body')!r} instead of a decision")
         got = message.decision.decision_id
@@ -420,21 +434,37 @@ class RemotePlayer(Player):
         elapsed_ms = (time.monotonic() - sent) * 1000
         return Reply(action, elapsed_ms, max(0.0, elapsed_ms - timing.time_ms))
 
-    def _expire(self, reply: asyncio.Future[object], call: grpc.aio.StreamStreamCall) -> None:
+    def _expire(
+        self, reply: asyncio.Future[object], call: grpc.aio.StreamStreamCall, deadline: float
+    ) -> None:
         """The decision's time is up. A reply the reader has not yet handed over still gets one more turn
-        of the loop (it may be sitting in a buffer the busy loop has not read), then it is a timeout."""
+        of the loop (the loop may have read it in this very turn), then it is a timeout, unless gRPC's
+        transport holds completed reads the busy loop has not handled: then a reply may be among them,
+        the loop gets a few more turns, and a reply found that way is the harness's fault (it reached the
+        arena, the arena read it late), never the bot's."""
+        loop = asyncio.get_running_loop()
+        self._timer_late_ms = max(0.0, (time.monotonic() - deadline) * 1000)
 
-        def settle() -> None:
-            if not reply.done():
-                reply.set_result(_TIMEOUT)
-                if self._write_pending:  # the bot stopped reading: the stream is no use any more
-                    call.cancel()
+        def settle(turn: int, grace: int) -> None:
+            if reply.done():
+                return
+            if turn < DRAIN_TURNS:
+                if self.watch.transport_pending():
+                    self._read_late = True
+                    loop.call_soon(settle, turn + 1, 2)  # handled next turn, read by the reader after that
+                    return
+                if grace:
+                    loop.call_soon(settle, turn + 1, grace - 1)
+                    return
+            reply.set_result(_TIMEOUT)
+            if self._write_pending:  # the bot stopped reading: the stream is no use any more
+                call.cancel()
 
-        asyncio.get_running_loop().call_soon(settle)
+        loop.call_soon(settle, 0, 0)
 
     def _timeout(self, sent: float, timing: DecisionTiming, more: str = "") -> BotError:
         elapsed_ms = (time.monotonic() - sent) * 1000
-        lag_ms = self.watch.max_lag_ms(since=sent)
+        lag_ms = max(self.watch.max_lag_ms(since=sent), self._timer_late_ms)
         text = (
             f"{self.name} did not answer within {timing.time_ms} ms (+{timing.bank_ms} ms bank){more and ' '}"
             f"{more}; waited {elapsed_ms:.0f} ms"

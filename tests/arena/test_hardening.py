@@ -9,6 +9,7 @@ fault in a result belongs to the chaos bot. Deadlines are short where the test i
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -123,3 +124,68 @@ def test_replies_that_answer_nothing_asked_are_malformed_and_floods_are_cut_off(
     details = [d for (d,) in rows(tmp_path / "out", "SELECT detail FROM faults")]
     assert all("nobody asked for" in d or "the arena asked" in d for d in details), details
     assert sum(kinds.values()) == 4, "the seat forfeits at its 4th fault; the game goes on without it"
+
+
+# ------------------------------------------------------------------ 6. SIGTERM, protocol version
+
+
+def processes_mentioning(marker: str) -> list[int]:
+    """Pids whose command line mentions ``marker`` (the test's own directory)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_sigterm_stops_the_event_like_sigint_and_it_resumes(tmp_path: Path) -> None:
+    marker = str(tmp_path / "marker")
+    path = config(tmp_path, chaos("fine", "--state", marker), rounds=12, concurrency=2)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "run", "-q", str(path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    db = tmp_path / "out" / "event.sqlite"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        try:
+            if db.exists() and rows(tmp_path / "out", "SELECT COUNT(*) FROM games")[0][0] >= 2:
+                break
+        except sqlite3.Error:
+            continue
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    assert "Traceback" not in stderr
+    assert "terminated (SIGTERM)" in stderr and "run the same command to resume" in stderr
+    stored = rows(tmp_path / "out", "SELECT COUNT(*) FROM games")[0][0]
+    assert 2 <= stored < 12
+    assert processes_mentioning(marker) == [], "the launched bot was stopped"
+    resumed = arena("run", "-q", str(path))
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"{stored} of 12 games already stored" in resumed.stdout + resumed.stderr
+    assert rows(tmp_path / "out", "SELECT COUNT(*) FROM games") == [(12,)]
+
+
+def test_a_bot_speaking_another_protocol_version_is_not_seated_unless_strict(tmp_path: Path) -> None:
+    path = config(tmp_path, chaos("wrong_version"), rounds=2, concurrency=2)
+    strict = arena("run", "-q", "--strict", str(path))
+    assert strict.returncode == 2 and "Traceback" not in strict.stderr
+    assert "protocol version 2" in strict.stderr and len(strict.stderr.strip().splitlines()) == 1
+    result = arena("run", "-q", str(path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = tmp_path / "out"
+    assert rows(out, "SELECT COUNT(*) FROM games") == [(2,)]
+    (reason,) = rows(out, "SELECT reason FROM disqualified WHERE entrant = 'chaos'")[0]
+    assert "not seated" in reason and "protocol version 2" in reason
+    assert rows(out, "SELECT COUNT(*) FROM faults") == [(0,)], "the autopilot plays its seats"
+    assert all(json.loads(e) == ["chaos"] for (e,) in rows(out, "SELECT excluded FROM games"))
