@@ -216,7 +216,9 @@ def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
     kind, target = kinds[0], raw[kinds[0]]
     if not isinstance(target, str) or not target.strip():
         raise ConfigError(f"{where}.{kind}={target!r}: expected a non-empty string")
-    if kind == "address" and not re.match(r"^[^\s:]+:\d{1,5}$", target):
+    if kind == "address" and not (
+        re.match(r"^[^\s:]+:\d{1,5}$", target) and 0 < int(target.rsplit(":", 1)[1]) < 65536
+    ):
         raise ConfigError(f"{where}.address={target!r}: expected HOST:PORT, e.g. 127.0.0.1:50051")
     if kind == "command" and "{port}" not in target:
         raise ConfigError(f"{where}.command={target!r}: must contain {{port}}, where the arena puts the port")

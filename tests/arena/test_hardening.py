@@ -8,7 +8,9 @@ fault in a result belongs to the chaos bot. Deadlines are short where the test i
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -18,7 +20,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
+
+from arena.players.endpoint import RestartingEndpoint
+from arena.players.process import ManagedBot
+from arena.players.remote import BotConnection
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAOS = ROOT / "tests" / "bots" / "chaos.py"
@@ -214,3 +221,40 @@ def test_the_demo_shows_no_faults_of_our_own_sample_bots(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr[-2000:]
     faults = rows(out, "SELECT entrant, kind, detail FROM faults WHERE kind != 'harness'")
     assert faults == []
+
+
+# ------------------------------------------------------------------ 1. the mechanism, directly
+
+
+def test_a_restart_closes_the_old_channel_only_when_the_last_seat_lets_go(tmp_path: Path) -> None:
+    bot = ManagedBot("fine", f"{{python}} {CHAOS} --mode fine --port {{port}}", tmp_path / "fine.log")
+
+    def usable(connection: BotConnection) -> bool:
+        try:
+            connection.play_game().cancel()
+            return True
+        except (grpc.aio.UsageError, RuntimeError):
+            return False
+
+    async def scenario() -> None:
+        await bot.start()
+        endpoint = RestartingEndpoint(bot, BotConnection(bot.address))
+        try:
+            (first, gen), (again, _) = endpoint.acquire(), endpoint.acquire()
+            assert first is again
+            assert bot.pid is not None
+            os.killpg(bot.pid, signal.SIGKILL)
+            await endpoint.revive(suspect=True)
+            assert endpoint.generation > gen and endpoint.connection is not first
+            assert usable(first), "two seats still hold the old channel"
+            endpoint.release(first)
+            await asyncio.sleep(0.05)
+            assert usable(first), "one seat still holds it"
+            endpoint.release(again)
+            await asyncio.sleep(0.05)
+            assert not usable(first), "nobody holds it any more: closed"
+        finally:
+            await endpoint.close()
+            await bot.stop()
+
+    asyncio.run(scenario())
