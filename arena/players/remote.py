@@ -413,12 +413,6 @@ class RemotePlayer(Player):
         if message is _CLOSED:
             raise self._failure or StreamClosed(f"{self.name}: stream ended")
         assert isinstance(message, pb.BotMessage)
-        if self._read_late:
-            waited_ms = (time.monotonic() - sent) * 1000
-            raise HarnessLate(
-                f"{self.name}'s reply had reached the arena's transport when its {timing.time_ms} ms were "
-                f"up, but the busy arena read it only after {waited_ms:.0f} ms"
-            )
         if message.WhichOneof("body") != "decision":
             raise MalformedAction(f"{self.name} sent {message.WhichOneof('body')!r} instead of a decision")
         got = message.decision.decision_id
@@ -426,6 +420,12 @@ class RemotePlayer(Player):
             when = "a decision not asked yet" if got > decision_id else "an earlier decision"
             raise MalformedAction(
                 f"{self.name} answered decision {got} ({when}), the arena asked {decision_id}"
+            )
+        if self._read_late:
+            waited_ms = (time.monotonic() - sent) * 1000
+            raise HarnessLate(
+                f"{self.name}'s reply had reached the arena's transport when its {timing.time_ms} ms were "
+                f"up, but the busy arena read it only after {waited_ms:.0f} ms"
             )
         try:
             action = convert.action_from_pb(message.decision.action)

@@ -23,9 +23,15 @@ from typing import Any
 import grpc
 import pytest
 
+from arena.engine import GameConfig, GameState
+from arena.engine.views import build_view
+from arena.errors import BotError
+from arena.gameinfo import GameInfo
+from arena.players.base import DecisionTiming
 from arena.players.endpoint import RestartingEndpoint
+from arena.players.loopwatch import _grpc_wakeup_fd
 from arena.players.process import ManagedBot
-from arena.players.remote import BotConnection
+from arena.players.remote import BotConnection, RemotePlayer
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAOS = ROOT / "tests" / "bots" / "chaos.py"
@@ -258,3 +264,59 @@ def test_a_restart_closes_the_old_channel_only_when_the_last_seat_lets_go(tmp_pa
             await bot.stop()
 
     asyncio.run(scenario())
+
+
+class BusyTransport:
+    """A watch that reports no loop lag, but a transport holding unread I/O: every look costs 10 ms."""
+
+    def max_lag_ms(self, since: float) -> float:
+        return 0.0
+
+    def transport_pending(self) -> bool:
+        time.sleep(0.01)
+        return True
+
+
+@pytest.mark.parametrize(("reply_ms", "kind"), [(130, "harness"), (600, "timeout")])
+def test_a_reply_the_transport_held_at_the_deadline_is_the_harnesss_fault(
+    reply_ms: int, kind: str, tmp_path: Path
+) -> None:
+    """100 ms to decide; the transport holds unread I/O at the deadline, and the loop drains it for about
+    100 ms more. A reply found in that drain is the arena's fault; one that comes much later is a timeout."""
+    command = f"{{python}} {CHAOS} --mode margin --reply-ms {reply_ms} --port {{port}}"
+    bot = ManagedBot("margin", command, tmp_path / "m.log")
+
+    async def scenario() -> BotError:
+        await bot.start()
+        connection = BotConnection(bot.address)
+        player = RemotePlayer(connection, "margin", watch=BusyTransport())  # type: ignore[arg-type]
+        try:
+            state = GameState(GameConfig.create("five-handed"), seed=1)
+            info = GameInfo("g", state.config, state.current_player(), tuple("abcde"), 100, 0)
+            await player.start(info, [])
+            with pytest.raises(BotError) as error:
+                await player.decide(build_view(state, state.current_player()), 1, DecisionTiming(100, 0))
+            return error.value
+        finally:
+            await player.close()
+            await connection.close()
+            await bot.stop()
+
+    error = asyncio.run(scenario())
+    assert error.kind.value == kind, error
+    if kind == "harness":
+        assert "reached the arena's transport" in str(error)
+
+
+def test_the_grpc_wakeup_socket_is_found() -> None:
+    """``transport_pending`` relies on finding gRPC's wake-up socket; a gRPC upgrade that moves it must
+    fail here rather than silently turn the check off."""
+
+    async def scenario() -> int | None:
+        channel = grpc.aio.insecure_channel("127.0.0.1:9")
+        try:
+            return _grpc_wakeup_fd(asyncio.get_running_loop())
+        finally:
+            await channel.close()
+
+    assert asyncio.run(scenario()) is not None
