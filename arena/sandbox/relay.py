@@ -10,41 +10,54 @@ with the bot's status when the bot exits.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
+import socket
+import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 
 
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    """Copy one direction until end of stream. Blocking calls in a thread: gRPC keeps one connection per
+    channel, so there are only a few, and a blocking copy costs far less per message than an event loop."""
     try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
+        while data := source.recv(262144):
+            sink.sendall(data)
+    except OSError:
         pass
     finally:
-        with contextlib.suppress(Exception):
-            writer.close()
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
 
 
-async def _serve(socket_path: str, port: int, command: Sequence[str]) -> int:
-    bot = await asyncio.create_subprocess_exec(*command)
+def _connect(client: socket.socket, port: int) -> None:
+    try:
+        upstream = socket.create_connection(("127.0.0.1", port))
+    except OSError:
+        client.close()  # the bot is not listening yet: the arena's health check will try again
+        return
+    upstream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    threads = [
+        threading.Thread(target=_pipe, args=(client, upstream), daemon=True),
+        threading.Thread(target=_pipe, args=(upstream, client), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    client.close()
+    upstream.close()
 
-    async def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+
+def _accept(server: socket.socket, port: int) -> None:
+    while True:
         try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+            client, _ = server.accept()
         except OSError:
-            writer.close()  # the bot is not listening yet: the arena's health check will try again
             return
-        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
-
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(socket_path)
-    server = await asyncio.start_unix_server(connect, socket_path)
-    async with server:
-        return await bot.wait()
+        threading.Thread(target=_connect, args=(client, port), daemon=True).start()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,7 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no bot command given")
-    code = asyncio.run(_serve(args.socket, args.port, command))
+    bot = subprocess.Popen(command)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(args.socket)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(args.socket)
+    server.listen(16)
+    threading.Thread(target=_accept, args=(server, args.port), daemon=True).start()
+    code = bot.wait()
     return code if code >= 0 else 128 - code
 
 
