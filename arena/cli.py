@@ -139,7 +139,8 @@ def demo(
     ]
     node_bot = Path(__file__).resolve().parent.parent / "sample_bots" / "node"
     if shutil.which("node") and (node_bot / "node_modules").is_dir():
-        entrants.append({"name": "node-random", "command": f"node {node_bot / 'bot.js'} --port {{port}}"})
+        node_command = f"node {node_bot / 'bot.js'} --address {{address}}"
+        entrants.append({"name": "node-random", "command": node_command})
     else:
         entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --address {address}"})
     if (output / "event.sqlite").exists():
