@@ -149,7 +149,7 @@ class ManagedBot:
             self._socket_dir = Path(tempfile.mkdtemp(prefix="euchre-arena-"))
             if os.geteuid() == 0:
                 os.chown(self._socket_dir, 65534, 65534)  # the bot (nobody) creates its socket there
-        if self._cgroup is None and (self.sandbox.sandboxed or self.memory_mb or self.cpu_s):
+        if self._cgroup is None:
             problem = cgroup_problem()
             if problem is None:
                 self._cgroup = BotCgroup.create(
