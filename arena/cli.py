@@ -35,6 +35,9 @@ def run(
     duplicate: bool | None = typer.Option(
         None, "--duplicate/--no-duplicate", help="override duplicate deals"
     ),
+    deal_key: str | None = typer.Option(
+        None, "--deal-key", help="fix the secret deal key (hex, >= 32 digits), for reproducible experiments"
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
@@ -42,14 +45,26 @@ def run(
 
     try:
         cfg = load_config(config).with_overrides(
-            seed=seed, rounds=rounds, concurrency=concurrency, output=output, duplicate=duplicate
+            seed=seed,
+            rounds=rounds,
+            concurrency=concurrency,
+            output=output,
+            duplicate=duplicate,
+            deal_key=deal_key,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    exposed = cfg.exposed_to_fixed_key()
+    if exposed:
+        typer.echo(
+            f"warning: deal_key is fixed and {', '.join(exposed)} {'is' if len(exposed) == 1 else 'are'} not "
+            "trusted code: whoever learns the key can compute every deal; fix it only for experiments",
+            err=True,
+        )
     _run_event(cfg, quiet)
 
 
-def _run_event(cfg: Any, quiet: bool) -> None:
+def _run_event(cfg: Any, quiet: bool, replace: bool = False) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.schedule import schedule_spread
@@ -83,7 +98,7 @@ def _run_event(cfg: Any, quiet: bool) -> None:
 
     try:
         with progress:
-            summary = asyncio.run(run_event(cfg, on_game=on_game, on_start=on_start))
+            summary = asyncio.run(run_event(cfg, on_game=on_game, on_start=on_start, replace=replace))
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:
@@ -124,10 +139,6 @@ def demo(
         entrants.append({"name": "node-random", "command": f"node {node_bot / 'bot.js'} --port {{port}}"})
     else:
         entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --port {port}"})
-    if (output / "event.sqlite").exists():
-        (output / "event.sqlite").unlink()
-        for extra in ("event.sqlite-wal", "event.sqlite-shm"):
-            (output / extra).unlink(missing_ok=True)
     cfg = parse_config(
         {
             "name": "demo",
@@ -140,7 +151,7 @@ def demo(
             "entrant": entrants,
         }
     )
-    _run_event(cfg, quiet)
+    _run_event(cfg, quiet, replace=True)
 
 
 @app.command()

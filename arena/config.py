@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.deals import parse_key
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
 from arena.faults import FaultPolicy
@@ -25,6 +26,7 @@ TOP_KEYS = (
     "concurrency",
     "output",
     "duplicate",
+    "deal_key",
     "game",
     "faults",
     "house",
@@ -68,6 +70,9 @@ class TournamentConfig:
     faults: FaultPolicy
     entrants: tuple[EntrantSpec, ...]
     house: EntrantSpec
+    # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
+    # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
+    deal_key: bytes | None = field(default=None, repr=False)
 
     def with_overrides(self, **overrides: Any) -> TournamentConfig:
         """The same config with command-line overrides applied (``None`` = not given) and re-validated."""
@@ -75,6 +80,8 @@ class TournamentConfig:
         for key, value in given.items():
             if key == "output":
                 given[key] = Path(value)
+            elif key == "deal_key":
+                given[key] = parse_key(value)
             else:
                 _check_top(key, value)
         return replace(self, **given)
@@ -102,7 +109,15 @@ class TournamentConfig:
             "faults": self.faults.to_dict(),
             "entrants": [e.to_dict() for e in self.entrants],
             "house": self.house.to_dict(),
+            "deal_key": "fixed" if self.deal_key is not None else "random",
         }
+
+    def exposed_to_fixed_key(self) -> list[str]:
+        """Entrants (and the house) the arena does not trust, launched or remote, when the deal key is fixed:
+        a fixed key is written in the config, and whoever learns it can compute every deal."""
+        if self.deal_key is None:
+            return []
+        return [e.name for e in (*self.entrants, self.house) if e.kind != "class"]
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -161,9 +176,11 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
     house = _entrant(house_raw, "house")
     if any(n == house.name or n.startswith(house.name + "-") for n in names):
         raise ConfigError(f"house.name={house.name!r} clashes with an entrant name; choose another")
+    deal_key = parse_key(data["deal_key"]) if "deal_key" in data else None
     # A relative output is relative to the working directory, like every path given on a command line.
     return TournamentConfig(
         name=name,
+        deal_key=deal_key,
         output=Path(output),
         game=game_config,
         faults=faults,
