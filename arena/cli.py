@@ -85,6 +85,7 @@ def _run_event(cfg: Any, quiet: bool, replace: bool = False) -> None:
     task = progress.add_task(cfg.name, total=None, faults=0)
 
     def on_start(total: int, done: int) -> None:
+        progress.start()  # only now: an event that cannot begin (locked, another event ...) shows no bar
         progress.update(task, total=total, completed=done)
         if done:
             progress.console.print(
@@ -97,8 +98,11 @@ def _run_event(cfg: Any, quiet: bool, replace: bool = False) -> None:
         progress.update(task, advance=1, faults=faults)
 
     try:
-        with progress:
+        try:
             summary = asyncio.run(run_event(cfg, on_game=on_game, on_start=on_start, replace=replace))
+        finally:
+            if progress.live.is_started:
+                progress.stop()
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:

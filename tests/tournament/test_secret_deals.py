@@ -278,14 +278,16 @@ def test_a_second_arena_on_the_same_directory_stops_and_the_first_completes_inta
             time.sleep(0.02)
         assert (gate / "reached").exists(), first.stderr.read() if first.stderr else ""
         second = subprocess.run(
-            [sys.executable, "-m", "arena.cli", "run", "-q", str(path)],
+            [sys.executable, "-m", "arena.cli", "run", str(path)],
             cwd=ROOT,
             env=env,
             capture_output=True,
             text=True,
             timeout=120,
         )
-        assert second.returncode == 2
+        assert second.returncode == 2 and second.stdout == "", (
+            "no progress bar for an event that cannot begin"
+        )
         assert second.stderr.splitlines() == [
             f"error: another arena is running the event in {str(tmp_path / 'out')!r} (pid {first.pid}): "
             "wait for it to finish or stop it, or use another output directory"
