@@ -38,6 +38,9 @@ def run(
     deal_key: str | None = typer.Option(
         None, "--deal-key", help="fix the secret deal key (hex, >= 32 digits), for reproducible experiments"
     ),
+    sandbox: str | None = typer.Option(
+        None, help="override how launched bots are confined: bubblewrap (default) or none"
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
@@ -51,6 +54,7 @@ def run(
             output=output,
             duplicate=duplicate,
             deal_key=deal_key,
+            sandbox=sandbox,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
@@ -64,7 +68,7 @@ def run(
     _run_event(cfg, quiet)
 
 
-def _run_event(cfg: Any, quiet: bool, replace: bool = False) -> None:
+def _run_event(cfg: Any, quiet: bool, start_over: bool = False) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.schedule import schedule_spread
@@ -99,7 +103,15 @@ def _run_event(cfg: Any, quiet: bool, replace: bool = False) -> None:
 
     try:
         try:
-            summary = asyncio.run(run_event(cfg, on_game=on_game, on_start=on_start, replace=replace))
+            summary = asyncio.run(
+                run_event(
+                    cfg,
+                    on_game=on_game,
+                    on_start=on_start,
+                    on_notice=progress.console.print,
+                    start_over=start_over,
+                )
+            )
         finally:
             if progress.live.is_started:
                 progress.stop()
@@ -129,20 +141,28 @@ def demo(
     decision_ms: int = typer.Option(400, help="time per decision"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
-    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre."""
-    from arena.config import parse_config
+    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre.
 
+    The bots run in the bubblewrap sandbox where it works; elsewhere (macOS, a container without user
+    namespaces, bubblewrap not installed) the demo runs them unsandboxed, since they are our own, and says so.
+    """
+    from arena.config import parse_config
+    from arena.sandbox import bubblewrap_problem
+
+    problem = bubblewrap_problem()
+    if problem is not None:
+        typer.echo(f"note: running the sample bots without a sandbox: {problem}", err=True)
     entrants = [
-        {"name": "random", "command": "{python} -m sample_bots.random --port {port}"},
-        {"name": "rules", "command": "{python} -m sample_bots.rules --port {port}"},
-        {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --port {port}"},
-        {"name": "rules-2", "command": "{python} -m sample_bots.rules --port {port}"},
+        {"name": "random", "command": "{python} -m sample_bots.random --address {address}"},
+        {"name": "rules", "command": "{python} -m sample_bots.rules --address {address}"},
+        {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --address {address}"},
+        {"name": "rules-2", "command": "{python} -m sample_bots.rules --address {address}"},
     ]
     node_bot = Path(__file__).resolve().parent.parent / "sample_bots" / "node"
     if shutil.which("node") and (node_bot / "node_modules").is_dir():
         entrants.append({"name": "node-random", "command": f"node {node_bot / 'bot.js'} --port {{port}}"})
     else:
-        entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --port {port}"})
+        entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --address {address}"})
     cfg = parse_config(
         {
             "name": "demo",
@@ -153,9 +173,10 @@ def demo(
             "game": {"variant": "five-handed"},
             "faults": {"decision_ms": decision_ms},
             "entrant": entrants,
+            "sandbox": "none" if problem else "bubblewrap",
         }
     )
-    _run_event(cfg, quiet, replace=True)
+    _run_event(cfg, quiet, start_over=True)
 
 
 @app.command()

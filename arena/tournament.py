@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena import outdir
@@ -27,9 +27,11 @@ from arena.errors import ArenaError, BotError, ConfigError
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.inprocess import InProcessPlayer, load_bot_class
-from arena.players.process import ManagedBot
+from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import BotConnection, BotIdentity, RemotePlayer
 from arena.rating import Standing
+from arena.sandbox import SandboxSpec, bubblewrap_problem
+from arena.sandbox.bubblewrap import bot_directory
 from arena.schedule import ScheduledGame, make_schedule
 from arena.standings import compute_standings
 from arena.store import SeatStats, Store
@@ -68,20 +70,49 @@ class EntrantRuntime:
         self.classes: dict[str, type[Bot]] = {}
         self.identities: dict[str, BotIdentity] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self.sandboxes: dict[str, SandboxSpec] = {}
 
     def spec(self, name: str) -> EntrantSpec:
         if name in self.specs:
             return self.specs[name]
-        house = self.config.house
-        return EntrantSpec(
-            name, house.kind, house.target, house.memory_mb, house.cpu_s, house.startup_timeout_s
-        )
+        return replace(self.config.house, name=name)
+
+    def sandbox_specs(self, names: Sequence[str]) -> dict[str, SandboxSpec]:
+        """How each launched entrant in ``names`` is confined.
+
+        Each sandbox hides the output directory, the config file and the other entrants' directories, even
+        when they lie inside a directory the bot is shown.
+
+        :raises ConfigError: a sandbox is asked for where bubblewrap cannot run, or a bot's directory
+            cannot be found.
+        """
+        launched = [self.spec(n) for n in names if self.spec(n).kind == "command"]
+        sandboxed = [s.name for s in launched if self.config.sandbox_of(s) == "bubblewrap"]
+        if sandboxed and (problem := bubblewrap_problem()) is not None:
+            raise ConfigError(f"cannot sandbox {', '.join(sandboxed)}: {problem}")
+        dirs: dict[str, Path] = {}
+        for s in launched:
+            workdir = Path(s.workdir) if s.workdir else None
+            if s.name in sandboxed:
+                dirs[s.name] = bot_directory(expand_command(s.target, 0), workdir)
+        hide = [self.config.output.resolve(), *([self.config.source] if self.config.source else [])]
+        out = {}
+        for s in launched:
+            others = tuple(d for n, d in dirs.items() if n != s.name and d != dirs.get(s.name))
+            out[s.name] = SandboxSpec(
+                mode=self.config.sandbox_of(s),
+                workdir=Path(s.workdir) if s.workdir else None,
+                env=dict(s.env),
+                hide=(*hide, *others),
+            )
+        return out
 
     async def start(self, names: Sequence[str]) -> None:
         """Launch, connect and shake hands with every entrant in ``names``, all at once.
 
         :raises ConfigError: an entrant cannot start, speaks another protocol, or does not play the variant.
         """
+        self.sandboxes = self.sandbox_specs(names)
         results = await asyncio.gather(*(self._start_one(n) for n in names), return_exceptions=True)
         problems = [f"{n}: {r}" for n, r in zip(names, results, strict=True) if isinstance(r, BaseException)]
         for r in results:
@@ -105,6 +136,7 @@ class EntrantRuntime:
                 memory_mb=spec.memory_mb,
                 cpu_s=spec.cpu_s,
                 policy=self.config.faults,
+                sandbox=self.sandboxes[name],
             )
             self.managed[name] = bot
             await bot.start()
@@ -141,7 +173,25 @@ class EntrantRuntime:
 
     async def stop(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
-        await asyncio.gather(*(b.stop() for b in self.managed.values()), return_exceptions=True)
+        await asyncio.gather(*(b.close() for b in self.managed.values()), return_exceptions=True)
+
+    def notices(self) -> list[str]:
+        """What an organiser should know about how the launched bots are confined, one line each."""
+        if not self.managed:
+            return []
+        modes: dict[str, list[str]] = {}
+        for name, spec in self.sandboxes.items():
+            modes.setdefault(spec.mode, []).append(name)
+        lines = []
+        if modes.get("bubblewrap"):
+            lines.append(f"sandbox: bubblewrap for {', '.join(sorted(modes['bubblewrap']))}")
+        if modes.get("none"):
+            lines.append(
+                f"sandbox: none for {', '.join(sorted(modes['none']))} (not isolated: trusted bots only)"
+            )
+        notes = sorted({b.limits_note for b in self.managed.values() if b.limits_note})
+        lines += [f"limits: {n}" for n in notes]
+        return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,12 +246,13 @@ async def run_event(
     config: TournamentConfig,
     on_game: ProgressHook | None = None,
     on_start: Callable[[int, int], None] | None = None,
-    replace: bool = False,
+    on_notice: Callable[[str], None] | None = None,
+    start_over: bool = False,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
 
     :param on_start: called with (games in the event, games already stored) once the event is set up.
-    :param replace: discard an event already in the output directory and start afresh (the demo), once the
+    :param start_over: discard an event already in the output directory and start afresh (the demo), once the
         directory is locked, so that a running event is never deleted under its arena.
     :raises ConfigError: another arena runs in the output directory, it holds another event or a deal key
         that does not fit, or an entrant cannot start.
@@ -212,7 +263,7 @@ async def run_event(
     rows += [(n, config.house.kind, config.house.target, True) for n in house]
     outdir.prepare(config.output)
     with outdir.EventLock(config.output):
-        if replace:
+        if start_over:
             outdir.discard_event(config.output)
         with Store.open(config.output) as store:
             fingerprint = config.fingerprint()
@@ -233,6 +284,9 @@ async def run_event(
             try:
                 if todo:
                     await runtime.start(sorted({n for g in todo for n in g.seats}))
+                    for line in runtime.notices():
+                        if on_notice is not None:
+                            on_notice(line)
                     for name, identity in runtime.identities.items():
                         store.set_identity(
                             name,
