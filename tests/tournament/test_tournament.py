@@ -99,7 +99,7 @@ def write_toml(path: Path, data: dict[str, Any]) -> Path:
         ({"game": {"variant": "call-ace", "num_players": 8}}, "num_players=8"),
         ({"faults": {"decision_ms": -5}}, "faults.decision_ms=-5"),
         ({"faults": {"patience": 3}}, "unknown key faults.patience"),
-        ({"entrant": [{"name": "x", "command": "python bot.py"}]}, "must contain {port}"),
+        ({"entrant": [{"name": "x", "command": "python bot.py"}]}, "must contain {address} or {port}"),
         ({"entrant": [{"name": "x", "address": "nowhere"}]}, "expected HOST:PORT"),
         (
             {"entrant": [{"name": "x", "address": "h:1", "class": "a:B"}]},
