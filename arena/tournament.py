@@ -266,16 +266,7 @@ async def run_event(
         if start_over:
             outdir.discard_event(config.output)
         with Store.open(config.output) as store:
-            fingerprint = config.fingerprint()
-            exists = store.check_same_event(fingerprint, schedule)
-            event_key = resolve_key(
-                config.output,
-                config.deal_key,
-                store.meta("deal_key_check"),
-                exists,
-                len(store.finished()),
-            )
-            resumed = store.begin_event(fingerprint, config.to_dict(), schedule, rows, event_key.check)
+            resumed, key = _begin(config, store, schedule, rows)
             done = store.finished()
             todo = [g for g in schedule if g.game_id not in done]
             if on_start is not None:
@@ -292,12 +283,34 @@ async def run_event(
                             name,
                             {"name": identity.name, "author": identity.author, "version": identity.version},
                         )
-                    await _play_all(config, store, runtime, todo, on_game, event_key.key)
+                    await _play_all(config, store, runtime, todo, on_game, key)
             finally:
                 await runtime.stop()
             with store.rating_history_writer() as record:
                 standings = compute_standings(store, record)
     return EventSummary(config, resumed, len(schedule), len(todo), standings)
+
+
+def _begin(
+    config: TournamentConfig,
+    store: Store,
+    schedule: Sequence[ScheduledGame],
+    rows: Sequence[tuple[str, str, str, bool]],
+) -> tuple[bool, bytes | None]:
+    """Record the event, or recognise it when resuming, with its deal key: (resumed, key).
+
+    The fingerprint is checked before the key, so that a changed seed or entrant list is reported as such
+    rather than as a key problem.
+
+    :raises ConfigError: the directory holds another event, or a deal key that does not fit (arena/deals.py).
+    """
+    fingerprint = config.fingerprint()
+    exists = store.check_same_event(fingerprint, schedule)
+    found = resolve_key(
+        config.output, config.deal_key, store.meta("deal_key_check"), exists, len(store.finished())
+    )
+    resumed = store.begin_event(fingerprint, config.to_dict(), schedule, rows, found.check)
+    return resumed, found.key
 
 
 async def _play_all(
