@@ -35,6 +35,9 @@ def run(
     duplicate: bool | None = typer.Option(
         None, "--duplicate/--no-duplicate", help="override duplicate deals"
     ),
+    deal_key: str | None = typer.Option(
+        None, "--deal-key", help="fix the secret deal key (hex, >= 32 digits), for reproducible experiments"
+    ),
     sandbox: str | None = typer.Option(
         None, help="override how launched bots are confined: bubblewrap (default) or none"
     ),
@@ -50,14 +53,22 @@ def run(
             concurrency=concurrency,
             output=output,
             duplicate=duplicate,
+            deal_key=deal_key,
             sandbox=sandbox,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    exposed = cfg.exposed_to_fixed_key()
+    if exposed:
+        typer.echo(
+            f"warning: deal_key is fixed and {', '.join(exposed)} {'is' if len(exposed) == 1 else 'are'} not "
+            "trusted code: whoever learns the key can compute every deal; fix it only for experiments",
+            err=True,
+        )
     _run_event(cfg, quiet)
 
 
-def _run_event(cfg: Any, quiet: bool) -> None:
+def _run_event(cfg: Any, quiet: bool, start_over: bool = False) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.schedule import schedule_spread
@@ -78,6 +89,7 @@ def _run_event(cfg: Any, quiet: bool) -> None:
     task = progress.add_task(cfg.name, total=None, faults=0)
 
     def on_start(total: int, done: int) -> None:
+        progress.start()  # only now: an event that cannot begin (locked, another event ...) shows no bar
         progress.update(task, total=total, completed=done)
         if done:
             progress.console.print(
@@ -90,10 +102,19 @@ def _run_event(cfg: Any, quiet: bool) -> None:
         progress.update(task, advance=1, faults=faults)
 
     try:
-        with progress:
+        try:
             summary = asyncio.run(
-                run_event(cfg, on_game=on_game, on_start=on_start, on_notice=progress.console.print)
+                run_event(
+                    cfg,
+                    on_game=on_game,
+                    on_start=on_start,
+                    on_notice=progress.console.print,
+                    start_over=start_over,
+                )
             )
+        finally:
+            if progress.live.is_started:
+                progress.stop()
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:
@@ -143,10 +164,6 @@ def demo(
         entrants.append({"name": "node-random", "command": node_command})
     else:
         entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --address {address}"})
-    if (output / "event.sqlite").exists():
-        (output / "event.sqlite").unlink()
-        for extra in ("event.sqlite-wal", "event.sqlite-shm"):
-            (output / extra).unlink(missing_ok=True)
     cfg = parse_config(
         {
             "name": "demo",
@@ -160,7 +177,7 @@ def demo(
             "sandbox": "none" if problem else "bubblewrap",
         }
     )
-    _run_event(cfg, quiet)
+    _run_event(cfg, quiet, start_over=True)
 
 
 @app.command()

@@ -11,10 +11,11 @@ import re
 import shlex
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.deals import parse_key
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
 from arena.faults import FaultPolicy
@@ -26,6 +27,7 @@ TOP_KEYS = (
     "concurrency",
     "output",
     "duplicate",
+    "deal_key",
     "game",
     "faults",
     "house",
@@ -91,6 +93,9 @@ class TournamentConfig:
     house: EntrantSpec
     sandbox: str = "bubblewrap"  # for launched entrants that do not say otherwise
     source: Path | None = None  # the TOML file, hidden from sandboxed bots
+    # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
+    # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
+    deal_key: bytes | None = field(default=None, repr=False)
 
     def sandbox_of(self, entrant: EntrantSpec) -> str:
         return entrant.sandbox or self.sandbox
@@ -101,6 +106,8 @@ class TournamentConfig:
         for key, value in given.items():
             if key == "output":
                 given[key] = Path(value)
+            elif key == "deal_key":
+                given[key] = parse_key(value)
             else:
                 _check_top(key, value)
         return replace(self, **given)
@@ -129,7 +136,15 @@ class TournamentConfig:
             "entrants": [e.to_dict() for e in self.entrants],
             "house": self.house.to_dict(),
             "sandbox": self.sandbox,
+            "deal_key": "fixed" if self.deal_key is not None else "random",
         }
+
+    def exposed_to_fixed_key(self) -> list[str]:
+        """Entrants (and the house) the arena does not trust, launched or remote, when the deal key is fixed:
+        a fixed key is written in the config, and whoever learns it can compute every deal."""
+        if self.deal_key is None:
+            return []
+        return [e.name for e in (*self.entrants, self.house) if e.kind != "class"]
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -191,10 +206,12 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
     sandbox = data.get("sandbox", "bubblewrap")
     if sandbox not in SANDBOX_MODES:
         raise ConfigError(f"sandbox={sandbox!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}")
+    deal_key = parse_key(data["deal_key"]) if "deal_key" in data else None
     # A relative output is relative to the working directory, like every path given on a command line.
     return TournamentConfig(
         sandbox=sandbox,
         name=name,
+        deal_key=deal_key,
         output=Path(output),
         game=game_config,
         faults=faults,

@@ -5,6 +5,11 @@ and faults together), so a game is either wholly stored or absent. And nothing d
 restart: ratings are recomputed from the stored games in schedule order. Killing the arena at any moment,
 ``kill -9`` included, therefore loses at most the games in flight, and resuming plays exactly those.
 The database runs in WAL mode, which survives the death of the writing process.
+
+The ``schedule`` table's ``seed`` is each game's *public* seed. The cards are dealt from it and the event's
+secret key (``arena/deals.py``), which is kept out of this database, in ``deal.key``: a bot that read this
+file could not rebuild a deal. Deal seeds are not stored either, even for played games: in a duplicate
+event the later rotations of a block share their deal seed with the first one.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.faults import Fault
+from arena.outdir import DIR_MODE, create_private
 from arena.rating import HistoryRow, RatedGame
 from arena.schedule import ScheduledGame
 
@@ -95,7 +101,9 @@ class Store:
         path = directory / DB_NAME
         if not create and not path.exists():
             raise ConfigError(f"{str(directory)!r} holds no event results (no {DB_NAME})")
-        directory.mkdir(parents=True, exist_ok=True)
+        if create:
+            directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            create_private(path)  # SQLite gives the -wal and -shm files the database's mode
         return cls(path)
 
     def __enter__(self) -> Store:
@@ -123,41 +131,59 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    def check_same_event(self, fingerprint: dict[str, Any], schedule: Sequence[ScheduledGame]) -> bool:
+        """True when the directory holds this event already, False when it holds none.
+
+        :raises ConfigError: the directory holds results of a different event (other seed, rounds, variant,
+            entrants ...), which resuming would corrupt.
+        """
+        stored = self.meta("fingerprint")
+        if stored is None:
+            return False
+        if stored != fingerprint:
+            changed = sorted(k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k))
+            raise ConfigError(
+                f"{str(self.path.parent)!r} holds results of a different event (changed: "
+                f"{', '.join(changed)}); use another output directory, or restore the original settings "
+                "to resume"
+            )
+        if self.schedule() != list(schedule):
+            raise ConfigError(
+                f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
+                "arena?); finish it with that version, or use another output directory"
+            )
+        return True
+
     def begin_event(
         self,
         fingerprint: dict[str, Any],
         config: dict[str, Any],
         schedule: Sequence[ScheduledGame],
         entrants: Sequence[tuple[str, str, str, bool]],
+        deal_check: str | None = None,
     ) -> bool:
         """Record a new event, or check that a resumed one is the same event; returns True when resuming.
 
-        :raises ConfigError: the directory holds results of a different event (other seed, rounds, variant,
-            entrants ...), which resuming would corrupt.
+        ``deal_check`` is the check value of the event's secret deal key (``arena.deals.key_check``), stored
+        when it is given, so that a resumed event can tell its own key file; the key itself never enters
+        the database.
+
+        :raises ConfigError: the directory holds results of a different event.
         """
-        stored = self.meta("fingerprint")
-        if stored is not None:
-            if stored != fingerprint:
-                changed = sorted(
-                    k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k)
-                )
-                raise ConfigError(
-                    f"{str(self.path.parent)!r} holds results of a different event (changed: "
-                    f"{', '.join(changed)}); use another output directory, or restore the original settings "
-                    "to resume"
-                )
-            if self.schedule() != list(schedule):
-                raise ConfigError(
-                    f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
-                    "arena?); finish it with that version, or use another output directory"
-                )
+        if self.check_same_event(fingerprint, schedule):
             with self.transaction() as db:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
+                if deal_check is not None:
+                    db.execute(
+                        "INSERT OR REPLACE INTO meta VALUES ('deal_key_check', ?)", (json.dumps(deal_check),)
+                    )
             return True
         with self.transaction() as db:
             db.execute("INSERT INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
             db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(fingerprint),))
             db.execute("INSERT INTO meta VALUES ('config', ?)", (json.dumps(config),))
+            if deal_check is not None:
+                db.execute("INSERT INTO meta VALUES ('deal_key_check', ?)", (json.dumps(deal_check),))
             db.executemany(
                 "INSERT INTO entrants VALUES (?, ?, ?, ?, NULL)",
                 [(n, k, t, int(h)) for n, k, t, h in entrants],
@@ -368,6 +394,7 @@ class Store:
             "block": sched[2],
             "rotation": sched[3],
             "seed": sched[4],
+            "keyed_deals": self.meta("deal_key_check") is not None,
             "seats": json.loads(seats),
             "scores": json.loads(scores),
             "ranks": json.loads(ranks),

@@ -1,9 +1,11 @@
 """The conductor: schedule → tables (concurrently) → store → ratings, and resume.
 
-The schedule and every deal are pure functions of the event seed; games run ``concurrency`` at a time and
-each finished game is stored in one transaction; ratings are recomputed from the store in schedule order at
-the end. So an interrupted event resumes by playing only the games the store lacks, and ends with exactly
-the leaderboard an uninterrupted run would have given (with deterministic bots).
+The schedule is a pure function of the event seed, and every deal a pure function of the seed and the
+event's secret deal key (``arena/deals.py``); games run ``concurrency`` at a time and each finished game is
+stored in one transaction; ratings are recomputed from the store in schedule order at the end. So an
+interrupted event resumes by playing only the games the store lacks, and ends with exactly the leaderboard
+an uninterrupted run would have given (with deterministic bots). One arena at a time owns the output
+directory (``arena/outdir.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena import outdir
 from arena.bot import Bot
 from arena.config import EntrantSpec, TournamentConfig
+from arena.deals import deal_seed, resolve_key
 from arena.engine.events import Event
 from arena.engine.views import View
 from arena.errors import ArenaError, BotError, ConfigError
@@ -243,39 +247,70 @@ async def run_event(
     on_game: ProgressHook | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
+    start_over: bool = False,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
 
     :param on_start: called with (games in the event, games already stored) once the event is set up.
-    :raises ConfigError: the output directory holds another event, or an entrant cannot start.
+    :param start_over: discard an event already in the output directory and start afresh (the demo), once the
+        directory is locked, so that a running event is never deleted under its arena.
+    :raises ConfigError: another arena runs in the output directory, it holds another event or a deal key
+        that does not fit, or an entrant cannot start.
     """
     schedule = build_schedule(config)
     house = sorted({n for g in schedule for n in g.seats} - {e.name for e in config.entrants})
     rows = [(e.name, e.kind, e.target, False) for e in config.entrants]
     rows += [(n, config.house.kind, config.house.target, True) for n in house]
-    with Store.open(config.output) as store:
-        resumed = store.begin_event(config.fingerprint(), config.to_dict(), schedule, rows)
-        done = store.finished()
-        todo = [g for g in schedule if g.game_id not in done]
-        if on_start is not None:
-            on_start(len(schedule), len(done))
-        runtime = EntrantRuntime(config, config.output / "logs")
-        try:
-            if todo:
-                await runtime.start(sorted({n for g in todo for n in g.seats}))
-                for line in runtime.notices():
-                    if on_notice is not None:
-                        on_notice(line)
-                for name, identity in runtime.identities.items():
-                    store.set_identity(
-                        name, {"name": identity.name, "author": identity.author, "version": identity.version}
-                    )
-                await _play_all(config, store, runtime, todo, on_game)
-        finally:
-            await runtime.stop()
-        with store.rating_history_writer() as record:
-            standings = compute_standings(store, record)
+    outdir.prepare(config.output)
+    with outdir.EventLock(config.output):
+        if start_over:
+            outdir.discard_event(config.output)
+        with Store.open(config.output) as store:
+            resumed, key = _begin(config, store, schedule, rows)
+            done = store.finished()
+            todo = [g for g in schedule if g.game_id not in done]
+            if on_start is not None:
+                on_start(len(schedule), len(done))
+            runtime = EntrantRuntime(config, config.output / outdir.LOG_DIR)
+            try:
+                if todo:
+                    await runtime.start(sorted({n for g in todo for n in g.seats}))
+                    for line in runtime.notices():
+                        if on_notice is not None:
+                            on_notice(line)
+                    for name, identity in runtime.identities.items():
+                        store.set_identity(
+                            name,
+                            {"name": identity.name, "author": identity.author, "version": identity.version},
+                        )
+                    await _play_all(config, store, runtime, todo, on_game, key)
+            finally:
+                await runtime.stop()
+            with store.rating_history_writer() as record:
+                standings = compute_standings(store, record)
     return EventSummary(config, resumed, len(schedule), len(todo), standings)
+
+
+def _begin(
+    config: TournamentConfig,
+    store: Store,
+    schedule: Sequence[ScheduledGame],
+    rows: Sequence[tuple[str, str, str, bool]],
+) -> tuple[bool, bytes | None]:
+    """Record the event, or recognise it when resuming, with its deal key: (resumed, key).
+
+    The fingerprint is checked before the key, so that a changed seed or entrant list is reported as such
+    rather than as a key problem.
+
+    :raises ConfigError: the directory holds another event, or a deal key that does not fit (arena/deals.py).
+    """
+    fingerprint = config.fingerprint()
+    exists = store.check_same_event(fingerprint, schedule)
+    found = resolve_key(
+        config.output, config.deal_key, store.meta("deal_key_check"), exists, len(store.finished())
+    )
+    resumed = store.begin_event(fingerprint, config.to_dict(), schedule, rows, found.check)
+    return resumed, found.key
 
 
 async def _play_all(
@@ -284,8 +319,10 @@ async def _play_all(
     runtime: EntrantRuntime,
     todo: Sequence[ScheduledGame],
     on_game: ProgressHook | None,
+    key: bytes | None,
 ) -> None:
-    """Play ``todo`` with at most ``concurrency`` games in flight, started in schedule order."""
+    """Play ``todo`` with at most ``concurrency`` games in flight, started in schedule order, each dealt
+    from its public seed and the event's ``key`` (None: an event begun before secret deals)."""
     policy = config.faults
     queue: asyncio.Queue[ScheduledGame] = asyncio.Queue()
     for game in todo:
@@ -303,7 +340,7 @@ async def _play_all(
                 return
             excluded = tuple(n for n in game.seats if n in disqualified)
             players = [await runtime.player(name, name in disqualified, game.seed) for name in game.seats]
-            spec = TableSpec(game.game_id, config.game, game.seed, game.seats, policy)
+            spec = TableSpec(game.game_id, config.game, deal_seed(key, game.seed), game.seats, policy)
             result = await play_table(spec, players)
             rated = not (policy.forfeit_result == "void" and result.forfeited)
             data = result.to_dict() | {"wall_s": result.wall_s}
