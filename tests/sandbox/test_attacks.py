@@ -49,7 +49,8 @@ SPY_ATTACKS = (
 )
 
 
-def _survivors() -> list[int]:
+def _survivors(marker: str = MARKER) -> list[int]:
+    """Live processes whose command line holds ``marker`` (the attackers' grandchildren, or the attackers)."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -58,7 +59,7 @@ def _survivors() -> list[int]:
                 stat = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()
             except OSError:
                 continue
-            if MARKER.encode() in cmd and stat[0] not in (b"Z", b"X"):
+            if marker.encode() in cmd and stat[0] not in (b"Z", b"X") and int(entry) != os.getpid():
                 found.append(int(entry))
     return found
 
@@ -72,8 +73,9 @@ def _cgroups_of(pid: int) -> list[Path]:
 
 
 def _wait_no_survivors(timeout_s: float = 15.0) -> list[int]:
+    """Wait for every attacker, grandchild and sandbox of this test to be gone; what is left."""
     deadline = time.monotonic() + timeout_s
-    while (left := _survivors()) and time.monotonic() < deadline:
+    while (left := _survivors() + _survivors(str(ATTACKER))) and time.monotonic() < deadline:
         time.sleep(0.1)
     return left
 
