@@ -23,6 +23,7 @@ import socket
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -155,6 +156,8 @@ class ManagedBot:
                 self._cgroup = BotCgroup.create(
                     self.name, self.memory_mb, self.sandbox.max_processes if self.sandbox.sandboxed else None
                 )
+                # Removed by close(); if the owner only ever calls stop(), when the bot object goes away.
+                weakref.finalize(self, self._cgroup.remove)
                 self.limits_note = "limits hold for all of the bot's processes together, for the whole event"
             else:
                 self.limits_note = f"limits hold per process only ({problem})"

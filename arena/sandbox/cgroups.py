@@ -108,6 +108,26 @@ def cgroup_problem() -> str | None:
     return layout if isinstance(layout, str) else None
 
 
+def _sweep(layout: _Layout) -> None:
+    """Remove the cgroups an arena that died (``kill -9``) could not remove, killing what is left in them.
+
+    Runs once per process: an arena's own cgroups are removed by the arena itself.
+    """
+    if _swept:
+        return
+    _swept.append(True)
+    for parent in set(layout.parents.values()):
+        for d in parent.glob("euchre-arena-*"):
+            pid = d.name.split("-")[2]
+            if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                dirs = {c: p / d.name for c, p in layout.parents.items()}
+                with contextlib.suppress(OSError):
+                    BotCgroup(dirs, layout.version).remove()
+
+
+_swept: list[bool] = []
+
+
 class BotCgroup:
     """The cgroup(s) of one launched bot, kept for the whole event."""
 
@@ -124,6 +144,7 @@ class BotCgroup:
         layout = _layout()
         if isinstance(layout, str):
             raise OSError(layout)
+        _sweep(layout)
         leaf = f"euchre-arena-{os.getpid()}-{next(_counter)}-{name}"
         dirs = {c: parent / leaf for c, parent in layout.parents.items()}
         for d in set(dirs.values()):
