@@ -37,6 +37,12 @@ def run(
     duplicate: bool | None = typer.Option(
         None, "--duplicate/--no-duplicate", help="override duplicate deals"
     ),
+    deal_key: str | None = typer.Option(
+        None, "--deal-key", help="fix the secret deal key (hex, >= 32 digits), for reproducible experiments"
+    ),
+    sandbox: str | None = typer.Option(
+        None, help="override how launched bots are confined: bubblewrap (default) or none"
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     strict: bool = typer.Option(
         False, "--strict", help="refuse the event if a bot speaks another protocol version (default: skip it)"
@@ -47,14 +53,27 @@ def run(
 
     try:
         cfg = load_config(config).with_overrides(
-            seed=seed, rounds=rounds, concurrency=concurrency, output=output, duplicate=duplicate
+            seed=seed,
+            rounds=rounds,
+            concurrency=concurrency,
+            output=output,
+            duplicate=duplicate,
+            deal_key=deal_key,
+            sandbox=sandbox,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    _run_event(cfg, quiet, strict)
+    exposed = cfg.exposed_to_fixed_key()
+    if exposed:
+        typer.echo(
+            f"warning: deal_key is fixed and {', '.join(exposed)} {'is' if len(exposed) == 1 else 'are'} not "
+            "trusted code: whoever learns the key can compute every deal; fix it only for experiments",
+            err=True,
+        )
+    _run_event(cfg, quiet, strict=strict)
 
 
-def _run_event(cfg: Any, quiet: bool, strict: bool = False) -> None:
+def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = False) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.schedule import schedule_spread
@@ -75,6 +94,7 @@ def _run_event(cfg: Any, quiet: bool, strict: bool = False) -> None:
     task = progress.add_task(cfg.name, total=None, faults=0)
 
     def on_start(total: int, done: int) -> None:
+        progress.start()  # only now: an event that cannot begin (locked, another event ...) shows no bar
         progress.update(task, total=total, completed=done)
         if done:
             progress.console.print(
@@ -99,11 +119,21 @@ def _run_event(cfg: Any, quiet: bool, strict: bool = False) -> None:
                 on_sigint(signum, frame)
 
             signal.signal(signal.SIGTERM, on_sigterm)
-        return await run_event(cfg, on_game=on_game, on_start=on_start, strict=strict)
+        return await run_event(
+            cfg,
+            on_game=on_game,
+            on_start=on_start,
+            on_notice=progress.console.print,
+            start_over=start_over,
+            strict=strict,
+        )
 
     try:
-        with progress:
+        try:
             summary = asyncio.run(main())
+        finally:
+            if progress.live.is_started:
+                progress.stop()
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:
@@ -132,24 +162,29 @@ def demo(
     decision_ms: int = typer.Option(400, help="time per decision"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
-    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre."""
-    from arena.config import parse_config
+    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre.
 
+    The bots run in the bubblewrap sandbox where it works; elsewhere (macOS, a container without user
+    namespaces, bubblewrap not installed) the demo runs them unsandboxed, since they are our own, and says so.
+    """
+    from arena.config import parse_config
+    from arena.sandbox import bubblewrap_problem
+
+    problem = bubblewrap_problem()
+    if problem is not None:
+        typer.echo(f"note: running the sample bots without a sandbox: {problem}", err=True)
     entrants = [
-        {"name": "random", "command": "{python} -m sample_bots.random --port {port}"},
-        {"name": "rules", "command": "{python} -m sample_bots.rules --port {port}"},
-        {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --port {port}"},
-        {"name": "rules-2", "command": "{python} -m sample_bots.rules --port {port}"},
+        {"name": "random", "command": "{python} -m sample_bots.random --address {address}"},
+        {"name": "rules", "command": "{python} -m sample_bots.rules --address {address}"},
+        {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --address {address}"},
+        {"name": "rules-2", "command": "{python} -m sample_bots.rules --address {address}"},
     ]
     node_bot = Path(__file__).resolve().parent.parent / "sample_bots" / "node"
     if shutil.which("node") and (node_bot / "node_modules").is_dir():
-        entrants.append({"name": "node-random", "command": f"node {node_bot / 'bot.js'} --port {{port}}"})
+        node_command = f"node {node_bot / 'bot.js'} --address {{address}}"
+        entrants.append({"name": "node-random", "command": node_command})
     else:
-        entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --port {port}"})
-    if (output / "event.sqlite").exists():
-        (output / "event.sqlite").unlink()
-        for extra in ("event.sqlite-wal", "event.sqlite-shm"):
-            (output / extra).unlink(missing_ok=True)
+        entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --address {address}"})
     cfg = parse_config(
         {
             "name": "demo",
@@ -160,9 +195,10 @@ def demo(
             "game": {"variant": "five-handed"},
             "faults": {"decision_ms": decision_ms},
             "entrant": entrants,
+            "sandbox": "none" if problem else "bubblewrap",
         }
     )
-    _run_event(cfg, quiet)
+    _run_event(cfg, quiet, start_over=True)
 
 
 @app.command()

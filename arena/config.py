@@ -11,10 +11,11 @@ import re
 import shlex
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.deals import parse_key
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
 from arena.faults import FaultPolicy
@@ -26,12 +27,27 @@ TOP_KEYS = (
     "concurrency",
     "output",
     "duplicate",
+    "deal_key",
     "game",
     "faults",
     "house",
     "entrant",
+    "sandbox",
 )
-ENTRANT_KEYS = ("name", "address", "command", "class", "memory_mb", "cpu_s", "startup_timeout_s")
+ENTRANT_KEYS = (
+    "name",
+    "address",
+    "command",
+    "class",
+    "memory_mb",
+    "cpu_s",
+    "startup_timeout_s",
+    "sandbox",
+    "workdir",
+    "env",
+)
+SANDBOX_MODES = ("bubblewrap", "none")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
 
@@ -46,6 +62,9 @@ class EntrantSpec:
     memory_mb: int | None = None
     cpu_s: int | None = None
     startup_timeout_s: float = 10.0
+    sandbox: str | None = None  # None: the event's setting
+    workdir: str | None = None  # the directory the sandbox shows the bot; None: its program's directory
+    env: tuple[tuple[str, str], ...] = ()  # added to the sandbox's cleared environment
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +73,9 @@ class EntrantSpec:
             "memory_mb": self.memory_mb,
             "cpu_s": self.cpu_s,
             "startup_timeout_s": self.startup_timeout_s,
+            "sandbox": self.sandbox,
+            "workdir": self.workdir,
+            "env": dict(self.env),
         }
 
 
@@ -69,6 +91,14 @@ class TournamentConfig:
     faults: FaultPolicy
     entrants: tuple[EntrantSpec, ...]
     house: EntrantSpec
+    sandbox: str = "bubblewrap"  # for launched entrants that do not say otherwise
+    source: Path | None = None  # the TOML file, hidden from sandboxed bots
+    # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
+    # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
+    deal_key: bytes | None = field(default=None, repr=False)
+
+    def sandbox_of(self, entrant: EntrantSpec) -> str:
+        return entrant.sandbox or self.sandbox
 
     def with_overrides(self, **overrides: Any) -> TournamentConfig:
         """The same config with command-line overrides applied (``None`` = not given) and re-validated."""
@@ -76,6 +106,8 @@ class TournamentConfig:
         for key, value in given.items():
             if key == "output":
                 given[key] = Path(value)
+            elif key == "deal_key":
+                given[key] = parse_key(value)
             else:
                 _check_top(key, value)
         return replace(self, **given)
@@ -103,7 +135,16 @@ class TournamentConfig:
             "faults": self.faults.to_dict(),
             "entrants": [e.to_dict() for e in self.entrants],
             "house": self.house.to_dict(),
+            "sandbox": self.sandbox,
+            "deal_key": "fixed" if self.deal_key is not None else "random",
         }
+
+    def exposed_to_fixed_key(self) -> list[str]:
+        """Entrants (and the house) the arena does not trust, launched or remote, when the deal key is fixed:
+        a fixed key is written in the config, and whoever learns it can compute every deal."""
+        if self.deal_key is None:
+            return []
+        return [e.name for e in (*self.entrants, self.house) if e.kind != "class"]
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -120,7 +161,7 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
-    return parse_config(data)
+    return replace(parse_config(data), source=path.resolve())
 
 
 def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
@@ -162,9 +203,15 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
     house = _entrant(house_raw, "house")
     if any(n == house.name or n.startswith(house.name + "-") for n in names):
         raise ConfigError(f"house.name={house.name!r} clashes with an entrant name; choose another")
+    sandbox = data.get("sandbox", "bubblewrap")
+    if sandbox not in SANDBOX_MODES:
+        raise ConfigError(f"sandbox={sandbox!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}")
+    deal_key = parse_key(data["deal_key"]) if "deal_key" in data else None
     # A relative output is relative to the working directory, like every path given on a command line.
     return TournamentConfig(
+        sandbox=sandbox,
         name=name,
+        deal_key=deal_key,
         output=Path(output),
         game=game_config,
         faults=faults,
@@ -189,6 +236,10 @@ _TOP_RULES: dict[str, tuple[type, int, int]] = {
 
 
 def _check_top(key: str, value: Any) -> None:
+    if key == "sandbox":
+        if value not in SANDBOX_MODES:
+            raise ConfigError(f"sandbox={value!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}")
+        return
     if key == "duplicate":
         if not isinstance(value, bool):
             raise ConfigError(f"duplicate={value!r}: expected true or false")
@@ -220,13 +271,16 @@ def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
         re.match(r"^[^\s:]+:\d{1,5}$", target) and 0 < int(target.rsplit(":", 1)[1]) < 65536
     ):
         raise ConfigError(f"{where}.address={target!r}: expected HOST:PORT, e.g. 127.0.0.1:50051")
-    if kind == "command" and "{port}" not in target:
-        raise ConfigError(f"{where}.command={target!r}: must contain {{port}}, where the arena puts the port")
     if kind == "command":
         try:
-            shlex.split(target)
-        except ValueError as exc:  # the arena splits it like a shell: an unbalanced quote cannot be split
-            raise ConfigError(f"{where}.command={target!r}: cannot be split into words ({exc})") from None
+            parts = shlex.split(target)
+        except ValueError as exc:
+            raise ConfigError(f"{where}.command={target!r}: cannot be split into arguments: {exc}") from None
+        if not any("{port}" in p or "{address}" in p for p in parts):
+            raise ConfigError(
+                f"{where}.command={target!r}: must contain {{address}} or {{port}}, where the arena puts the "
+                "address (or TCP port) the bot listens on"
+            )
     if kind == "class" and not re.match(r"^[\w.]+:\w+$", target):
         raise ConfigError(f"{where}.class={target!r}: expected 'package.module:ClassName'")
     limits: dict[str, Any] = {}
@@ -241,6 +295,27 @@ def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
         if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 600:
             raise ConfigError(f"{where}.startup_timeout_s={value!r}: expected seconds in (0, 600]")
         limits["startup_timeout_s"] = float(value)
-    if kind != "command" and ({"memory_mb", "cpu_s", "startup_timeout_s"} & set(limits)):
-        raise ConfigError(f"{where}: memory_mb, cpu_s and startup_timeout_s only apply to a launched command")
+    if "sandbox" in raw:
+        if raw["sandbox"] not in SANDBOX_MODES:
+            raise ConfigError(
+                f"{where}.sandbox={raw['sandbox']!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}"
+            )
+        limits["sandbox"] = raw["sandbox"]
+    if "workdir" in raw:
+        if not isinstance(raw["workdir"], str) or not raw["workdir"]:
+            raise ConfigError(f"{where}.workdir={raw['workdir']!r}: expected a directory path")
+        limits["workdir"] = raw["workdir"]
+    if "env" in raw:
+        env = raw["env"]
+        if not isinstance(env, dict) or not all(
+            isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) for k, v in env.items()
+        ):
+            raise ConfigError(f"{where}.env={env!r}: expected a table of NAME = \"value\" strings")
+        limits["env"] = tuple(sorted(env.items()))
+    launched_only = {"memory_mb", "cpu_s", "startup_timeout_s", "sandbox", "workdir", "env"}
+    if kind != "command" and (launched_only & set(limits)):
+        raise ConfigError(
+            f"{where}: memory_mb, cpu_s, startup_timeout_s, sandbox, workdir and env only apply to a "
+            "launched command"
+        )
     return EntrantSpec(name=name, kind=kind, target=target, **limits)

@@ -6,6 +6,11 @@ restart: ratings are recomputed from the stored games in schedule order. Killing
 ``kill -9`` included, therefore loses at most the games in flight, and resuming plays exactly those.
 The database runs in WAL mode, which survives the death of the writing process.
 
+The ``schedule`` table's ``seed`` is each game's *public* seed. The cards are dealt from it and the event's
+secret key (``arena/deals.py``), which is kept out of this database, in ``deal.key``: a bot that read this
+file could not rebuild a deal. Deal seeds are not stored either, even for played games: in a duplicate
+event the later rotations of a block share their deal seed with the first one.
+
 A file is trusted only once it proves to be ours: an empty, truncated, foreign or garbage file, or a row
 that does not decode, is refused with a ``ConfigError`` naming the file, before anything is written to it.
 Commands that only read (``leaderboard``, ``replay``) open the database read-only.
@@ -25,6 +30,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.faults import Fault
+from arena.outdir import DIR_MODE, create_private
 from arena.rating import HistoryRow, RatedGame
 from arena.schedule import ScheduledGame
 
@@ -88,10 +94,12 @@ class SeatStats:
 class Store:
     """One event's database. Open with ``Store.open(directory)``; use as a context manager."""
 
-    def __init__(self, path: Path, readonly: bool = False) -> None:
+    def __init__(self, path: Path, readonly: bool = False, new: bool | None = None) -> None:
+        """Open ``path``; ``new`` says the file did not exist before (``open`` creates it empty and private
+        first, so an empty file is new only when ``open`` says so)."""
         self.path = path
         self.readonly = readonly
-        new = not path.exists()
+        new = not path.exists() if new is None else new
         if not new:
             _check_file(path)
         try:
@@ -162,9 +170,10 @@ class Store:
             if directory.exists() and not directory.is_dir():
                 raise ConfigError(f"{str(directory)!r} is a file, not an event's output directory")
             raise ConfigError(f"{str(directory)!r} holds no event results (no {DB_NAME})")
+        new = not path.exists()
         if not readonly:
             try:
-                directory.mkdir(parents=True, exist_ok=True)
+                directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
             except (FileExistsError, NotADirectoryError):
                 raise ConfigError(
                     f"output directory {str(directory)!r} cannot be created: a file is in the way"
@@ -180,7 +189,9 @@ class Store:
                 )
         if path.exists() and not path.is_file():
             raise ConfigError(f"{str(path)!r} is not a file")
-        return cls(path, readonly=readonly)
+        if new and not readonly:
+            create_private(path)  # SQLite gives the -wal and -shm files the database's mode
+        return cls(path, readonly=readonly, new=new)
 
     def __enter__(self) -> Store:
         return self
@@ -207,44 +218,63 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else _json(row[0], f"{self.path}: meta {key!r}")
 
+    def check_same_event(self, fingerprint: dict[str, Any], schedule: Sequence[ScheduledGame]) -> bool:
+        """True when the directory holds this event already, False when it holds none.
+
+        :raises ConfigError: the directory holds results of a different event (other seed, rounds, variant,
+            entrants ...), which resuming would corrupt.
+        """
+        stored = self.meta("fingerprint")
+        if stored is None:
+            return False
+        if stored != fingerprint:
+            changed = sorted(k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k))
+            raise ConfigError(
+                f"{str(self.path.parent)!r} holds results of a different event (changed: "
+                f"{', '.join(changed)}); use another output directory, or restore the original settings "
+                "to resume"
+            )
+        if self.schedule() != list(schedule):
+            raise ConfigError(
+                f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
+                "arena?); finish it with that version, or use another output directory"
+            )
+        return True
+
     def begin_event(
         self,
         fingerprint: dict[str, Any],
         config: dict[str, Any],
         schedule: Sequence[ScheduledGame],
         entrants: Sequence[tuple[str, str, str, bool]],
+        deal_check: str | None = None,
     ) -> bool:
         """Record a new event, or check that a resumed one is the same event; returns True when resuming.
 
-        :raises ConfigError: the directory holds results of a different event (other seed, rounds, variant,
-            entrants ...), which resuming would corrupt.
+        ``deal_check`` is the check value of the event's secret deal key (``arena.deals.key_check``), stored
+        when it is given, so that a resumed event can tell its own key file; the key itself never enters
+        the database.
+
+        :raises ConfigError: the directory holds results of a different event.
         """
-        stored = self.meta("fingerprint")
-        if stored is not None:
-            if stored != fingerprint:
-                changed = sorted(
-                    k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k)
-                )
-                raise ConfigError(
-                    f"{str(self.path.parent)!r} holds results of a different event (changed: "
-                    f"{', '.join(changed)}); use another output directory, or restore the original settings "
-                    "to resume"
-                )
-            if self.schedule() != list(schedule):
-                raise ConfigError(
-                    f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
-                    "arena?); finish it with that version, or use another output directory"
-                )
+        if self.check_same_event(fingerprint, schedule):
             for _ in self.rated_games():  # a damaged row is refused now, not after more games are played
                 pass
-            if self.meta("config") != config:
+            if self.meta("config") != config or (
+                deal_check is not None and self.meta("deal_key_check") != deal_check
+            ):
                 with self.transaction() as db:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
+                    if deal_check is not None:
+                        check = json.dumps(deal_check)
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('deal_key_check', ?)", (check,))
             return True
         with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
             db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(fingerprint),))
             db.execute("INSERT INTO meta VALUES ('config', ?)", (json.dumps(config),))
+            if deal_check is not None:
+                db.execute("INSERT INTO meta VALUES ('deal_key_check', ?)", (json.dumps(deal_check),))
             db.executemany(
                 "INSERT INTO entrants VALUES (?, ?, ?, ?, NULL)",
                 [(n, k, t, int(h)) for n, k, t, h in entrants],
@@ -462,6 +492,7 @@ class Store:
             "block": sched[2],
             "rotation": sched[3],
             "seed": sched[4],
+            "keyed_deals": self.meta("deal_key_check") is not None,
             "seats": _json(seats, where),
             "scores": _json(scores, where),
             "ranks": _json(ranks, where),

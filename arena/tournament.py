@@ -1,9 +1,11 @@
 """The conductor: schedule → tables (concurrently) → store → ratings, and resume.
 
-The schedule and every deal are pure functions of the event seed; games run ``concurrency`` at a time and
-each finished game is stored in one transaction; ratings are recomputed from the store in schedule order at
-the end. So an interrupted event resumes by playing only the games the store lacks, and ends with exactly
-the leaderboard an uninterrupted run would have given (with deterministic bots).
+The schedule is a pure function of the event seed, and every deal a pure function of the seed and the
+event's secret deal key (``arena/deals.py``); games run ``concurrency`` at a time and each finished game is
+stored in one transaction; ratings are recomputed from the store in schedule order at the end. So an
+interrupted event resumes by playing only the games the store lacks, and ends with exactly the leaderboard
+an uninterrupted run would have given (with deterministic bots). One arena at a time owns the output
+directory (``arena/outdir.py``).
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena import outdir
 from arena.bot import Bot
 from arena.config import EntrantSpec, TournamentConfig
+from arena.deals import deal_seed, resolve_key
 from arena.engine.events import Event
 from arena.engine.views import View
 from arena.errors import ArenaError, ConfigError, ProtocolMismatch
@@ -23,9 +27,11 @@ from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.endpoint import RestartingEndpoint
 from arena.players.inprocess import InProcessPlayer, load_bot_class
-from arena.players.process import ManagedBot
+from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
 from arena.rating import Standing
+from arena.sandbox import SandboxSpec, bubblewrap_problem
+from arena.sandbox.bubblewrap import bot_directory
 from arena.schedule import ScheduledGame, make_schedule
 from arena.standings import compute_standings
 from arena.store import SeatStats, Store
@@ -65,14 +71,42 @@ class EntrantRuntime:
         self.classes: dict[str, type[Bot]] = {}
         self.identities: dict[str, BotIdentity] = {}
         self.excluded: dict[str, str] = {}  # entrant -> why it is not seated (wrong protocol version)
+        self.sandboxes: dict[str, SandboxSpec] = {}
 
     def spec(self, name: str) -> EntrantSpec:
         if name in self.specs:
             return self.specs[name]
-        house = self.config.house
-        return EntrantSpec(
-            name, house.kind, house.target, house.memory_mb, house.cpu_s, house.startup_timeout_s
-        )
+        return replace(self.config.house, name=name)
+
+    def sandbox_specs(self, names: Sequence[str]) -> dict[str, SandboxSpec]:
+        """How each launched entrant in ``names`` is confined.
+
+        Each sandbox hides the output directory, the config file and the other entrants' directories, even
+        when they lie inside a directory the bot is shown.
+
+        :raises ConfigError: a sandbox is asked for where bubblewrap cannot run, or a bot's directory
+            cannot be found.
+        """
+        launched = [self.spec(n) for n in names if self.spec(n).kind == "command"]
+        sandboxed = [s.name for s in launched if self.config.sandbox_of(s) == "bubblewrap"]
+        if sandboxed and (problem := bubblewrap_problem()) is not None:
+            raise ConfigError(f"cannot sandbox {', '.join(sandboxed)}: {problem}")
+        dirs: dict[str, Path] = {}
+        for s in launched:
+            workdir = Path(s.workdir) if s.workdir else None
+            if s.name in sandboxed:
+                dirs[s.name] = bot_directory(expand_command(s.target, 0), workdir)
+        hide = [self.config.output.resolve(), *([self.config.source] if self.config.source else [])]
+        out = {}
+        for s in launched:
+            others = tuple(d for n, d in dirs.items() if n != s.name and d != dirs.get(s.name))
+            out[s.name] = SandboxSpec(
+                mode=self.config.sandbox_of(s),
+                workdir=Path(s.workdir) if s.workdir else None,
+                env=dict(s.env),
+                hide=(*hide, *others),
+            )
+        return out
 
     async def start(self, names: Sequence[str]) -> None:
         """Launch, connect and shake hands with every entrant in ``names``, all at once.
@@ -83,6 +117,7 @@ class EntrantRuntime:
         :raises ConfigError: an entrant cannot start or does not play the variant (or, when strict, speaks
             another protocol).
         """
+        self.sandboxes = self.sandbox_specs(names)
         results = await asyncio.gather(*(self._start_one(n) for n in names), return_exceptions=True)
         for r in results:
             if isinstance(r, BaseException) and not isinstance(r, ArenaError | OSError):
@@ -112,6 +147,7 @@ class EntrantRuntime:
                 memory_mb=spec.memory_mb,
                 cpu_s=spec.cpu_s,
                 policy=self.config.faults,
+                sandbox=self.sandboxes[name],
             )
             self.managed[name] = bot
             await bot.start()
@@ -145,7 +181,25 @@ class EntrantRuntime:
 
     async def stop(self) -> None:
         await asyncio.gather(*(e.close() for e in self.endpoints.values()), return_exceptions=True)
-        await asyncio.gather(*(b.stop() for b in self.managed.values()), return_exceptions=True)
+        await asyncio.gather(*(b.close() for b in self.managed.values()), return_exceptions=True)
+
+    def notices(self) -> list[str]:
+        """What an organiser should know about how the launched bots are confined, one line each."""
+        if not self.managed:
+            return []
+        modes: dict[str, list[str]] = {}
+        for name, spec in self.sandboxes.items():
+            modes.setdefault(spec.mode, []).append(name)
+        lines = []
+        if modes.get("bubblewrap"):
+            lines.append(f"sandbox: bubblewrap for {', '.join(sorted(modes['bubblewrap']))}")
+        if modes.get("none"):
+            lines.append(
+                f"sandbox: none for {', '.join(sorted(modes['none']))} (not isolated: trusted bots only)"
+            )
+        notes = sorted({b.limits_note for b in self.managed.values() if b.limits_note})
+        lines += [f"limits: {n}" for n in notes]
+        return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,41 +254,76 @@ async def run_event(
     config: TournamentConfig,
     on_game: ProgressHook | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    start_over: bool = False,
     strict: bool = False,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
 
     :param on_start: called with (games in the event, games already stored) once the event is set up.
+    :param start_over: discard an event already in the output directory and start afresh (the demo), once the
+        directory is locked, so that a running event is never deleted under its arena.
     :param strict: refuse the event when an entrant speaks another protocol version (by default that
         entrant is not seated: its seats are played by the autopilot and it is marked disqualified).
-    :raises ConfigError: the output directory holds another event, or an entrant cannot start.
+    :raises ConfigError: another arena runs in the output directory, it holds another event or a deal key
+        that does not fit, or an entrant cannot start.
     """
     schedule = build_schedule(config)
     house = sorted({n for g in schedule for n in g.seats} - {e.name for e in config.entrants})
     rows = [(e.name, e.kind, e.target, False) for e in config.entrants]
     rows += [(n, config.house.kind, config.house.target, True) for n in house]
-    with Store.open(config.output) as store:
-        resumed = store.begin_event(config.fingerprint(), config.to_dict(), schedule, rows)
-        done = store.finished()
-        todo = [g for g in schedule if g.game_id not in done]
-        if on_start is not None:
-            on_start(len(schedule), len(done))
-        runtime = EntrantRuntime(config, config.output / "logs", strict)
-        try:
-            if todo:
-                await runtime.start(sorted({n for g in todo for n in g.seats}))
-                for name, why in runtime.excluded.items():
-                    store.disqualify(name, "(start)", why)
-                for name, identity in runtime.identities.items():
-                    store.set_identity(
-                        name, {"name": identity.name, "author": identity.author, "version": identity.version}
-                    )
-                await _play_all(config, store, runtime, todo, on_game)
-        finally:
-            await runtime.stop()
-        with store.rating_history_writer() as record:
-            standings = compute_standings(store, record)
+    outdir.prepare(config.output)
+    with outdir.EventLock(config.output):
+        if start_over:
+            outdir.discard_event(config.output)
+        with Store.open(config.output) as store:
+            resumed, key = _begin(config, store, schedule, rows)
+            done = store.finished()
+            todo = [g for g in schedule if g.game_id not in done]
+            if on_start is not None:
+                on_start(len(schedule), len(done))
+            runtime = EntrantRuntime(config, config.output / outdir.LOG_DIR, strict)
+            try:
+                if todo:
+                    await runtime.start(sorted({n for g in todo for n in g.seats}))
+                    for name, why in runtime.excluded.items():
+                        store.disqualify(name, "(start)", why)
+                    for line in runtime.notices():
+                        if on_notice is not None:
+                            on_notice(line)
+                    for name, identity in runtime.identities.items():
+                        store.set_identity(
+                            name,
+                            {"name": identity.name, "author": identity.author, "version": identity.version},
+                        )
+                    await _play_all(config, store, runtime, todo, on_game, key)
+            finally:
+                await runtime.stop()
+            with store.rating_history_writer() as record:
+                standings = compute_standings(store, record)
     return EventSummary(config, resumed, len(schedule), len(todo), standings)
+
+
+def _begin(
+    config: TournamentConfig,
+    store: Store,
+    schedule: Sequence[ScheduledGame],
+    rows: Sequence[tuple[str, str, str, bool]],
+) -> tuple[bool, bytes | None]:
+    """Record the event, or recognise it when resuming, with its deal key: (resumed, key).
+
+    The fingerprint is checked before the key, so that a changed seed or entrant list is reported as such
+    rather than as a key problem.
+
+    :raises ConfigError: the directory holds another event, or a deal key that does not fit (arena/deals.py).
+    """
+    fingerprint = config.fingerprint()
+    exists = store.check_same_event(fingerprint, schedule)
+    found = resolve_key(
+        config.output, config.deal_key, store.meta("deal_key_check"), exists, len(store.finished())
+    )
+    resumed = store.begin_event(fingerprint, config.to_dict(), schedule, rows, found.check)
+    return resumed, found.key
 
 
 async def _play_all(
@@ -243,8 +332,10 @@ async def _play_all(
     runtime: EntrantRuntime,
     todo: Sequence[ScheduledGame],
     on_game: ProgressHook | None,
+    key: bytes | None,
 ) -> None:
-    """Play ``todo`` with at most ``concurrency`` games in flight, started in schedule order."""
+    """Play ``todo`` with at most ``concurrency`` games in flight, started in schedule order, each dealt
+    from its public seed and the event's ``key`` (None: an event begun before secret deals)."""
     policy = config.faults
     queue: asyncio.Queue[ScheduledGame] = asyncio.Queue()
     for game in todo:
@@ -262,7 +353,7 @@ async def _play_all(
                 return
             excluded = tuple(n for n in game.seats if n in disqualified)
             players = [runtime.player(name, name in disqualified, game.seed) for name in game.seats]
-            spec = TableSpec(game.game_id, config.game, game.seed, game.seats, policy)
+            spec = TableSpec(game.game_id, config.game, deal_seed(key, game.seed), game.seats, policy)
             result = await play_table(spec, players)
             rated = not (policy.forfeit_result == "void" and result.forfeited)
             data = result.to_dict() | {"wall_s": result.wall_s}
