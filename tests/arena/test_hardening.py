@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -24,15 +25,20 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.engine import GameConfig, GameState
+from arena.engine import GameConfig, GameState, View
+from arena.engine.events import Event
 from arena.engine.views import build_view
 from arena.errors import BotError
-from arena.gameinfo import GameInfo
-from arena.players.base import DecisionTiming
+from arena.faults import FaultPolicy
+from arena.gameinfo import GameInfo, GameResult
+from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.endpoint import RestartingEndpoint
+from arena.players.inprocess import InProcessPlayer
 from arena.players.loopwatch import _grpc_wakeup_fd
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, RemotePlayer
+from arena.table import TableSpec, play_table
+from sample_bots.random import RandomBot
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAOS = ROOT / "tests" / "bots" / "chaos.py"
@@ -329,3 +335,38 @@ def test_the_grpc_wakeup_socket_is_found() -> None:
             await channel.close()
 
     assert asyncio.run(scenario()) is not None
+
+
+class Broken(Player):
+    """A seat whose every method raises something that is not a ``BotError`` (an arena bug, a gRPC
+    surprise): the table must still complete, and charge the bot nothing for it."""
+
+    name = "broken"
+
+    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+        raise grpc.aio.UsageError("Channel is closed")
+
+    def queue_events(self, events: Sequence[Event]) -> None:
+        raise RuntimeError("queue")
+
+    async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
+        raise grpc.aio.UsageError("Channel is closed")
+
+    async def finish(self, final: GameResult) -> None:
+        raise RuntimeError("finish")
+
+    async def close(self) -> None:
+        raise RuntimeError("close")
+
+
+def test_no_exception_from_one_seat_escapes_its_table() -> None:
+    config = GameConfig.create("five-handed")
+    players: list[Player] = [Broken()] + [
+        InProcessPlayer(RandomBot, f"random-{s}") for s in range(1, config.num_players)
+    ]
+    spec = TableSpec("g", config, 4, tuple(p.name for p in players), FaultPolicy(max_faults_per_game=3))
+    result = asyncio.run(play_table(spec, players))
+    assert result.outcome is not None and result.decisions > 0
+    assert result.faults and {f.kind.value for f in result.faults} == {"harness"}
+    assert "Channel is closed" in result.faults[0].detail
+    assert result.forfeited == (), "the arena's own failures never count against the bot"
