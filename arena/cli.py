@@ -43,16 +43,30 @@ def run(
     sandbox: str | None = typer.Option(
         None, help="override how launched bots are confined: bubblewrap (default) or none"
     ),
+    executor: str | None = typer.Option(
+        None, help="where tables are played: local (default) or dask; see docs/scale-out.md"
+    ),
+    workers: int | None = typer.Option(None, help="dask: start a local cluster of this many workers"),
+    scheduler: str | None = typer.Option(
+        None, help="dask: join a running cluster (tcp://HOST:PORT, or a scheduler file's path)"
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     strict: bool = typer.Option(
         False, "--strict", help="refuse the event if a bot speaks another protocol version (default: skip it)"
     ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
-    from arena.config import load_config
+    from arena.config import load_config, parse_executor
 
     try:
-        cfg = load_config(config).with_overrides(
+        cfg = load_config(config)
+        spec = None
+        if executor or workers or scheduler:
+            flags: dict[str, Any] = {"kind": executor or "dask", "workers": workers}
+            if scheduler:
+                flags["scheduler_file" if Path(scheduler).is_file() else "scheduler"] = scheduler
+            spec = parse_executor(flags, "--executor/--workers/--scheduler")
+        cfg = cfg.with_overrides(
             seed=seed,
             rounds=rounds,
             concurrency=concurrency,
@@ -60,6 +74,7 @@ def run(
             duplicate=duplicate,
             deal_key=deal_key,
             sandbox=sandbox,
+            executor=spec,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None

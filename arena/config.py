@@ -33,7 +33,10 @@ TOP_KEYS = (
     "house",
     "entrant",
     "sandbox",
+    "executor",
 )
+EXECUTOR_KEYS = ("kind", "workers", "scheduler", "scheduler_file")
+EXECUTOR_KINDS = ("local", "dask")
 ENTRANT_KEYS = (
     "name",
     "address",
@@ -80,6 +83,57 @@ class EntrantSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ExecutorSpec:
+    """Where tables are played: on the arena's own event loop (``local``) or on Dask workers (``dask``).
+
+    Never part of the fingerprint: for deterministic bots the results are the same whatever plays them, so
+    an event may be resumed under another executor.
+    """
+
+    kind: str = "local"
+    workers: int | None = None  # dask: start a local cluster of this many worker processes
+    scheduler: str | None = None  # dask: join the cluster of this scheduler (tcp://HOST:PORT)
+    scheduler_file: str | None = None  # dask: ... or of the scheduler that wrote this file
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "workers": self.workers,
+            "scheduler": self.scheduler,
+            "scheduler_file": self.scheduler_file,
+        }
+
+
+def parse_executor(raw: Mapping[str, Any], where: str = "executor") -> ExecutorSpec:
+    """The ``[executor]`` table (or the equivalent command-line flags), checked key by key.
+
+    :raises ConfigError: an unknown key, kind or a bad value.
+    """
+    for key in raw:
+        if key not in EXECUTOR_KEYS:
+            raise ConfigError(f"unknown key {where}.{key}: allowed keys are {', '.join(EXECUTOR_KEYS)}")
+    kind = raw.get("kind", "dask" if any(k in raw for k in EXECUTOR_KEYS[1:]) else "local")
+    if kind not in EXECUTOR_KINDS:
+        raise ConfigError(f"{where}.kind={kind!r}: expected one of {', '.join(map(repr, EXECUTOR_KINDS))}")
+    workers = raw.get("workers")
+    if workers is not None and (
+        not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 1024
+    ):
+        raise ConfigError(f"{where}.workers={workers!r}: expected an integer 1..1024")
+    for key in ("scheduler", "scheduler_file"):
+        if raw.get(key) is not None and (not isinstance(raw[key], str) or not raw[key]):
+            raise ConfigError(f"{where}.{key}={raw[key]!r}: expected a non-empty string")
+    given = [k for k in ("workers", "scheduler", "scheduler_file") if raw.get(k) is not None]
+    if len(given) > 1:
+        raise ConfigError(
+            f"{where}: give only one of workers, scheduler or scheduler_file (got {', '.join(given)})"
+        )
+    if kind == "local" and given:
+        raise ConfigError(f'{where}.{given[0]} needs kind = "dask"')
+    return ExecutorSpec(kind, workers, raw.get("scheduler"), raw.get("scheduler_file"))
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentConfig:
     name: str
     seed: int
@@ -92,6 +146,7 @@ class TournamentConfig:
     entrants: tuple[EntrantSpec, ...]
     house: EntrantSpec
     sandbox: str = "bubblewrap"  # for launched entrants that do not say otherwise
+    executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec())
     source: Path | None = None  # the TOML file, hidden from sandboxed bots
     # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
     # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
@@ -108,6 +163,9 @@ class TournamentConfig:
                 given[key] = Path(value)
             elif key == "deal_key":
                 given[key] = parse_key(value)
+            elif key == "executor":
+                if not isinstance(value, ExecutorSpec):
+                    raise ConfigError(f"executor={value!r}: expected an executor spec")
             else:
                 _check_top(key, value)
         return replace(self, **given)
@@ -136,6 +194,7 @@ class TournamentConfig:
             "entrants": [e.to_dict() for e in self.entrants],
             "house": self.house.to_dict(),
             "sandbox": self.sandbox,
+            "executor": self.executor.to_dict(),
             "deal_key": "fixed" if self.deal_key is not None else "random",
         }
 
@@ -189,6 +248,7 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
     except ConfigError as exc:
         raise ConfigError(f"[game] {exc}") from None
     faults = FaultPolicy.from_dict(_section(data, "faults"))
+    executor = parse_executor(_section(data, "executor"))
     entrants_raw = data.get("entrant", [])
     if not isinstance(entrants_raw, list) or not all(isinstance(e, dict) for e in entrants_raw):
         raise ConfigError("entrant must be a list of tables ([[entrant]] sections)")
@@ -210,6 +270,7 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
     # A relative output is relative to the working directory, like every path given on a command line.
     return TournamentConfig(
         sandbox=sandbox,
+        executor=executor,
         name=name,
         deal_key=deal_key,
         output=Path(output),
@@ -310,7 +371,7 @@ def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
         if not isinstance(env, dict) or not all(
             isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) for k, v in env.items()
         ):
-            raise ConfigError(f"{where}.env={env!r}: expected a table of NAME = \"value\" strings")
+            raise ConfigError(f'{where}.env={env!r}: expected a table of NAME = "value" strings')
         limits["env"] = tuple(sorted(env.items()))
     launched_only = {"memory_mb", "cpu_s", "startup_timeout_s", "sandbox", "workdir", "env"}
     if kind != "command" and (launched_only & set(limits)):

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from arena import outdir
 from arena.bot import Bot
@@ -179,6 +180,15 @@ class EntrantRuntime:
             return InProcessPlayer(self.classes[name], name)
         return RemotePlayer(self.endpoints[name], name)
 
+    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> TableResult:
+        """Play one scheduled game here, on this process's event loop: the executor seam's one call.
+
+        ``public_seed`` (the schedule's, not the secret deal seed) seeds the autopilot of disqualified
+        seats, so that their play is the same whoever runs the table.
+        """
+        players = [self.player(name, name in disqualified, public_seed) for name in spec.seat_names]
+        return await play_table(spec, players)
+
     async def stop(self) -> None:
         await asyncio.gather(*(e.close() for e in self.endpoints.values()), return_exceptions=True)
         await asyncio.gather(*(b.close() for b in self.managed.values()), return_exceptions=True)
@@ -282,7 +292,7 @@ async def run_event(
             todo = [g for g in schedule if g.game_id not in done]
             if on_start is not None:
                 on_start(len(schedule), len(done))
-            runtime = EntrantRuntime(config, config.output / outdir.LOG_DIR, strict)
+            runtime = make_runtime(config, config.output / outdir.LOG_DIR, strict)
             try:
                 if todo:
                     await runtime.start(sorted({n for g in todo for n in g.seats}))
@@ -326,10 +336,39 @@ def _begin(
     return resumed, found.key
 
 
+class Runtime(Protocol):
+    """Where the event's tables are played: the executor seam.
+
+    The conductor keeps the schedule, the store (it is the only writer), the ratings, disqualification
+    and resume; a runtime starts the entrants and plays the games it is handed. :class:`EntrantRuntime`
+    plays them on this process's event loop; :class:`arena.cluster.DaskRuntime` on Dask workers.
+    """
+
+    identities: dict[str, BotIdentity]
+    excluded: dict[str, str]
+
+    async def start(self, names: Sequence[str]) -> None: ...
+
+    def notices(self) -> list[str]: ...
+
+    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> TableResult: ...
+
+    async def stop(self) -> None: ...
+
+
+def make_runtime(config: TournamentConfig, log_dir: Path, strict: bool) -> Runtime:
+    """The runtime the config's ``[executor]`` asks for."""
+    if config.executor.kind == "dask":
+        from arena.cluster import DaskRuntime  # Dask is imported only by events that use it
+
+        return DaskRuntime(config, log_dir, strict)
+    return EntrantRuntime(config, log_dir, strict)
+
+
 async def _play_all(
     config: TournamentConfig,
     store: Store,
-    runtime: EntrantRuntime,
+    runtime: Runtime,
     todo: Sequence[ScheduledGame],
     on_game: ProgressHook | None,
     key: bytes | None,
@@ -352,9 +391,8 @@ async def _play_all(
             except asyncio.QueueEmpty:
                 return
             excluded = tuple(n for n in game.seats if n in disqualified)
-            players = [runtime.player(name, name in disqualified, game.seed) for name in game.seats]
             spec = TableSpec(game.game_id, config.game, deal_seed(key, game.seed), game.seats, policy)
-            result = await play_table(spec, players)
+            result = await runtime.play(spec, frozenset(disqualified), game.seed)
             rated = not (policy.forfeit_result == "void" and result.forfeited)
             data = result.to_dict() | {"wall_s": result.wall_s}
             store.save_game(game, data, seat_stats(result), result.hands, result.faults, rated, excluded)
