@@ -28,7 +28,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from distributed import Client, LocalCluster, WorkerPlugin, get_worker
+from distributed import Client, KilledWorker, LocalCluster, WorkerPlugin, get_worker
 from distributed.client import FutureCancelledError
 
 from arena.config import TournamentConfig
@@ -177,6 +177,11 @@ class DaskRuntime:
         )
         try:
             result: TableResult = await future
+        except KilledWorker:
+            raise ArenaError(
+                f"game {spec.game_id} was lost with three Dask workers in a row; the games already stored are "
+                "kept: run the same command to resume"
+            ) from None
         except (OSError, TimeoutError, FutureCancelledError) as exc:
             raise ArenaError(
                 f"lost the Dask cluster while playing {spec.game_id} ({type(exc).__name__}: {exc}); the "
