@@ -179,7 +179,7 @@ class DaskRuntime:
             result: TableResult = await future
         except KilledWorker:
             raise ArenaError(
-                f"game {spec.game_id} was lost with three Dask workers in a row; the games already stored are "
+                f"game {spec.game_id} was lost with three Dask workers in a row; the games stored are "
                 "kept: run the same command to resume"
             ) from None
         except (OSError, TimeoutError, FutureCancelledError) as exc:
