@@ -98,7 +98,10 @@ class EntrantRuntime:
         hide = [self.config.output.resolve(), *([self.config.source] if self.config.source else [])]
         out = {}
         for s in launched:
-            others = tuple(d for n, d in dirs.items() if n != s.name and d != dirs.get(s.name))
+            own = dirs.get(s.name)
+            # Another entrant's directory is hidden unless it holds this bot's own (one cannot be shown
+            # a directory inside a hidden one); the sample bots' package is part of the SDK anyway.
+            others = tuple(d for n, d in dirs.items() if n != s.name and not (own and own.is_relative_to(d)))
             out[s.name] = SandboxSpec(
                 mode=self.config.sandbox_of(s),
                 workdir=self.config.path(s.workdir) if s.workdir else None,
