@@ -235,7 +235,11 @@ class RemotePlayer(Player):
         wait for the restart instead of piling up faults for the same crash.
         """
         endpoint = self.endpoint
-        paid = isinstance(self._failure, BotCrashed) and self._charged >= self._generation
+        paid = (  # this game paid for the crash of the process its stream was on, which is still current
+            isinstance(self._failure, BotCrashed)
+            and self._charged >= self._generation
+            and self._generation == endpoint.generation
+        )
         if endpoint.down() and self._charged < endpoint.generation:
             self._charged = endpoint.generation
             endpoint.restart_soon()

@@ -74,7 +74,9 @@ def test_time_bank_covers_late_replies_until_it_runs_out() -> None:
 
 def test_without_a_bank_a_late_reply_is_a_timeout_at_once() -> None:
     result = asyncio.run(one_remote_seat(Dawdler, FaultPolicy(decision_ms=20, max_faults_per_game=3)))
-    assert [f.kind for f in result.faults] == [FaultKind.TIMEOUT] * 4 and result.forfeited == (0,)
+    # On a busy machine the arena itself may lag at a decision: that is a harness fault, not the bot's.
+    charged = [f.kind for f in result.faults if f.kind is not FaultKind.HARNESS]
+    assert charged == [FaultKind.TIMEOUT] * 4 and result.forfeited == (0,)
     assert result.latencies_ms[0] == ()
 
 
@@ -161,7 +163,9 @@ def test_resource_limits_apply_to_launched_bots(
             players = [RemotePlayer(connection, mode)] + [
                 InProcessPlayer(RandomBot, f"r{s}") for s in range(1, 5)
             ]
-            spec = TableSpec("g", config, 9, tuple(p.name for p in players), FaultPolicy(decision_ms=3000))
+            # A generous deadline: the limit must end the bot first, however busy the machine is.
+            policy = FaultPolicy(decision_ms=60_000)
+            spec = TableSpec("g", config, 9, tuple(p.name for p in players), policy)
             return await play_table(spec, players)
         finally:
             await connection.close()
