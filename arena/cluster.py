@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import re
 import threading
@@ -121,6 +122,9 @@ class DaskRuntime:
         :raises ConfigError: the scheduler cannot be reached, or a worker cannot start an entrant (named).
         """
         spec = self.config.executor
+        # Dask logs its own errors (a lost scheduler, a dead worker) on stderr; the arena reports what they
+        # mean for the event in one line of its own, so keep the terminal to that.
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
         try:
             if spec.scheduler or spec.scheduler_file:
                 self.client = await Client(
@@ -136,6 +140,7 @@ class DaskRuntime:
                     host="127.0.0.1",
                     dashboard_address=None,
                     asynchronous=True,
+                    silence_logs=logging.CRITICAL,
                 )
                 self.client = await Client(self.cluster, asynchronous=True)
                 where = f"a local cluster of {workers} workers"
