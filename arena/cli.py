@@ -23,7 +23,10 @@ app = typer.Typer(
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    """``error:`` and the message; lines after its first (a bot's log) are indented under it."""
+    first, *rest = message.splitlines() or [""]
+    lines = [f"error: {first}", *(line if line.startswith("  ") else f"    {line}" for line in rest)]
+    typer.echo("\n".join(lines), err=True)
     return typer.Exit(code)
 
 
@@ -52,7 +55,10 @@ def run(
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     strict: bool = typer.Option(
-        False, "--strict", help="refuse the event if a bot speaks another protocol version (default: skip it)"
+        False,
+        "--strict",
+        help="refuse the event if a bot cannot start, cannot be reached or speaks another protocol version "
+        "(default: the autopilot plays its seats, it is retried during the event, marked if never seated)",
     ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
@@ -89,8 +95,11 @@ def run(
 
 
 def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = False) -> None:
+    import time
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from arena.entrants import StartFailed
     from arena.schedule import schedule_spread
     from arena.standings import render_table
     from arena.tournament import build_schedule, run_event
@@ -102,11 +111,24 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
         MofNCompleteColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
-        TextColumn("faults: {task.fields[faults]}"),
+        TextColumn("{task.fields[extra]}"),
         disable=quiet,
         transient=False,
     )
-    task = progress.add_task(cfg.name, total=None, faults=0)
+    task = progress.add_task(cfg.name, total=None, extra="faults: 0")
+    bots: list[Any] = []  # the "starting bots" task and when it began, while bots start
+
+    def on_bots(tried: int, total: int) -> None:
+        if not bots:
+            bots.extend([progress.add_task("starting bots", total=total, extra=""), time.monotonic()])
+        progress.update(bots[0], completed=tried)
+        if tried == total:
+            progress.remove_task(bots[0])
+            progress.console.print(f"bots: {total} started in {time.monotonic() - bots[1]:.1f} s")
+
+    def on_notice(line: str) -> None:
+        # Not markup: a notice may quote a bot's log, which may hold anything (brackets included).
+        progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def on_start(total: int, done: int) -> None:
         progress.start()  # only now: an event that cannot begin (locked, another event ...) shows no bar
@@ -119,7 +141,7 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
     def on_game(_game: Any, result: Any) -> None:
         nonlocal faults
         faults += len(result.faults)
-        progress.update(task, advance=1, faults=faults)
+        progress.update(task, advance=1, extra=f"faults: {faults}")
 
     terminated: list[int] = []
 
@@ -138,9 +160,10 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
             cfg,
             on_game=on_game,
             on_start=on_start,
-            on_notice=progress.console.print,
+            on_notice=on_notice,
             start_over=start_over,
             strict=strict,
+            on_bots=on_bots,
         )
 
     try:
@@ -149,6 +172,11 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
         finally:
             if progress.live.is_started:
                 progress.stop()
+    except StartFailed as exc:
+        for name, why in exc.problems[:-1]:
+            _fail(f"{name}: {why}")  # one error: line per entrant, its log under it
+        name, why = exc.problems[-1]
+        raise _fail(f"{name}: {why}") from None
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:

@@ -25,7 +25,7 @@ import math
 import re
 import threading
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ class EntrantsPlugin(WorkerPlugin):
         self.strict = strict
 
     def setup(self, worker: Any) -> None:
-        from arena.tournament import EntrantRuntime  # the same runtime the local executor uses
+        from arena.entrants import EntrantRuntime  # the same runtime the local executor uses
 
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="euchre-arena-tables", daemon=True)
@@ -72,6 +72,7 @@ class EntrantsPlugin(WorkerPlugin):
         return {
             "identities": dict(self.runtime.identities),
             "excluded": dict(self.runtime.excluded),
+            "down": self.runtime.unavailable(),
             "notices": self.runtime.notices(),
         }
 
@@ -112,14 +113,25 @@ class DaskRuntime:
         self.strict = strict
         self.identities: dict[str, BotIdentity] = {}
         self.excluded: dict[str, str] = {}
+        self.down: dict[str, str] = {}  # not up on some worker (each worker retries its own)
         self._notices: list[str] = []
+        self._watch: asyncio.Task[None] | None = None
         self.cluster: LocalCluster | None = None
         self.client: Client | None = None
 
-    async def start(self, names: Sequence[str]) -> None:
+    async def start(
+        self,
+        names: Sequence[str],
+        progress: Callable[[int, int], None] | None = None,
+        announce: Callable[[str], None] | None = None,
+    ) -> None:
         """Connect to (or start) the cluster and start the entrants on every worker.
 
-        :raises ConfigError: the scheduler cannot be reached, or a worker cannot start an entrant (named).
+        An entrant down on any worker is seated nowhere until it is up on every worker (its workers retry
+        it in the background; the conductor looks every few seconds). ``progress`` is not reported per bot
+        here: the workers start their bots on their own.
+
+        :raises ConfigError: the scheduler cannot be reached, or (strict) a worker cannot start an entrant.
         """
         spec = self.config.executor
         # Dask logs its own errors (a lost scheduler, a dead worker) on stderr; the arena reports what they
@@ -154,13 +166,38 @@ class DaskRuntime:
         states = await self.client.run(_worker_state)
         if not states:
             raise ConfigError("the Dask cluster has no workers")
+        self._take(states)
         for _, state in sorted(states.items()):
-            self.identities.update(state["identities"])
-            self.excluded.update(state["excluded"])
             for line in state["notices"]:
                 if line not in self._notices:
                     self._notices.append(line)
         self._notices.append(f"workers: {len(states)}; bots' logs in {self.log_dir}/worker-*/")
+        if self.down:
+            self._watch = asyncio.get_running_loop().create_task(self._watch_down(announce))
+
+    def _take(self, states: dict[str, Any]) -> None:
+        down: dict[str, str] = {}
+        for _, state in sorted(states.items()):
+            self.identities.update(state["identities"])
+            self.excluded.update(state["excluded"])
+            for name, why in state["down"].items():
+                down.setdefault(name, why)
+        self.down = down
+
+    async def _watch_down(self, announce: Callable[[str], None] | None, every_s: float = 3.0) -> None:
+        """Until every entrant is up on every worker: ask the workers which are still down."""
+        assert self.client is not None
+        while self.down:
+            await asyncio.sleep(every_s)
+            with contextlib.suppress(Exception):  # a lost cluster is reported by the game that finds it
+                before = set(self.down)
+                self._take(await self.client.run(_worker_state))
+                for name in sorted(before - set(self.down)):
+                    if announce is not None and name not in self.excluded:
+                        announce(f"{name} is up on every worker: it plays the games that start from now on")
+
+    def unavailable(self) -> dict[str, str]:
+        return dict(self.down)
 
     def notices(self) -> list[str]:
         return list(self._notices)
@@ -196,6 +233,10 @@ class DaskRuntime:
 
     async def stop(self) -> None:
         """Stop every worker's bots, then leave (or shut down the local) cluster."""
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._watch
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await self.client.unregister_worker_plugin(PLUGIN)

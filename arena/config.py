@@ -32,6 +32,7 @@ TOP_KEYS = (
     "faults",
     "house",
     "entrant",
+    "entrants",
     "sandbox",
     "executor",
 )
@@ -49,7 +50,12 @@ ENTRANT_KEYS = (
     "workdir",
     "env",
 )
+LAUNCH_KEYS = ("memory_mb", "cpu_s", "startup_timeout_s", "sandbox", "workdir", "env")
+"""Keys that only concern a launched (``command``) entrant; the ``[entrants]`` table gives their defaults."""
 SANDBOX_MODES = ("bubblewrap", "none")
+STARTUP_TIMEOUT_S = 20.0
+"""How long a launched bot has to report SERVING, counted from when its own start begins (bots start a
+few at a time, ``arena.entrants.STARTING_AT_ONCE``); generous, so a loaded machine does not fail them."""
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
@@ -64,7 +70,7 @@ class EntrantSpec:
     target: str
     memory_mb: int | None = None
     cpu_s: int | None = None
-    startup_timeout_s: float = 10.0
+    startup_timeout_s: float = STARTUP_TIMEOUT_S
     sandbox: str | None = None  # None: the event's setting
     workdir: str | None = None  # the directory the sandbox shows the bot; None: its program's directory
     env: tuple[tuple[str, str], ...] = ()  # added to the sandbox's cleared environment
@@ -266,13 +272,19 @@ def parse_config(
         raise ConfigError("entrant must be a list of tables ([[entrant]] sections)")
     if not entrants_raw:
         raise ConfigError("no [[entrant]] given: a tournament needs at least one entrant")
-    entrants = tuple(_entrant(e, f"entrant[{i}]") for i, e in enumerate(entrants_raw))
+    if isinstance(data.get("entrants"), list):
+        raise ConfigError(
+            "entrants must be one table ([entrants]: defaults for every launched entrant); each entrant is "
+            "an [[entrant]] section"
+        )
+    defaults = _launch_keys(_section(data, "entrants"), "entrants")
+    entrants = tuple(_entrant(e, f"entrant[{i}]", defaults) for i, e in enumerate(entrants_raw))
     names = [e.name for e in entrants]
     for dup in sorted({n for n in names if names.count(n) > 1}):
         raise ConfigError(f"entrant name {dup!r} is used more than once: names must be unique")
     house_raw = _section(data, "house") or {"name": "house", "class": "sample_bots.random:RandomBot"}
     house_raw.setdefault("name", "house")
-    house = _entrant(house_raw, "house")
+    house = _entrant(house_raw, "house", defaults)
     if any(n == house.name or n.startswith(house.name + "-") for n in names):
         raise ConfigError(f"house.name={house.name!r} clashes with an entrant name; choose another")
     sandbox = data.get("sandbox", "bubblewrap")
@@ -326,7 +338,53 @@ def _check_top(key: str, value: Any) -> None:
         raise ConfigError(f"{key}={value!r}: expected an integer {lo}..{hi}")
 
 
-def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
+def _launch_keys(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The launch keys of an ``[[entrant]]`` (or the ``[entrants]`` defaults table), checked one by one.
+
+    :raises ConfigError: a bad value (or, for the ``entrants`` table, any other key).
+    """
+    if where == "entrants":
+        for key in raw:
+            if key not in LAUNCH_KEYS:
+                raise ConfigError(
+                    f"unknown key entrants.{key}: the [entrants] table gives defaults for launched entrants; "
+                    f"allowed keys are {', '.join(LAUNCH_KEYS)}"
+                )
+    limits: dict[str, Any] = {}
+    for key, lo, hi in (("memory_mb", 16, 1_000_000), ("cpu_s", 1, 10_000_000)):
+        if key in raw:
+            value = raw[key]
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+                raise ConfigError(f"{where}.{key}={value!r}: expected an integer {lo}..{hi}")
+            limits[key] = value
+    if "startup_timeout_s" in raw:
+        value = raw["startup_timeout_s"]
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 600:
+            raise ConfigError(f"{where}.startup_timeout_s={value!r}: expected seconds in (0, 600]")
+        limits["startup_timeout_s"] = float(value)
+    if "sandbox" in raw:
+        if raw["sandbox"] not in SANDBOX_MODES:
+            raise ConfigError(
+                f"{where}.sandbox={raw['sandbox']!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}"
+            )
+        limits["sandbox"] = raw["sandbox"]
+    if "workdir" in raw:
+        if not isinstance(raw["workdir"], str) or not raw["workdir"]:
+            raise ConfigError(f"{where}.workdir={raw['workdir']!r}: expected a directory path")
+        limits["workdir"] = raw["workdir"]
+    if "env" in raw:
+        env = raw["env"]
+        if not isinstance(env, dict) or not all(
+            isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) for k, v in env.items()
+        ):
+            raise ConfigError(f'{where}.env={env!r}: expected a table of NAME = "value" strings')
+        limits["env"] = tuple(sorted(env.items()))
+    return limits
+
+
+def _entrant(raw: Mapping[str, Any], where: str, defaults: Mapping[str, Any] | None = None) -> EntrantSpec:
+    """One ``[[entrant]]`` (or the ``[house]``); a launched one takes ``defaults`` for the keys it omits."""
+    defaults = defaults or {}
     for key in raw:
         if key not in ENTRANT_KEYS:
             raise ConfigError(f"unknown key {where}.{key}: allowed keys are {', '.join(ENTRANT_KEYS)}")
@@ -358,39 +416,11 @@ def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
             )
     if kind == "class" and not re.match(r"^[\w.]+:\w+$", target):
         raise ConfigError(f"{where}.class={target!r}: expected 'package.module:ClassName'")
-    limits: dict[str, Any] = {}
-    for key, lo, hi in (("memory_mb", 16, 1_000_000), ("cpu_s", 1, 10_000_000)):
-        if key in raw:
-            value = raw[key]
-            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-                raise ConfigError(f"{where}.{key}={value!r}: expected an integer {lo}..{hi}")
-            limits[key] = value
-    if "startup_timeout_s" in raw:
-        value = raw["startup_timeout_s"]
-        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 600:
-            raise ConfigError(f"{where}.startup_timeout_s={value!r}: expected seconds in (0, 600]")
-        limits["startup_timeout_s"] = float(value)
-    if "sandbox" in raw:
-        if raw["sandbox"] not in SANDBOX_MODES:
-            raise ConfigError(
-                f"{where}.sandbox={raw['sandbox']!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}"
-            )
-        limits["sandbox"] = raw["sandbox"]
-    if "workdir" in raw:
-        if not isinstance(raw["workdir"], str) or not raw["workdir"]:
-            raise ConfigError(f"{where}.workdir={raw['workdir']!r}: expected a directory path")
-        limits["workdir"] = raw["workdir"]
-    if "env" in raw:
-        env = raw["env"]
-        if not isinstance(env, dict) or not all(
-            isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) for k, v in env.items()
-        ):
-            raise ConfigError(f'{where}.env={env!r}: expected a table of NAME = "value" strings')
-        limits["env"] = tuple(sorted(env.items()))
-    launched_only = {"memory_mb", "cpu_s", "startup_timeout_s", "sandbox", "workdir", "env"}
-    if kind != "command" and (launched_only & set(limits)):
-        raise ConfigError(
-            f"{where}: memory_mb, cpu_s, startup_timeout_s, sandbox, workdir and env only apply to a "
-            "launched command"
-        )
+    limits = _launch_keys(raw, where)
+    if kind != "command" and limits:
+        raise ConfigError(f"{where}: {', '.join(LAUNCH_KEYS)} only apply to a launched command")
+    if kind == "command":
+        # The [entrants] defaults, for what the entrant does not set itself; env tables are merged.
+        env = dict(defaults.get("env", ())) | dict(limits.get("env", ()))
+        limits = dict(defaults) | limits | ({"env": tuple(sorted(env.items()))} if env else {})
     return EntrantSpec(name=name, kind=kind, target=target, **limits)

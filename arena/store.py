@@ -385,6 +385,15 @@ class Store:
     def disqualified(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT entrant, reason FROM disqualified"))
 
+    def forget_disqualified(self, entrants: Sequence[str], after_game: str) -> None:
+        """Lift the disqualifications of ``entrants`` made at ``after_game`` (a resumed event tries the
+        entrants that were not seated at its last start again; games already stored keep their marks)."""
+        with self.transaction() as db:
+            db.executemany(
+                "DELETE FROM disqualified WHERE entrant = ? AND after_game = ?",
+                [(name, after_game) for name in entrants],
+            )
+
     # ------------------------------------------------------------------ reading back
 
     def rated_games(self) -> Iterator[RatedGame]:

@@ -11,209 +11,29 @@ directory (``arena/outdir.py``).
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from arena import outdir
-from arena.bot import Bot
-from arena.config import EntrantSpec, TournamentConfig
+from arena.config import TournamentConfig
 from arena.deals import deal_seed, resolve_key
-from arena.engine.events import Event
-from arena.engine.views import View
-from arena.errors import ArenaError, ConfigError, ProtocolMismatch
-from arena.gameinfo import GameInfo, GameResult
-from arena.players.base import DecisionTiming, Player, Reply
-from arena.players.endpoint import RestartingEndpoint
-from arena.players.inprocess import InProcessPlayer, load_bot_class
-from arena.players.process import ManagedBot, expand_command
-from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
+from arena.entrants import (  # EntrantRuntime and AutopilotPlayer lived here; imported from here still
+    Announce,
+    AutopilotPlayer,
+    EntrantRuntime,
+    StartProgress,
+)
+from arena.errors import FaultKind
+from arena.players.remote import BotIdentity
 from arena.rating import Standing
-from arena.sandbox import SandboxSpec, bubblewrap_problem
-from arena.sandbox.bubblewrap import bot_directory
 from arena.schedule import ScheduledGame, make_schedule
 from arena.standings import compute_standings
 from arena.store import SeatStats, Store
-from arena.table import TableResult, TableSpec, play_table
+from arena.table import TableResult, TableSpec
 
-
-class AutopilotPlayer(Player):
-    """Plays for a disqualified entrant: seeded random legal actions, never a fault."""
-
-    def __init__(self, name: str, seed: int) -> None:
-        self.name = name
-        self.rng = random.Random(f"euchre-arena/autopilot/{seed}/{name}")
-
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
-        return None
-
-    def queue_events(self, events: Sequence[Event]) -> None:
-        return None
-
-    async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
-        return Reply(self.rng.choice(view.legal_actions), 0.0)
-
-    async def finish(self, final: GameResult) -> None:
-        return None
-
-
-class EntrantRuntime:
-    """The live side of every entrant: launched processes, connections, in-process classes."""
-
-    def __init__(self, config: TournamentConfig, log_dir: Path, strict: bool = False) -> None:
-        self.config = config
-        self.log_dir = log_dir
-        self.strict = strict
-        self.specs: dict[str, EntrantSpec] = {e.name: e for e in config.entrants}
-        self.managed: dict[str, ManagedBot] = {}
-        self.endpoints: dict[str, Endpoint] = {}
-        self.classes: dict[str, type[Bot]] = {}
-        self.identities: dict[str, BotIdentity] = {}
-        self.excluded: dict[str, str] = {}  # entrant -> why it is not seated (wrong protocol version)
-        self.sandboxes: dict[str, SandboxSpec] = {}
-
-    def spec(self, name: str) -> EntrantSpec:
-        if name in self.specs:
-            return self.specs[name]
-        return replace(self.config.house, name=name)
-
-    def sandbox_specs(self, names: Sequence[str]) -> dict[str, SandboxSpec]:
-        """How each launched entrant in ``names`` is confined.
-
-        Each sandbox hides the output directory, the config file and the other entrants' directories, even
-        when they lie inside a directory the bot is shown.
-
-        :raises ConfigError: a sandbox is asked for where bubblewrap cannot run, or a bot's directory
-            cannot be found.
-        """
-        launched = [self.spec(n) for n in names if self.spec(n).kind == "command"]
-        sandboxed = [s.name for s in launched if self.config.sandbox_of(s) == "bubblewrap"]
-        if sandboxed and (problem := bubblewrap_problem()) is not None:
-            raise ConfigError(f"cannot sandbox {', '.join(sandboxed)}: {problem}")
-        dirs: dict[str, Path] = {}
-        for s in launched:
-            workdir = self.config.path(s.workdir) if s.workdir else None
-            if s.name in sandboxed:
-                dirs[s.name] = bot_directory(expand_command(s.target, 0), workdir, self.config.base)
-        hide = [self.config.output.resolve(), *([self.config.source] if self.config.source else [])]
-        out = {}
-        for s in launched:
-            own = dirs.get(s.name)
-            # Another entrant's directory is hidden unless it holds this bot's own (one cannot be shown
-            # a directory inside a hidden one); the sample bots' package is part of the SDK anyway.
-            others = tuple(d for n, d in dirs.items() if n != s.name and not (own and own.is_relative_to(d)))
-            out[s.name] = SandboxSpec(
-                mode=self.config.sandbox_of(s),
-                workdir=self.config.path(s.workdir) if s.workdir else None,
-                env=dict(s.env),
-                hide=(*hide, *others),
-            )
-        return out
-
-    async def start(self, names: Sequence[str]) -> None:
-        """Launch, connect and shake hands with every entrant in ``names``, all at once.
-
-        An entrant that speaks another protocol version is not seated (``excluded``; docs/protocol.md): one
-        out-of-date bot must not stop everyone else's event. ``strict`` refuses the event instead.
-
-        :raises ConfigError: an entrant cannot start or does not play the variant (or, when strict, speaks
-            another protocol).
-        """
-        self.sandboxes = self.sandbox_specs(names)
-        results = await asyncio.gather(*(self._start_one(n) for n in names), return_exceptions=True)
-        for r in results:
-            if isinstance(r, BaseException) and not isinstance(r, ArenaError | OSError):
-                raise r
-        problems = []
-        for name, r in zip(names, results, strict=True):
-            if isinstance(r, ProtocolMismatch) and not self.strict:
-                self.excluded[name] = f"not seated: {r}"
-                if name in self.managed:
-                    await self.managed[name].stop()
-            elif isinstance(r, BaseException):
-                problems.append(f"{name}: {r}")
-        if problems:
-            raise ConfigError("cannot start the event: " + "; ".join(problems))
-
-    async def _start_one(self, name: str) -> None:
-        spec = self.spec(name)
-        if spec.kind == "class":
-            self.classes[name] = load_bot_class(spec.target)
-            return
-        if spec.kind == "command":
-            bot = ManagedBot(
-                name,
-                spec.target,
-                self.log_dir / f"{name}.log",
-                startup_timeout_s=spec.startup_timeout_s,
-                memory_mb=spec.memory_mb,
-                cpu_s=spec.cpu_s,
-                policy=self.config.faults,
-                sandbox=self.sandboxes[name],
-                cwd=self.config.base,
-            )
-            self.managed[name] = bot
-            await bot.start()
-            address = bot.address
-        else:
-            address = spec.target
-        connection = BotConnection(address)
-        managed = self.managed.get(name)
-        self.endpoints[name] = (
-            RestartingEndpoint(managed, connection) if managed is not None else Endpoint(connection)
-        )
-        identity = self.identities[name] = await connection.hello()
-        variant = self.config.game.variant.value
-        if variant not in identity.variants:
-            raise ConfigError(
-                f"bot {identity.name!r} does not play {variant} (it plays "
-                f"{', '.join(identity.variants) or 'nothing'})"
-            )
-
-    def player(self, name: str, disqualified: bool, seed: int) -> Player:
-        """A fresh player for one seat of one game.
-
-        A launched bot that crashed is restarted by its endpoint when a seat next needs it, not here: the
-        games already in flight share the restart, and the channels they hold stay open until they let go.
-        """
-        if disqualified or name in self.excluded:
-            return AutopilotPlayer(name, seed)
-        if name in self.classes:
-            return InProcessPlayer(self.classes[name], name)
-        return RemotePlayer(self.endpoints[name], name)
-
-    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> TableResult:
-        """Play one scheduled game here, on this process's event loop: the executor seam's one call.
-
-        ``public_seed`` (the schedule's, not the secret deal seed) seeds the autopilot of disqualified
-        seats, so that their play is the same whoever runs the table.
-        """
-        players = [self.player(name, name in disqualified, public_seed) for name in spec.seat_names]
-        return await play_table(spec, players)
-
-    async def stop(self) -> None:
-        await asyncio.gather(*(e.close() for e in self.endpoints.values()), return_exceptions=True)
-        await asyncio.gather(*(b.close() for b in self.managed.values()), return_exceptions=True)
-
-    def notices(self) -> list[str]:
-        """What an organiser should know about how the launched bots are confined, one line each."""
-        if not self.managed:
-            return []
-        modes: dict[str, list[str]] = {}
-        for name, spec in self.sandboxes.items():
-            modes.setdefault(spec.mode, []).append(name)
-        lines = []
-        if modes.get("bubblewrap"):
-            lines.append(f"sandbox: bubblewrap for {', '.join(sorted(modes['bubblewrap']))}")
-        if modes.get("none"):
-            lines.append(
-                f"sandbox: none for {', '.join(sorted(modes['none']))} (not isolated: trusted bots only)"
-            )
-        notes = sorted({b.limits_note for b in self.managed.values() if b.limits_note})
-        lines += [f"limits: {n}" for n in notes]
-        return lines
+__all__ = ["AutopilotPlayer", "EntrantRuntime", "EventSummary", "Runtime", "run_event"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +57,8 @@ def seat_stats(result: TableResult) -> list[SeatStats]:
         if maker is not None:
             makers[maker] += 1
             made[maker] += hand["outcome"] in ("made", "march")
-    faults = [sum(1 for f in result.faults if f.seat == s) for s in range(n)]
+    # Only faults charged to the bot: a harness fault is the arena's own lateness (docs/protocol.md).
+    faults = [sum(1 for f in result.faults if f.seat == s and f.counts) for s in range(n)]
     return [
         SeatStats(
             result.spec.seat_names[s],
@@ -271,17 +92,24 @@ async def run_event(
     on_notice: Callable[[str], None] | None = None,
     start_over: bool = False,
     strict: bool = False,
+    on_bots: StartProgress | None = None,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
 
     :param on_start: called with (games in the event, games already stored) once the event is set up.
+    :param on_notice: told what the organiser should know, a line (or an indented block) at a time: how
+        bots are confined, an entrant that cannot start (with its log's last lines) or came up later, a
+        machine too loaded to time decisions fairly.
     :param start_over: discard an event already in the output directory and start afresh (the demo), once the
         directory is locked, so that a running event is never deleted under its arena.
-    :param strict: refuse the event when an entrant speaks another protocol version (by default that
-        entrant is not seated: its seats are played by the autopilot and it is marked disqualified).
+    :param strict: refuse the event when an entrant cannot start, cannot be reached or speaks another
+        protocol version (by default such an entrant's seats are played by the autopilot, a broken one is
+        retried during the event, and one never seated is marked disqualified).
+    :param on_bots: called with (entrants tried, entrants) while they start.
     :raises ConfigError: another arena runs in the output directory, it holds another event or a deal key
-        that does not fit, or an entrant cannot start.
+        that does not fit, or (strict) an entrant cannot start.
     """
+    notice = on_notice or (lambda _line: None)
     schedule = build_schedule(config)
     house = sorted({n for g in schedule for n in g.seats} - {e.name for e in config.entrants})
     rows = [(e.name, e.kind, e.target, False) for e in config.entrants]
@@ -299,23 +127,61 @@ async def run_event(
             runtime = make_runtime(config, config.output / outdir.LOG_DIR, strict)
             try:
                 if todo:
-                    await runtime.start(sorted({n for g in todo for n in g.seats}))
-                    for name, why in runtime.excluded.items():
-                        store.disqualify(name, "(start)", why)
+                    names = sorted({n for g in todo for n in g.seats})
+                    # Not seated at an earlier start: tried afresh (the bot may have been fixed since).
+                    store.forget_disqualified(names, START)
+                    await runtime.start(names, on_bots, notice)
+                    _record_start(store, runtime, notice)
                     for line in runtime.notices():
-                        if on_notice is not None:
-                            on_notice(line)
-                    for name, identity in runtime.identities.items():
-                        store.set_identity(
-                            name,
-                            {"name": identity.name, "author": identity.author, "version": identity.version},
-                        )
-                    await _play_all(config, store, runtime, todo, on_game, key)
+                        notice(line)
+                    await _play_all(config, store, runtime, todo, on_game, key, notice)
+                    for name, why in runtime.unavailable().items():
+                        store.disqualify(name, START, f"never came up: {why}")
+                        notice(f"warning: {name} never came up: marked disqualified")
             finally:
                 await runtime.stop()
+            _store_identities(store, runtime)
             with store.rating_history_writer() as record:
                 standings = compute_standings(store, record)
     return EventSummary(config, resumed, len(schedule), len(todo), standings)
+
+
+START = "(start)"
+"""The ``after_game`` of a disqualification at start-up: not seated, or never came up."""
+
+
+def _record_start(store: Store, runtime: Runtime, notice: Announce) -> None:
+    """After the entrants' first start: mark those never seated, report those not up (yet)."""
+    for name, why in runtime.excluded.items():
+        store.disqualify(name, START, why)
+        notice(problem_block("warning", name, why, "its seats are played by the autopilot"))
+    for name, why in runtime.unavailable().items():
+        notice(
+            problem_block(
+                "warning",
+                name,
+                why,
+                "its seats are played by the autopilot until it is up; retrying in the background",
+            )
+        )
+    _store_identities(store, runtime)
+
+
+def _store_identities(store: Store, runtime: Runtime) -> None:
+    for name, identity in runtime.identities.items():
+        store.set_identity(
+            name, {"name": identity.name, "author": identity.author, "version": identity.version}
+        )
+
+
+def problem_block(level: str, name: str, why: str, then: str = "") -> str:
+    """One ``level:`` line naming the entrant, the rest of ``why`` (a log's last lines) indented under it."""
+    first, *rest = why.splitlines() or [""]
+    lines = [f"{level}: {name}: {first}"]
+    lines += [line if line.startswith("  ") else f"    {line}" for line in rest]
+    if then:
+        lines.append(f"  {then}")
+    return "\n".join(lines)
 
 
 def _begin(
@@ -351,7 +217,11 @@ class Runtime(Protocol):
     identities: dict[str, BotIdentity]
     excluded: dict[str, str]
 
-    async def start(self, names: Sequence[str]) -> None: ...
+    async def start(
+        self, names: Sequence[str], progress: StartProgress | None = None, announce: Announce | None = None
+    ) -> None: ...
+
+    def unavailable(self) -> dict[str, str]: ...
 
     def notices(self) -> list[str]: ...
 
@@ -369,6 +239,37 @@ def make_runtime(config: TournamentConfig, log_dir: Path, strict: bool) -> Runti
     return EntrantRuntime(config, log_dir, strict)
 
 
+class OverloadWatch:
+    """Tells, once, when the arena itself is late often enough that the machine is overloaded.
+
+    Harness faults are never charged to a bot, but a bot that uses its time on an overloaded machine gets
+    less of it than its deadline says, so the organiser should lower ``concurrency``. "Often" is at least
+    ``min_faults`` harness faults and more than ``share`` of the decisions so far.
+    """
+
+    def __init__(self, concurrency: int, min_faults: int = 5, share: float = 0.005) -> None:
+        self.concurrency = concurrency
+        self.min_faults = min_faults
+        self.share = share
+        self.decisions = 0
+        self.late = 0
+        self.warned = False
+
+    def add(self, result: TableResult) -> str | None:
+        """Count one finished game; the warning the first time the threshold is crossed, else None."""
+        self.decisions += result.decisions
+        self.late += sum(1 for f in result.faults if f.kind is FaultKind.HARNESS)
+        if self.warned or self.late < self.min_faults or self.late <= self.share * self.decisions:
+            return None
+        self.warned = True
+        lower = max(1, self.concurrency // 2)
+        return (
+            f"warning: this machine is overloaded: the arena itself was late for {self.late} of "
+            f"{self.decisions} decisions (harness faults, not charged to the bots, but bots that use their "
+            f"time get less of it); lower the concurrency (now {self.concurrency}): --concurrency {lower}"
+        )
+
+
 async def _play_all(
     config: TournamentConfig,
     store: Store,
@@ -376,14 +277,19 @@ async def _play_all(
     todo: Sequence[ScheduledGame],
     on_game: ProgressHook | None,
     key: bytes | None,
+    notice: Announce | None = None,
 ) -> None:
     """Play ``todo`` with at most ``concurrency`` games in flight, started in schedule order, each dealt
-    from its public seed and the event's ``key`` (None: an event begun before secret deals)."""
+    from its public seed and the event's ``key`` (None: an event begun before secret deals).
+
+    An entrant that is not up when a game starts (``runtime.unavailable()``) is played by the autopilot in
+    that game and the game is not rated for it, exactly as for a disqualified one."""
     policy = config.faults
     queue: asyncio.Queue[ScheduledGame] = asyncio.Queue()
     for game in todo:
         queue.put_nowait(game)
     disqualified = set(store.disqualified())
+    overload = OverloadWatch(config.concurrency)
     # Games and forfeits per entrant, read from the store once and then kept up to date here (re-reading
     # the totals after every game would cost time growing with the event).
     totals = {name: [t["games"], t["forfeits"]] for name, t in store.seat_totals().items()}
@@ -394,9 +300,10 @@ async def _play_all(
                 game = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            excluded = tuple(n for n in game.seats if n in disqualified)
+            absent = disqualified | set(runtime.unavailable())
+            excluded = tuple(n for n in game.seats if n in absent)
             spec = TableSpec(game.game_id, config.game, deal_seed(key, game.seed), game.seats, policy)
-            result = await runtime.play(spec, frozenset(disqualified), game.seed)
+            result = await runtime.play(spec, frozenset(absent), game.seed)
             rated = not (policy.forfeit_result == "void" and result.forfeited)
             data = result.to_dict() | {"wall_s": result.wall_s}
             store.save_game(game, data, seat_stats(result), result.hands, result.faults, rated, excluded)
@@ -413,6 +320,8 @@ async def _play_all(
                         game.game_id,
                         f"forfeited {forfeits} of {games} games (more than {policy.disqualify_share:.0%})",
                     )
+            if (warning := overload.add(result)) is not None and notice is not None:
+                notice(warning)
             if on_game is not None:
                 on_game(game, result)
 

@@ -99,8 +99,12 @@ class ManagedBot:
         policy: FaultPolicy | None = None,
         sandbox: SandboxSpec | None = None,
         cwd: Path | None = None,
+        start_gate: asyncio.Semaphore | None = None,
     ) -> None:
         self.name = name
+        # Shared by the event's bots: how many may be starting at once (a start is mostly CPU, and bots
+        # that all start together on a small machine miss their start-up timeouts together).
+        self.start_gate = start_gate
         self.command = command
         self.log_path = Path(log_path)
         self.host = host
@@ -190,6 +194,11 @@ class ManagedBot:
         await self.stop()
         if self.cpu_budget_spent:
             raise BotCrashed(f"{self.name} has spent its CPU budget of {self.cpu_s} s for the event")
+        async with self.start_gate or contextlib.nullcontext():
+            return await self._start()
+
+    async def _start(self) -> str:
+        """``start`` once its turn has come: ``startup_timeout_s`` counts from here."""
         self._prepare_sandbox()
         argv = self._argv()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -241,14 +250,13 @@ class ManagedBot:
                 if not self.alive():
                     status = self._proc.returncode if self._proc else "?"
                     raise BotCrashed(
-                        f"{self.name} exited during start-up (status {status}); "
-                        f"log {self.log_path} ends: {self.log_tail()!r}"
+                        f"{self.name} exited during start-up (status {status}); {self.log_excerpt()}"
                     )
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise BotTimeout(
                         f"{self.name} did not report SERVING within {self.startup_timeout_s:.1f} s; "
-                        f"log {self.log_path} ends: {self.log_tail()!r}"
+                        f"{self.log_excerpt()}"
                     )
                 with contextlib.suppress(grpc.aio.AioRpcError):
                     reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=min(0.5, remaining))
@@ -302,6 +310,14 @@ class ManagedBot:
             if wait > 0:
                 await asyncio.sleep(wait)
         return await self.start()
+
+    def log_excerpt(self, lines: int = 8) -> str:
+        """Where the log is and its last lines, each on a line of its own under it, indented: read in a
+        terminal under one ``error:`` or ``warning:`` line (never as one line with ``\\n`` in it)."""
+        tail = [line[:200] for line in self.log_tail(4000).splitlines()[-lines:]]
+        if not tail:
+            return f"its log {self.log_path} is empty"
+        return f"its log {self.log_path} ends:" + "".join(f"\n    {line}" for line in tail)
 
     def log_tail(self, limit: int = 400) -> str:
         try:

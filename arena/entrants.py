@@ -1,0 +1,320 @@
+"""The live side of every entrant: launched processes, connections to running bots, in-process classes.
+
+Starting a class of bots has to work on a small machine and survive broken entrants:
+
+* Bots start in parallel, but at most ``starting_at_once`` of them at a time (by default twice the CPUs):
+  a sandboxed bot costs about half a second of CPU to start, and a hundred started at once on two cores
+  starved each other past their start-up timeout. Each bot's ``startup_timeout_s`` counts from when its
+  own start begins, not from the event's.
+* An entrant that cannot start (its process exits, never reports SERVING, its program is missing) or
+  whose address does not answer does not stop the event: it is reported by name with its log's last lines,
+  its seats are played by the autopilot (those games are not rated for it), and it is tried again in the
+  background with the fault policy's restart back-off. Games that start after it comes up seat it. One that
+  never comes up is marked in the standings by the conductor (as disqualified). ``strict`` refuses the event
+  instead, as it does for a bot speaking another protocol version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from arena.bot import Bot
+from arena.config import EntrantSpec, TournamentConfig
+from arena.engine.events import Event
+from arena.engine.views import View
+from arena.errors import ArenaError, ConfigError, ProtocolMismatch
+from arena.gameinfo import GameInfo, GameResult
+from arena.players.base import DecisionTiming, Player, Reply
+from arena.players.endpoint import RestartingEndpoint
+from arena.players.inprocess import InProcessPlayer, load_bot_class
+from arena.players.process import ManagedBot, expand_command
+from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
+from arena.sandbox import SandboxSpec, bubblewrap_problem
+from arena.sandbox.bubblewrap import bot_directory
+from arena.table import TableResult, TableSpec, play_table
+
+STARTING_AT_ONCE = max(2, 2 * (os.cpu_count() or 1))
+"""How many launched bots may be starting at the same time (each one's start is mostly CPU)."""
+
+Announce = Callable[[str], None]
+StartProgress = Callable[[int, int], None]
+
+
+class WrongVariant(ConfigError):
+    """The bot answered but does not play the event's variant: retrying cannot help."""
+
+
+class StartFailed(ConfigError):
+    """Entrants could not start and the event is strict: ``problems`` holds (entrant, why) for each."""
+
+    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(f"{name}: {why}" for name, why in self.problems))
+
+    def __reduce__(self) -> tuple[type[StartFailed], tuple[list[tuple[str, str]]]]:
+        return (StartFailed, (self.problems,))  # raised on a Dask worker, re-raised in the conductor
+
+
+class AutopilotPlayer(Player):
+    """Plays for a disqualified entrant, or one that is not up: seeded random legal actions, never a fault."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        self.name = name
+        self.rng = random.Random(f"euchre-arena/autopilot/{seed}/{name}")
+
+    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+        return None
+
+    def queue_events(self, events: Sequence[Event]) -> None:
+        return None
+
+    async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
+        return Reply(self.rng.choice(view.legal_actions), 0.0)
+
+    async def finish(self, final: GameResult) -> None:
+        return None
+
+
+class EntrantRuntime:
+    """The live side of every entrant: launched processes, connections, in-process classes."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        log_dir: Path,
+        strict: bool = False,
+        starting_at_once: int = STARTING_AT_ONCE,
+    ) -> None:
+        self.config = config
+        self.log_dir = log_dir
+        self.strict = strict
+        self.specs: dict[str, EntrantSpec] = {e.name: e for e in config.entrants}
+        self.managed: dict[str, ManagedBot] = {}
+        self.endpoints: dict[str, Endpoint] = {}
+        self.classes: dict[str, type[Bot]] = {}
+        self.identities: dict[str, BotIdentity] = {}
+        self.excluded: dict[str, str] = {}  # entrant -> why it is never seated (wrong protocol or variant)
+        self.down: dict[str, str] = {}  # entrant -> why it is not up (yet): retried in the background
+        self.sandboxes: dict[str, SandboxSpec] = {}
+        self._gate = asyncio.Semaphore(starting_at_once)
+        self._retries: dict[str, asyncio.Task[None]] = {}
+        self._announce: Announce = lambda _line: None
+
+    def spec(self, name: str) -> EntrantSpec:
+        if name in self.specs:
+            return self.specs[name]
+        return replace(self.config.house, name=name)
+
+    def sandbox_specs(self, names: Sequence[str]) -> dict[str, SandboxSpec]:
+        """How each launched entrant in ``names`` is confined.
+
+        Each sandbox hides the output directory, the config file and the other entrants' directories, even
+        when they lie inside a directory the bot is shown. A bot whose own directory cannot be found is
+        not refused here: that is its own start-up problem (``ManagedBot`` reports it), not the event's.
+
+        :raises ConfigError: a sandbox is asked for where bubblewrap cannot run.
+        """
+        launched = [self.spec(n) for n in names if self.spec(n).kind == "command"]
+        sandboxed = [s.name for s in launched if self.config.sandbox_of(s) == "bubblewrap"]
+        if sandboxed and (problem := bubblewrap_problem()) is not None:
+            raise ConfigError(f"cannot sandbox {', '.join(sandboxed)}: {problem}")
+        dirs: dict[str, Path] = {}
+        for s in launched:
+            workdir = self.config.path(s.workdir) if s.workdir else None
+            if s.name in sandboxed:
+                with contextlib.suppress(ConfigError):
+                    dirs[s.name] = bot_directory(expand_command(s.target, 0), workdir, self.config.base)
+        hide = [self.config.output.resolve(), *([self.config.source] if self.config.source else [])]
+        out = {}
+        for s in launched:
+            own = dirs.get(s.name)
+            # Another entrant's directory is hidden unless it holds this bot's own (one cannot be shown
+            # a directory inside a hidden one); the sample bots' package is part of the SDK anyway.
+            others = tuple(d for n, d in dirs.items() if n != s.name and not (own and own.is_relative_to(d)))
+            out[s.name] = SandboxSpec(
+                mode=self.config.sandbox_of(s),
+                workdir=self.config.path(s.workdir) if s.workdir else None,
+                env=dict(s.env),
+                hide=(*hide, *others),
+            )
+        return out
+
+    async def start(
+        self,
+        names: Sequence[str],
+        progress: StartProgress | None = None,
+        announce: Announce | None = None,
+    ) -> None:
+        """Launch, connect and shake hands with every entrant in ``names``, ``starting_at_once`` at a time.
+
+        An entrant that speaks another protocol version or plays another variant is not seated
+        (``excluded``); one that cannot start or be reached is ``down`` and retried in the background until
+        it is up (``announce`` is told when it is, or when it turns out to be excluded). ``strict`` refuses
+        the event instead, naming every entrant that failed.
+
+        :param progress: called with (entrants tried so far, entrants) as each one's first start ends.
+        :raises StartFailed: when strict, for every entrant that failed.
+        :raises ConfigError: bubblewrap is asked for and cannot run here, or an in-process class cannot be
+            loaded (both are the organiser's to fix, for every entrant alike).
+        """
+        if announce is not None:
+            self._announce = announce
+        self.sandboxes |= self.sandbox_specs(names)
+        tried = 0
+        if progress is not None:
+            progress(0, len(names))
+
+        async def one(name: str) -> None:
+            nonlocal tried
+            try:
+                await self._start_one(name)
+            finally:
+                tried += 1
+                if progress is not None:
+                    progress(tried, len(names))
+
+        results = await asyncio.gather(*(one(n) for n in names), return_exceptions=True)
+        for name, r in zip(names, results, strict=True):
+            if isinstance(r, BaseException) and not isinstance(r, ArenaError | OSError):
+                raise r
+            if isinstance(r, ConfigError) and self.spec(name).kind == "class":
+                raise r
+        problems = []
+        for name, r in zip(names, results, strict=True):
+            if r is None:
+                continue
+            if self.strict:
+                problems.append((name, str(r)))
+            elif isinstance(r, ProtocolMismatch | WrongVariant):
+                self.excluded[name] = f"not seated: {r}"
+            else:
+                self.down[name] = str(r)
+                self._retries[name] = asyncio.get_running_loop().create_task(self._retry(name))
+        if problems:
+            raise StartFailed(problems)  # the caller stops what did start
+
+    async def _start_one(self, name: str) -> None:
+        """One start of one entrant; on failure nothing of it is left running (so it can be tried again)."""
+        spec = self.spec(name)
+        if spec.kind == "class":
+            self.classes[name] = load_bot_class(spec.target)
+            return
+        managed = self.managed.get(name)
+        if spec.kind == "command":
+            if managed is None:
+                managed = ManagedBot(
+                    name,
+                    spec.target,
+                    self.log_dir / f"{name}.log",
+                    startup_timeout_s=spec.startup_timeout_s,
+                    memory_mb=spec.memory_mb,
+                    cpu_s=spec.cpu_s,
+                    policy=self.config.faults,
+                    sandbox=self.sandboxes[name],
+                    cwd=self.config.base,
+                    start_gate=self._gate,
+                )
+                self.managed[name] = managed
+            address = await managed.start()
+        else:
+            address = spec.target
+        connection = BotConnection(address)
+        try:
+            identity = await connection.hello()
+            variant = self.config.game.variant.value
+            if variant not in identity.variants:
+                raise WrongVariant(
+                    f"bot {identity.name!r} does not play {variant} (it plays "
+                    f"{', '.join(identity.variants) or 'nothing'})"
+                )
+        except BaseException:
+            await connection.close()
+            if managed is not None:
+                await managed.stop()
+            raise
+        self.identities[name] = identity
+        self.endpoints[name] = (
+            RestartingEndpoint(managed, connection) if managed is not None else Endpoint(connection)
+        )
+
+    async def _retry(self, name: str) -> None:
+        """Try a down entrant again after the restart back-off, doubling, until it is up or excluded."""
+        attempt = 0
+        while name in self.down:
+            attempt += 1
+            await asyncio.sleep(self.config.faults.backoff_s(attempt))
+            try:
+                await self._start_one(name)
+            except (ArenaError, OSError) as exc:
+                if isinstance(exc, ProtocolMismatch | WrongVariant):
+                    del self.down[name]
+                    self.excluded[name] = f"not seated: {exc}"
+                    self._announce(f"warning: {name} is up but not seated: {exc}")
+                    return
+                self.down[name] = str(exc)
+                continue
+            del self.down[name]
+            self._announce(f"{name} is up (try {attempt + 1}): it plays the games that start from now on")
+
+    def unavailable(self) -> dict[str, str]:
+        """Entrants that are not up now, with why: their seats in a game starting now go to the autopilot."""
+        return dict(self.down)
+
+    def player(self, name: str, disqualified: bool, seed: int) -> Player:
+        """A fresh player for one seat of one game.
+
+        A launched bot that crashed is restarted by its endpoint when a seat next needs it, not here: the
+        games already in flight share the restart, and the channels they hold stay open until they let go.
+        """
+        if disqualified or name in self.excluded or name in self.down:
+            return AutopilotPlayer(name, seed)
+        if name in self.classes:
+            return InProcessPlayer(self.classes[name], name)
+        return RemotePlayer(self.endpoints[name], name)
+
+    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> TableResult:
+        """Play one scheduled game here, on this process's event loop: the executor seam's one call.
+
+        ``public_seed`` (the schedule's, not the secret deal seed) seeds the autopilot of disqualified
+        seats, so that their play is the same whoever runs the table.
+        """
+        players = [self.player(name, name in disqualified, public_seed) for name in spec.seat_names]
+        return await play_table(spec, players)
+
+    async def stop(self) -> None:
+        for task in self._retries.values():
+            task.cancel()
+        await asyncio.gather(*self._retries.values(), return_exceptions=True)
+        self._retries.clear()
+        await asyncio.gather(*(e.close() for e in self.endpoints.values()), return_exceptions=True)
+        await asyncio.gather(*(b.close() for b in self.managed.values()), return_exceptions=True)
+
+    def notices(self) -> list[str]:
+        """What an organiser should know about how the launched bots are confined, one line each."""
+        if not self.managed:
+            return []
+        modes: dict[str, list[str]] = {}
+        for name, spec in self.sandboxes.items():
+            modes.setdefault(spec.mode, []).append(name)
+        lines = []
+        if modes.get("bubblewrap"):
+            lines.append(f"sandbox: bubblewrap for {_names(modes['bubblewrap'])}")
+        if modes.get("none"):
+            lines.append(f"sandbox: none for {_names(modes['none'])} (not isolated: trusted bots only)")
+        notes = sorted({b.limits_note for b in self.managed.values() if b.limits_note})
+        lines += [f"limits: {n}" for n in notes]
+        return lines
+
+
+def _names(names: Collection[str], most: int = 12) -> str:
+    """A list of entrant names for one line: a hundred of them would fill the terminal."""
+    ordered = sorted(names)
+    if len(ordered) <= most:
+        return ", ".join(ordered)
+    return f"{', '.join(ordered[:most])} and {len(ordered) - most} more"
