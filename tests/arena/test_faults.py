@@ -156,7 +156,7 @@ def test_bot_that_exits_at_once_reports_its_log(tmp_path: Path) -> None:
     bot = ManagedBot(
         "broken", "{python} -c 'import sys; print(\"boom\"); sys.exit(4)' {port}", tmp_path / "b.log"
     )
-    with pytest.raises(BotCrashed, match=r"status 4.*boom"):
+    with pytest.raises(BotCrashed, match=r"(?s)status 4.*boom"):
         asyncio.run(bot.start())
 
 
