@@ -63,11 +63,16 @@ async def one_remote_seat(bot_class: type[Bot], policy: FaultPolicy, seed: int =
 def test_time_bank_covers_late_replies_until_it_runs_out() -> None:
     policy = FaultPolicy(decision_ms=20, time_bank_ms=400, max_faults_per_game=1000)
     result = asyncio.run(one_remote_seat(Dawdler, policy))
-    mine = [f for f in result.faults if f.seat == 0]
+    # On a busy machine the arena itself may lag at a decision: that is a harness fault, not the bot's.
+    mine = [f for f in result.faults if f.seat == 0 and f.kind is not FaultKind.HARNESS]
     answered = len(result.latencies_ms[0])
     assert {f.kind for f in mine} == {FaultKind.TIMEOUT}
-    # ~40 ms over per decision: the 400 ms bank pays for about ten, then every decision times out
-    assert 6 <= answered <= 12, answered
+    # ~40 ms over per decision: the 400 ms bank pays for about ten on a quiet machine, then every decision
+    # times out. On a loaded one each reply is later, so the bank pays for fewer: what is measured is that
+    # the accepted replies' lateness is what the bank held, and that it paid for several.
+    over = sum(lat - 20 for lat in result.latencies_ms[0])
+    assert 2 <= answered <= 12, answered
+    assert over <= 400 + 60, f"{answered} late replies accepted, {over:.0f} ms over in all"
     assert mine[0].decision_id > answered, "no fault while the bank lasted"
     assert all(lat > 20 for lat in result.latencies_ms[0]), "the accepted replies were late ones"
 

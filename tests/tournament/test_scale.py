@@ -9,6 +9,7 @@ machine, one round (20 tables), through ``arena run``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import pickle
 import socket
@@ -230,6 +231,14 @@ def test_an_entrant_that_comes_up_during_the_event_is_seated_from_then_on(tmp_pa
                     [sys.executable, "-m", "sample_bots.rules", "--address", f"127.0.0.1:{port}"], cwd=ROOT
                 )
             )
+            # Hold the event here until the bot listens (however slowly it starts on a loaded machine), so
+            # that plenty of games are left to seat it once the arena's next try finds it.
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                with socket.socket() as s, contextlib.suppress(OSError):
+                    s.connect(("127.0.0.1", port))
+                    break
+                time.sleep(0.1)
         done.append(game.game_id)
 
     done: list[str] = []
