@@ -197,7 +197,7 @@ class DaskRuntime:
                         announce(f"{name} is up on every worker: it plays the games that start from now on")
 
     def unavailable(self) -> dict[str, str]:
-        return dict(self.down)
+        return self.excluded | self.down
 
     def notices(self) -> list[str]:
         return list(self._notices)

@@ -263,8 +263,9 @@ class EntrantRuntime:
             self._announce(f"{name} is up (try {attempt + 1}): it plays the games that start from now on")
 
     def unavailable(self) -> dict[str, str]:
-        """Entrants that are not up now, with why: their seats in a game starting now go to the autopilot."""
-        return dict(self.down)
+        """Entrants not seated in a game starting now, with why: not up (yet), or never to be seated (also
+        one found to speak another protocol only when it came up during the event)."""
+        return self.excluded | self.down
 
     def player(self, name: str, disqualified: bool, seed: int) -> Player:
         """A fresh player for one seat of one game.

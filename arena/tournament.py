@@ -136,8 +136,11 @@ async def run_event(
                         notice(line)
                     await _play_all(config, store, runtime, todo, on_game, key, notice)
                     for name, why in runtime.unavailable().items():
-                        store.disqualify(name, START, f"never came up: {why}")
-                        notice(f"warning: {name} never came up: marked disqualified")
+                        if name in runtime.excluded:
+                            store.disqualify(name, START, why)  # kept as is if marked at the start
+                        else:
+                            store.disqualify(name, START, f"never came up: {why}")
+                            notice(f"warning: {name} never came up: marked disqualified")
             finally:
                 await runtime.stop()
             _store_identities(store, runtime)
@@ -156,6 +159,8 @@ def _record_start(store: Store, runtime: Runtime, notice: Announce) -> None:
         store.disqualify(name, START, why)
         notice(problem_block("warning", name, why, "its seats are played by the autopilot"))
     for name, why in runtime.unavailable().items():
+        if name in runtime.excluded:
+            continue
         notice(
             problem_block(
                 "warning",
