@@ -218,19 +218,21 @@ def test_strict_refuses_the_event_with_one_error_line_per_broken_entrant(tmp_pat
     assert "    no such file: model.bin" in result.stderr.splitlines()
 
 
-def test_an_entrant_that_comes_up_during_the_event_is_seated_from_then_on(tmp_path: Path) -> None:
+CHAOS = ROOT / "tests" / "bots" / "chaos.py"
+
+
+@pytest.mark.parametrize("bot", ["fine", "wrong_version"])
+def test_an_entrant_that_comes_up_during_the_event_is_seated_from_then_on(bot: str, tmp_path: Path) -> None:
     """Its address answers only once the third game has finished: the games that start after it is up
-    seat it, and it is not marked."""
+    seat it, and it is not marked. One that turns out to speak another protocol version when it comes up
+    is never seated, and is marked as at the start."""
     port = free_port()
     late: list[subprocess.Popen[bytes]] = []
 
     def on_game(game: Any, result: Any) -> None:
         if len(done) == 2:
-            late.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "sample_bots.rules", "--address", f"127.0.0.1:{port}"], cwd=ROOT
-                )
-            )
+            argv = [sys.executable, str(CHAOS), "--mode", bot, "--port", str(port)]
+            late.append(subprocess.Popen(argv, cwd=ROOT))
             # Hold the event here until the bot listens (however slowly it starts on a loaded machine), so
             # that plenty of games are left to seat it once the arena's next try finds it.
             deadline = time.monotonic() + 60
@@ -260,15 +262,22 @@ def test_an_entrant_that_comes_up_during_the_event_is_seated_from_then_on(tmp_pa
         for proc in late:
             proc.terminate()
             proc.wait(timeout=30)
-    games = rows(tmp_path / "out", "SELECT game_id, seats, excluded FROM games ORDER BY seq")
+    out = tmp_path / "out"
+    games = rows(out, "SELECT game_id, seats, excluded FROM games ORDER BY seq")
     with_late = [(g, json.loads(e)) for g, s, e in games if "late" in json.loads(s)]
     assert with_late[0][1] == ["late"], "not up at the start: autopilot"
+    marks = rows(out, "SELECT entrant, reason FROM disqualified")
+    if bot == "wrong_version":
+        assert all(e == ["late"] for _, e in with_late), "never seated"
+        assert any(n.startswith("warning: late is up but not seated") for n in notices), notices
+        assert len(marks) == 1 and "not seated" in marks[0][1] and "protocol version 2" in marks[0][1]
+        return
     assert with_late[-1][1] == [], f"seated once up; notices: {notices}"
     seated = [not e for _, e in with_late]
     assert seated == sorted(seated), "once seated, seated in every later game"
     assert any(n.startswith("late is up") for n in notices)
-    assert rows(tmp_path / "out", "SELECT COUNT(*) FROM disqualified") == [(0,)]
-    assert rows(tmp_path / "out", "SELECT identity IS NOT NULL FROM entrants WHERE name = 'late'") == [(1,)]
+    assert marks == []
+    assert rows(out, "SELECT identity IS NOT NULL FROM entrants WHERE name = 'late'") == [(1,)]
 
 
 def test_start_failures_survive_pickling_and_blocks_indent_every_log_line() -> None:
