@@ -321,3 +321,28 @@ def test_harness_faults_count_neither_in_a_seats_faults_nor_towards_forfeits() -
     result = TableResult(spec, None, (0,) * 5, (1,) * 5, (), (), faults, (), 3, (), 0.0)  # type: ignore[arg-type]
     assert [s.faults for s in seat_stats(result)] == [1, 0, 0, 0, 0]
     assert not _fault(0, FaultKind.HARNESS).counts and _fault(0, FaultKind.TIMEOUT).counts
+
+
+def test_arena_run_is_told_once_when_the_machine_is_overloaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The conductor hands the watch every finished game and passes its one warning on."""
+    seen: list[int] = []
+
+    def add(self: OverloadWatch, result: Any) -> str | None:
+        seen.append(result.decisions)
+        return "warning: this machine is overloaded" if len(seen) == 2 else None
+
+    monkeypatch.setattr(OverloadWatch, "add", add)
+    cfg = parse_config(
+        {
+            "rounds": 3,
+            "output": str(tmp_path / "out"),
+            "game": {"variant": "five-handed"},
+            "entrant": IN_PROCESS[:3],
+        }
+    )
+    notices: list[str] = []
+    asyncio.run(run_event(cfg, on_notice=notices.append))
+    assert len(seen) == 3 and all(d > 0 for d in seen)
+    assert notices.count("warning: this machine is overloaded") == 1
