@@ -408,3 +408,50 @@ class Store:
 
     def game_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT game_id FROM games ORDER BY seq")]
+
+    # ------------------------------------------------------------------ reading for the views and the report
+    # (arena/views.py and arena/report/ read an event only through these, so they work on any stored event)
+
+    def games_overview(self) -> list[dict[str, Any]]:
+        """Every played game in schedule order with its seats, scores, ranks, outcome and fault count."""
+        faults = dict(self.db.execute("SELECT game_id, COUNT(*) FROM faults GROUP BY game_id"))
+        rows = self.db.execute(
+            "SELECT g.seq, g.game_id, s.round, s.table_no, s.block, s.rotation, g.seats, g.scores, g.ranks, "
+            "g.winners, g.forfeited, g.excluded, g.rated, g.outcome, g.decisions, g.hands, g.wall_s "
+            "FROM games g JOIN schedule s USING (game_id) ORDER BY g.seq"
+        )
+        keys = (
+            "seq", "game_id", "round", "table", "block", "rotation", "seats", "scores", "ranks", "winners",
+            "forfeited", "excluded", "rated", "outcome", "decisions", "hands", "wall_s",
+        )  # fmt: skip
+        out = []
+        for row in rows:
+            game = dict(zip(keys, row, strict=True))
+            for key in ("seats", "scores", "ranks", "winners", "forfeited", "excluded", "outcome"):
+                game[key] = json.loads(game[key])
+            game["rated"] = bool(game["rated"])
+            game["faults"] = faults.get(game["game_id"], 0)
+            out.append(game)
+        return out
+
+    def all_faults(self) -> list[dict[str, Any]]:
+        """Every recorded fault (harness faults included: callers tell them apart by ``kind``), in the
+        order of the schedule and then of recording."""
+        keys = (
+            "game_id", "seq", "entrant", "seat", "hand_index", "decision_id", "kind", "detail", "elapsed_ms",
+            "substitute",
+        )  # fmt: skip
+        rows = self.db.execute(
+            "SELECT f.game_id, s.seq, f.entrant, f.seat, f.hand_index, f.decision_id, f.kind, f.detail, "
+            "f.elapsed_ms, f.substitute FROM faults f JOIN schedule s USING (game_id) ORDER BY s.seq, f.id"
+        )
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def hand_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every stored hand record as (game id, record), in schedule order, read as it is consumed."""
+        rows = self.db.execute(
+            "SELECT h.game_id, h.record FROM hands h JOIN games g USING (game_id) "
+            "ORDER BY g.seq, h.hand_index"
+        )
+        for game_id, record in rows:
+            yield game_id, json.loads(record)
