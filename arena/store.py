@@ -447,6 +447,12 @@ class Store:
         )
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
+    def charged_fault_counts(self) -> dict[str, int]:
+        """Faults per entrant charged to the bot: ``harness`` faults (the arena was late) left out."""
+        return dict(
+            self.db.execute("SELECT entrant, COUNT(*) FROM faults WHERE kind != 'harness' GROUP BY entrant")
+        )
+
     def hand_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every stored hand record as (game id, record), in schedule order, read as it is consumed."""
         rows = self.db.execute(

@@ -39,7 +39,6 @@ GAME_COLUMNS = (
     "faults",
     "first_hand_line",
 )
-FAULT_COLUMNS = ("entrant", "game_id", "number", "hand", "decision_id", "kind", "charged", "detail", "substitute")
 
 
 def games(store: Store, entrant: str | None = None) -> list[dict[str, Any]]:
@@ -67,7 +66,9 @@ def faults(
     """
     _check_entrant(store, entrant)
     if kind is not None and kind not in {k.value for k in FaultKind}:
-        raise ConfigError(f"unknown fault kind {kind!r}: expected one of {', '.join(k.value for k in FaultKind)}")
+        raise ConfigError(
+            f"unknown fault kind {kind!r}: expected one of {', '.join(k.value for k in FaultKind)}"
+        )
     out = []
     for fault in store.all_faults():
         if entrant is not None and fault["entrant"] != entrant:
@@ -93,7 +94,7 @@ def _joined(values: Iterable[Any]) -> str:
 
 
 def game_row(game: dict[str, Any]) -> dict[str, Any]:
-    """One game as a flat CSV row: per-seat lists joined with ``;`` in seat order, booleans ``true``/``false``."""
+    """One game as a flat CSV row: per-seat lists joined with ``;`` in seat order, booleans true/false."""
     seats = game["seats"]
     return {
         "number": game["seq"],
@@ -117,9 +118,10 @@ def game_row(game: dict[str, Any]) -> dict[str, Any]:
 
 def render_games(rows: list[dict[str, Any]], title: str) -> str:
     """The games as a terminal table that fits 80 columns (seats with their scores, winners starred)."""
+    from rich import box
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", show_lines=False)
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for column, justify in (("#", "right"), ("game", "left"), ("seats: score (* won)", "left"), ("", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for game in rows:
@@ -139,9 +141,12 @@ def render_games(rows: list[dict[str, Any]], title: str) -> str:
 
 
 def render_faults(rows: list[dict[str, Any]], title: str) -> str:
+    from rich import box
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left")
+    if not rows:
+        return f"{title}\n"
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for column, justify in (("entrant", "left"), ("game", "left"), ("hand", "right"), ("kind", "left"),
                             ("detail", "left")):  # fmt: skip
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
@@ -160,7 +165,7 @@ def _render(table: Any) -> str:
 
     console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=False)
     console.print(table)
-    return console.file.getvalue()  # type: ignore[no-any-return]
+    return console.file.getvalue()  # type: ignore[attr-defined]
 
 
 def export(store: Store, out_dir: Path) -> tuple[Path, Path, int, int]:

@@ -134,7 +134,12 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
     series: dict[str, list[dict[str, Any]]] = {s.name: [] for s in figures.standings}
     for row in figures.history:
         series.setdefault(row.entrant, []).append(
-            {"entrant": row.entrant, "game": row.seq + 1, "mu": round(row.mu, 3), "sigma": round(row.sigma, 3)}
+            {
+                "entrant": row.entrant,
+                "game": row.seq + 1,
+                "mu": round(row.mu, 3),
+                "sigma": round(row.sigma, 3),
+            }
         )
     values = [point for rows in series.values() for point in _thin(rows)]
     names = [s.name for s in figures.standings]
@@ -156,7 +161,12 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
             {
                 "mark": {"type": "area", "opacity": 0.13},
                 "encoding": {
-                    "y": {"field": "low", "type": "quantitative", "title": "rating", "scale": {"zero": False}},
+                    "y": {
+                        "field": "low",
+                        "type": "quantitative",
+                        "title": "rating",
+                        "scale": {"zero": False},
+                    },
                     "y2": {"field": "high"},
                     "opacity": {"condition": {**pick, "value": 0.13}, "value": 0.02},
                 },
@@ -171,7 +181,9 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
             {
                 "name": "mu",
                 "mark": {"type": "line", "strokeWidth": 2},
-                "params": [{"name": "pick", "select": {"type": "point", "fields": ["entrant"]}, "bind": "legend"}],
+                "params": [
+                    {"name": "pick", "select": {"type": "point", "fields": ["entrant"]}, "bind": "legend"}
+                ],
                 "encoding": {
                     "y": {"field": "mu", "type": "quantitative"},
                     "opacity": {"condition": {**pick, "value": 1}, "value": 0.15},

@@ -93,7 +93,9 @@ def decode_hand(code: list[Any]) -> dict[str, Any]:
     }
 
 
-def place_faults(hands: list[dict[str, Any]], faults: list[dict[str, Any]], max_faults: int) -> list[list[Any]]:
+def place_faults(
+    hands: list[dict[str, Any]], faults: list[dict[str, Any]], max_faults: int
+) -> list[list[Any]]:
     """Each fault as [hand index, action index in that hand or -1, seat, kind, detail, substitute].
 
     ``decision_id`` counts the decisions the arena asked for in the game; a forfeiter's seat is played by the
@@ -121,7 +123,13 @@ def place_faults(hands: list[dict[str, Any]], faults: list[dict[str, Any]], max_
                 if counted[seat] > max_faults:
                     forfeited.add(seat)
     return [
-        [*placed.get(f["decision_id"], (f["hand_index"], -1)), f["seat"], f["kind"], f["detail"], f["substitute"]]
+        [
+            *placed.get(f["decision_id"], (f["hand_index"], -1)),
+            f["seat"],
+            f["kind"],
+            f["detail"],
+            f["substitute"],
+        ]
         for f in faults
     ]
 
