@@ -144,7 +144,12 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
     values = [point for rows in series.values() for point in _thin(rows)]
     names = [s.name for s in figures.standings]
     colour = {"field": "entrant", "type": "nominal", "scale": {"domain": names}, "title": "entrant"}
-    x = {"field": "game", "type": "quantitative", "title": "game of the event (schedule order)"}
+    x = {
+        "field": "game",
+        "type": "quantitative",
+        "title": "game of the event (schedule order)",
+        "axis": {"format": "d", "tickMinStep": 1},
+    }
     pick = {"param": "pick", "empty": True}
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
@@ -202,16 +207,23 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
 
 
 def leaderboard(figures: EventFigures) -> dict[str, Any]:
-    """The leaderboard rows exactly as ``arena leaderboard --json`` gives them, and the columns to show."""
+    """The leaderboard rows exactly as ``arena leaderboard --json`` gives them (``rows``, which the browser
+    test compares with the CLI), what to show of each (``shown``: the same, plus any figures the standings
+    carry in ``extra``), and the columns in order."""
     rows = [s.to_dict() for s in figures.standings]
-    keys = list(rows[0]) if rows else list(LEADERBOARD_COLUMNS)
-    columns = [
-        {"key": k, "label": LEADERBOARD_COLUMNS.get(k, (k.replace("_", " "), ""))[0],
-         "help": LEADERBOARD_COLUMNS.get(k, ("", "added by the ranking: see docs"))[1]}
-        for k in keys
-        if k not in ("disqualified", "house")
-    ]  # fmt: skip
-    return {"rows": rows, "columns": columns}
+    shown = [
+        row | {k: v for k, v in s.extra.items() if k not in row}
+        for s, row in zip(figures.standings, rows, strict=True)
+    ]
+    keys = list(dict.fromkeys(k for row in shown for k in row)) or list(LEADERBOARD_COLUMNS)
+    columns = []
+    for key in keys:
+        if key in ("disqualified", "house"):
+            continue  # shown as tags after the row
+        label, help_text = LEADERBOARD_COLUMNS.get(key, (key.replace("_", " "), "added by the ranking"))
+        numeric = any(isinstance(row.get(key), int | float) for row in shown)
+        columns.append({"key": key, "label": label, "help": help_text, "numeric": numeric})
+    return {"rows": [{"data": r, "shown": d} for r, d in zip(rows, shown, strict=True)], "columns": columns}
 
 
 def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
