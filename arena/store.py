@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.faults import Fault
+from arena.latency import histogram, merge
 from arena.outdir import DIR_MODE, create_private
 from arena.rating import HistoryRow, RatedGame
 from arena.schedule import ScheduledGame
@@ -64,6 +66,10 @@ CREATE TABLE IF NOT EXISTS faults (
 CREATE TABLE IF NOT EXISTS ratings (
     seq INTEGER NOT NULL, game_id TEXT NOT NULL, entrant TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
     PRIMARY KEY (seq, entrant)
+);
+CREATE TABLE IF NOT EXISTS latency (
+    game_id TEXT NOT NULL REFERENCES games(game_id), seat INTEGER NOT NULL, entrant TEXT NOT NULL,
+    decisions INTEGER NOT NULL, histogram TEXT NOT NULL, PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS disqualified (
     entrant TEXT PRIMARY KEY, after_game TEXT NOT NULL, reason TEXT NOT NULL
@@ -227,8 +233,10 @@ class Store:
         faults: Sequence[Fault],
         rated: bool,
         excluded: Sequence[str],
+        latencies_ms: Sequence[Sequence[float]] = (),
     ) -> None:
-        """Store a finished game with its seats, hand records and faults, atomically."""
+        """Store a finished game with its seats, hand records and faults, atomically; ``latencies_ms`` (per
+        seat, the answered decisions' times) is kept as a histogram per seat (``arena.latency``)."""
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -285,6 +293,14 @@ class Store:
                         f.substitute,
                     )
                     for f in faults
+                ],
+            )
+            db.executemany(
+                "INSERT INTO latency VALUES (?, ?, ?, ?, ?)",
+                [
+                    (game.game_id, seat, seats[seat].entrant, len(times), json.dumps(histogram(times)))
+                    for seat, times in enumerate(latencies_ms)
+                    if times
                 ],
             )
 
@@ -452,6 +468,14 @@ class Store:
         return dict(
             self.db.execute("SELECT entrant, COUNT(*) FROM faults WHERE kind != 'harness' GROUP BY entrant")
         )
+
+    def latency_histograms(self) -> dict[str, Counter[int]]:
+        """Per entrant, the merged histogram of its decision times (empty for events stored before
+        latencies were recorded)."""
+        rows: dict[str, list[dict[int, int]]] = {}
+        for entrant, text in self.db.execute("SELECT entrant, histogram FROM latency"):
+            rows.setdefault(entrant, []).append({int(k): v for k, v in json.loads(text).items()})
+        return {entrant: merge(hists) for entrant, hists in rows.items()}
 
     def hand_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every stored hand record as (game id, record), in schedule order, read as it is consumed."""

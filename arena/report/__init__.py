@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
+from arena.outdir import create_private
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.report.stats import EventFigures, event_figures, fault_kinds
 from arena.store import Store
@@ -69,6 +70,8 @@ def build_report(directory: Path, output: Path | None = None) -> Built:
     html = render_html(figures, replays)
     path = output if output is not None else directory / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
+    if output is None:
+        create_private(path)  # inside the private output directory, private like the rest (docs/security.md)
     path.write_text(html, encoding="utf-8")
     return Built(path, len(html.encode()), len(figures.games), time.perf_counter() - started)
 
@@ -235,6 +238,7 @@ def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
     env.filters["pct"] = lambda v: "–" if v is None else f"{v:.0%}"
     env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
     env.filters["json"] = _script_json
+    env.filters["ms"] = lambda v: f"{v:.2g} ms" if v < 10 else f"{v:.0f} ms"
     static = resources.files("arena.report") / "static"
     names = [s.name for s in figures.standings]
     return env.get_template("report.html.j2").render(

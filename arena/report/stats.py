@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import FaultKind
+from arena.latency import percentile
 from arena.rating import HistoryRow, Standing
 from arena.standings import compute_standings
 from arena.store import Store
@@ -38,6 +39,9 @@ class EntrantStats:
     faults: dict[str, int] = field(default_factory=dict)  # charged to the bot, by kind
     harness_faults: int = 0  # the arena's own lateness at its decisions: not the bot's
     forfeits: int = 0
+    decisions_timed: int = 0  # answered decisions whose time the event recorded
+    latency_p50_ms: float | None = None  # from log-scale histograms: within 9% (arena/latency.py)
+    latency_p99_ms: float | None = None
 
     @property
     def points_per_hand(self) -> float | None:
@@ -73,6 +77,9 @@ class EntrantStats:
             "faults_charged": sum(self.faults.values()),
             "harness_faults": self.harness_faults,
             "forfeits": self.forfeits,
+            "decisions_timed": self.decisions_timed,
+            "latency_p50_ms": self.latency_p50_ms,
+            "latency_p99_ms": self.latency_p99_ms,
         }
 
 
@@ -169,6 +176,10 @@ def event_figures(store: Store) -> EventFigures:
             e.harness_faults += 1
         else:
             e.faults[f["kind"]] = e.faults.get(f["kind"], 0) + 1
+    for name, hist in store.latency_histograms().items():
+        e = per.setdefault(name, EntrantStats(name))
+        e.decisions_timed = sum(hist.values())
+        e.latency_p50_ms, e.latency_p99_ms = percentile(hist, 0.5), percentile(hist, 0.99)
     config = store.meta("config") or {}
     meta = {
         "name": config.get("name", str(store.path.parent.name)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ import pytest
 
 from arena.errors import FaultKind
 from arena.faults import Fault
-from arena.report import build_report
+from arena.latency import histogram, merge, percentile
+from arena.report import build_report, leaderboard, render_html
 from arena.report.encode import decode_hand, encode_hand, pack, place_faults, unpack
 from arena.report.stats import event_figures
 from arena.schedule import ScheduledGame
@@ -72,7 +74,8 @@ def _tiny(tmp_path: Path) -> Path:
             stats = [SeatStats(n, scores[s], ranks[s], s in forfeited, 0, 0, 0) for s, n in enumerate(seats)]
             records = [h | {"hand_index": i} for i, h in enumerate(hands)]
             game_faults = [f for f in faults if f.game_id == game_id]
-            store.save_game(sched, result, stats, records, game_faults, True, [])
+            latencies = [[10.0] * 98 + [1000.0] * 2] if game_id == "g1" else []  # a's decision times
+            store.save_game(sched, result, stats, records, game_faults, True, [], latencies)
     return tmp_path / "tiny"
 
 
@@ -102,10 +105,39 @@ def test_figures_of_a_hand_computed_event(tmp_path: Path) -> None:
     assert fig.head_to_head("a", "b") == (1, 1, 0) and fig.head_to_head("b", "a") == (1, 0, 1)
     assert fig.head_to_head("b", "c") == (2, 1, 0) and fig.head_to_head("c", "d") == (1, 1, 0)
     assert fig.head_to_head("a", "d") == (0, 0, 0)
+    # latencies: a answered 98 decisions in 10 ms and 2 in 1 s (histograms: within 9%); the rest unrecorded
+    assert e["a"]["decisions_timed"] == 100
+    assert e["a"]["latency_p50_ms"] == pytest.approx(10, rel=0.09)
+    assert e["a"]["latency_p99_ms"] == pytest.approx(1000, rel=0.09)
+    assert e["b"]["latency_p50_ms"] is None
     # the leaderboard charges d with its two timeouts only; the rating history has one row per seat played
     board = {s.name: s for s in fig.standings}
     assert board["d"].faults == 2 and board["a"].faults == 1
     assert len(fig.history) == 6 and [h.seq for h in fig.history] == [0, 0, 0, 1, 1, 1]
+
+
+def test_latency_histogram_percentiles() -> None:
+    times = [0.001, 0.5, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377]
+    hist = merge([histogram(times[:7]), histogram(times[7:])])
+    assert sum(hist.values()) == len(times)
+    for q in (0.1, 0.5, 0.9, 1.0):
+        exact = sorted(times)[max(1, math.ceil(q * len(times))) - 1]
+        assert percentile(hist, q) == pytest.approx(max(exact, 0.01), rel=0.09)
+    assert percentile({}, 0.5) is None
+
+
+def test_report_leaderboard_shows_figures_the_standings_carry(tmp_path: Path) -> None:
+    """The ranking work adds confidence figures; the report shows whatever the standings carry in extra,
+    while its rows stay exactly the CLI's JSON."""
+    with Store.open(_tiny(tmp_path), create=False) as store:
+        fig = event_figures(store)
+    fig.standings[0].extra["p_above_next"] = 0.93
+    board = leaderboard(fig)
+    assert [c["key"] for c in board["columns"]][-1] == "p_above_next"
+    assert board["rows"][0]["data"] == fig.standings[0].to_dict()
+    assert board["rows"][0]["shown"]["p_above_next"] == 0.93
+    html = render_html(fig, {"cards": [], "num_players": 3, "games": []})
+    assert "p above next" in html and "0.93" in html
 
 
 def test_leaderboard_csv_booleans_and_80_columns(tmp_path: Path) -> None:
