@@ -190,6 +190,12 @@
     status.push(`<strong>Hand ${hand + 1} of ${game.hands.length}</strong> · dealer ${esc(game.seats[H.dealer])}`);
     status.push(`scores before: ${H.before.join(" / ")}`);
     if (st.trumpKnown && H.maker !== null) status.push(`maker ${esc(game.seats[H.maker])}, trump ${esc(suit(H.trump))}${st.alone ? ", alone" : ""}`);
+    if (st.called) {
+      const partner = st.partnerShown !== null ? esc(game.seats[st.partnerShown])
+        : all || step === A ? "nobody (the card is in the kitty)" : "not known yet";
+      status.push(`called ${cardText(st.called)}: partner ${partner}`);
+    }
+    if (st.done || st.trick.length) status.push(`trick ${Math.min(st.done + (st.trickWinner === null ? 1 : 0), 5)} of 5`);
     if (step === A) {
       status.push(`<strong>${H.outcome}</strong>${H.maker !== null ? ` (making side ${H.winners.filter((w) => w === H.maker || w === H.partner).length} tricks)` : ""}`);
       status.push(`scores after: ${H.after.join(" / ")}`);
@@ -256,7 +262,10 @@
   document.addEventListener("DOMContentLoaded", () => {
     document.querySelectorAll(".controls button").forEach((b) => b.addEventListener("click", () => go(b.dataset.go)));
     document.getElementById("replay-close").addEventListener("click", close);
-    document.getElementById("replay-view").addEventListener("change", (e) => window.arenaReplay.view(+e.target.value));
+    document.getElementById("replay-view").addEventListener("change", (e) => {
+      window.arenaReplay.view(+e.target.value);
+      e.target.blur();  // give the arrow keys back to the replay
+    });
     document.getElementById("replay").addEventListener("click", (e) => { if (e.target.id === "replay") close(); });
     document.addEventListener("keydown", (e) => {
       if (document.getElementById("replay").hidden || e.target.tagName === "SELECT") return;
