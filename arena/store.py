@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (seq, entrant)
 );
 CREATE TABLE IF NOT EXISTS latency (
-    game_id TEXT NOT NULL REFERENCES games(game_id), seat INTEGER NOT NULL, entrant TEXT NOT NULL,
+    game_id TEXT NOT NULL, seat INTEGER NOT NULL, entrant TEXT NOT NULL,
     decisions INTEGER NOT NULL, histogram TEXT NOT NULL, PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS disqualified (
@@ -296,7 +296,7 @@ class Store:
                 ],
             )
             db.executemany(
-                "INSERT INTO latency VALUES (?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO latency VALUES (?, ?, ?, ?, ?)",  # a game replayed replaces its times
                 [
                     (game.game_id, seat, seats[seat].entrant, len(times), json.dumps(histogram(times)))
                     for seat, times in enumerate(latencies_ms)
@@ -473,7 +473,8 @@ class Store:
         """Per entrant, the merged histogram of its decision times (empty for events stored before
         latencies were recorded)."""
         rows: dict[str, list[dict[int, int]]] = {}
-        for entrant, text in self.db.execute("SELECT entrant, histogram FROM latency"):
+        query = "SELECT entrant, histogram FROM latency WHERE game_id IN (SELECT game_id FROM games)"
+        for entrant, text in self.db.execute(query):
             rows.setdefault(entrant, []).append({int(k): v for k, v in json.loads(text).items()})
         return {entrant: merge(hists) for entrant, hists in rows.items()}
 
