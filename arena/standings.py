@@ -37,7 +37,7 @@ def compute_standings(store: Store, record: Callable[[HistoryRow], None] | None 
     entrants = store.entrants()
     ratings = apply_in_order(store.rated_games(), [name for name, *_ in entrants], record)
     totals = store.seat_totals()
-    faults = store.fault_counts()
+    faults = store.charged_fault_counts()  # the leaderboard charges a bot only with its own faults
     disqualified = store.disqualified()
     standings = []
     for name, _kind, _target, house in entrants:
@@ -68,19 +68,45 @@ def render_json(standings: list[Standing]) -> str:
 
 def render_csv(standings: list[Standing]) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for s in standings:
-        writer.writerow(s.to_dict())
+        writer.writerow(_csv_values(s.to_dict()))
     return out.getvalue()
+
+
+def _csv_values(row: dict[str, object]) -> dict[str, object]:
+    """Booleans as ``true``/``false`` (what spreadsheets and other languages read), empty for none."""
+    def text(v: object) -> object:
+        return ("true" if v else "false") if isinstance(v, bool) else "" if v is None else v
+
+    return {k: text(v) for k, v in row.items()}
+
+
+# What each column of the terminal table means (``arena leaderboard --help`` and docs/config.md show this).
+TABLE_HELP = """\b
+Columns of the table:
+  #        place, ordered by mu-3σ
+  entrant  the entrant's name in the config
+  mu-3σ    conservative skill: TrueSkill mu minus 3 sigma
+  mu       TrueSkill mean skill estimate (starts at 25)
+  σ        TrueSkill uncertainty of mu (starts at 8.33)
+  games    games played
+  wins     games finished first (shared first places count)
+  pts/g    mean points scored per game
+  maker    hands it fixed trump in; the share its side made (3+ tricks)
+  faults   faults charged to the bot (not harness: the arena's own lateness)
+  forf     games forfeited after too many faults in one game
+  note     DQ: disqualified (forfeited too often); house: a house bot"""
 
 
 def render_table(standings: list[Standing], title: str = "Leaderboard") -> str:
     """A plain-text table (rich renders it in the terminal; this form also suits logs and tests)."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=0)
     for column, justify in (
         ("#", "right"),
         ("entrant", "left"),
@@ -89,16 +115,16 @@ def render_table(standings: list[Standing], title: str = "Leaderboard") -> str:
         ("σ", "right"),
         ("games", "right"),
         ("wins", "right"),
-        ("avg pts", "right"),
-        ("maker ok", "right"),
+        ("pts/g", "right"),
+        ("maker", "right"),
         ("faults", "right"),
-        ("forfeits", "right"),
-        ("", "left"),
+        ("forf", "right"),
+        ("note", "left"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for s in standings:
-        notes = ", ".join(n for n, on in (("DISQUALIFIED", s.disqualified), ("house bot", s.house)) if on)
-        maker = "-" if s.maker_rate is None else f"{s.maker_rate:.0%} of {s.maker_hands}"
+        notes = " ".join(n for n, on in (("DQ", s.disqualified), ("house", s.house)) if on)
+        maker = "-" if s.maker_rate is None else f"{s.maker_hands} {s.maker_rate:.0%}"
         table.add_row(
             str(s.rank),
             s.name,
@@ -113,6 +139,6 @@ def render_table(standings: list[Standing], title: str = "Leaderboard") -> str:
             str(s.forfeits),
             notes,
         )
-    console = Console(file=io.StringIO(), width=130, color_system=None, force_terminal=False)
+    console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=False)
     console.print(table)
     return console.file.getvalue()  # type: ignore[attr-defined]
