@@ -32,14 +32,13 @@ from typing import Any, ClassVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from arena.engine.actions import ACTIONS, Action, parse_action_id
 from arena.engine.config import Variant
 from arena.engine.events import Event
 from arena.engine.views import View
 from arena.gameinfo import GameInfo, GameResult
-from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
+from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert, reflection
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 
@@ -182,6 +181,11 @@ async def create_server(
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A started gRPC server for ``bot_class`` with health and reflection; returns (server, port, health).
 
+    Use it instead of ``serve`` to run a bot inside a program of your own (a test, a notebook): the server
+    is already started; stop it with ``await server.stop(grace)``. Health answers ``SERVING`` for ``""``
+    (the name the arena asks for) and for ``euchre.arena.v1.Player``; reflection is served as both
+    ``grpc.reflection.v1`` and ``v1alpha``, so that any gRPC tool can list and call the bot.
+
     ``address`` is ``HOST:PORT`` or ``unix:PATH`` (a Unix socket: how the sandbox connects to a bot).
     ``SO_REUSEPORT`` is off (gRPC turns it on by default): a second bot started on a busy port must fail,
     not silently share the port so that the arena talks to either of them by turns.
@@ -196,7 +200,7 @@ async def create_server(
     pb_grpc.add_PlayerServicer_to_server(PlayerServicer(bot_class), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
     try:
         port = server.add_insecure_port(address)
     except RuntimeError as exc:  # grpc reports a port it cannot bind as a RuntimeError
