@@ -21,20 +21,35 @@ from arena.engine.state import P_EXPOSE, P_PLAY, P_TWO, GameState, Phase, Trick
 
 
 class UpCardFate(StrEnum):
+    """What became of the up-card: ``ON_TABLE`` while it is bid on, ``TAKEN`` once the dealer picked it up
+    (he may since have discarded it), ``TURNED_DOWN`` when everybody passed round 1 (it stays in the
+    kitty, publicly known)."""
+
     ON_TABLE = "on_table"  # bidding on it has not finished
     TAKEN = "taken"  # the dealer picked it up (he may since have discarded it)
     TURNED_DOWN = "turned_down"  # everybody passed round 1; it stays in the kitty, publicly known
 
 
 class Play(NamedTuple):
-    """A card played to a trick, and by whom (a NamedTuple: a view holds dozens, built per decision)."""
+    """A card played to a trick, and by whom (a NamedTuple: a view holds dozens, built per decision).
+
+    Attributes:
+        seat: Who played it.
+        card: The card.
+    """
 
     seat: int
     card: Card
 
 
 class TrickView(NamedTuple):
-    """A trick as everybody saw it; ``winner`` is ``None`` while the trick is in progress."""
+    """A trick as everybody saw it.
+
+    Attributes:
+        leader: The seat that led it.
+        plays: The cards in play order; empty when the leader has not played yet.
+        winner: Who won it; ``None`` while the trick is in progress.
+    """
 
     leader: int
     plays: tuple[Play, ...]
@@ -42,6 +57,7 @@ class TrickView(NamedTuple):
 
     @property
     def led_card(self) -> Card | None:
+        """The first card played, or ``None`` before the lead (its *printed* suit: see ``View.led_suit``)."""
         return self.plays[0].card if self.plays else None
 
 
@@ -129,10 +145,12 @@ class View:
 
     @property
     def num_players(self) -> int:
+        """Seats at the table (``config.num_players``)."""
         return self.config.num_players
 
     @property
     def is_my_turn(self) -> bool:
+        """Whether this seat must act now (then ``legal_actions`` is not empty)."""
         return self.to_act == self.seat
 
     @property
@@ -142,7 +160,8 @@ class View:
 
     @property
     def led_suit(self) -> Suit | None:
-        """Effective suit led to the current trick, if a card has been led."""
+        """Effective suit led to the current trick (a led left bower leads trump); ``None`` before the lead
+        and outside play. Following suit means following this, not the led card's printed suit."""
         trick = self.current_trick
         if trick is None or not trick.plays or self.trump is None:
             return None
