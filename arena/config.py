@@ -93,6 +93,11 @@ class TournamentConfig:
     house: EntrantSpec
     sandbox: str = "bubblewrap"  # for launched entrants that do not say otherwise
     source: Path | None = None  # the TOML file, hidden from sandboxed bots
+    base: Path | None = None  # relative paths in the config are relative to this (the TOML file's dir)
+
+    def path(self, value: str) -> Path:
+        """A path written in the config, as the arena must open it."""
+        return (self.base / value) if self.base is not None else Path(value)
     # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
     # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
     deal_key: bytes | None = field(default=None, repr=False)
@@ -161,11 +166,18 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
-    return replace(parse_config(data), source=path.resolve())
+    return parse_config(data, base=path.resolve().parent, source=path.resolve())
 
 
-def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
-    """Validate a config already read into a mapping."""
+def parse_config(
+    data: Mapping[str, Any], base: Path | None = None, source: Path | None = None
+) -> TournamentConfig:
+    """Validate a config already read into a mapping.
+
+    ``base`` is the directory relative paths in the config are taken from: the TOML file's, so that an
+    event runs the same from any working directory (``output``, ``workdir``, and the programs and files in
+    ``command``, which is run from there). None (a config built in code): the working directory.
+    """
     for key in data:
         if key not in TOP_KEYS:
             raise ConfigError(f"unknown key {key!r}: allowed top-level keys are {', '.join(TOP_KEYS)}")
@@ -212,7 +224,9 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
         sandbox=sandbox,
         name=name,
         deal_key=deal_key,
-        output=Path(output),
+        output=(base / output) if base is not None else Path(output),
+        base=base,
+        source=source,
         game=game_config,
         faults=faults,
         entrants=entrants,

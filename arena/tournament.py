@@ -92,16 +92,19 @@ class EntrantRuntime:
             raise ConfigError(f"cannot sandbox {', '.join(sandboxed)}: {problem}")
         dirs: dict[str, Path] = {}
         for s in launched:
-            workdir = Path(s.workdir) if s.workdir else None
+            workdir = self.config.path(s.workdir) if s.workdir else None
             if s.name in sandboxed:
-                dirs[s.name] = bot_directory(expand_command(s.target, 0), workdir)
+                dirs[s.name] = bot_directory(expand_command(s.target, 0), workdir, self.config.base)
         hide = [self.config.output.resolve(), *([self.config.source] if self.config.source else [])]
         out = {}
         for s in launched:
-            others = tuple(d for n, d in dirs.items() if n != s.name and d != dirs.get(s.name))
+            own = dirs.get(s.name)
+            # Another entrant's directory is hidden unless it holds this bot's own (one cannot be shown
+            # a directory inside a hidden one); the sample bots' package is part of the SDK anyway.
+            others = tuple(d for n, d in dirs.items() if n != s.name and not (own and own.is_relative_to(d)))
             out[s.name] = SandboxSpec(
                 mode=self.config.sandbox_of(s),
-                workdir=Path(s.workdir) if s.workdir else None,
+                workdir=self.config.path(s.workdir) if s.workdir else None,
                 env=dict(s.env),
                 hide=(*hide, *others),
             )
@@ -137,6 +140,7 @@ class EntrantRuntime:
                 cpu_s=spec.cpu_s,
                 policy=self.config.faults,
                 sandbox=self.sandboxes[name],
+                cwd=self.config.base,
             )
             self.managed[name] = bot
             await bot.start()

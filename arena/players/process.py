@@ -98,6 +98,7 @@ class ManagedBot:
         log_cap_bytes: int = 1024 * 1024,
         policy: FaultPolicy | None = None,
         sandbox: SandboxSpec | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.name = name
         self.command = command
@@ -109,6 +110,7 @@ class ManagedBot:
         self.log_cap_bytes = log_cap_bytes
         self.policy = policy or FaultPolicy()
         self.sandbox = sandbox or SandboxSpec(mode="none")
+        self.cwd = Path(cwd).resolve() if cwd is not None else None  # None: the arena's own
         self.port = 0
         self.crashes = 0
         self.starts = 0
@@ -122,7 +124,7 @@ class ManagedBot:
         argv = expand_command(command, 0)  # validate early
         self._bot_dir: Path | None = None
         if self.sandbox.sandboxed:
-            self._bot_dir = bot_directory(argv, self.sandbox.workdir)
+            self._bot_dir = bot_directory(argv, self.sandbox.workdir, self.cwd)
             if os.geteuid() == 0 and not readable_by_sandbox_user(self._bot_dir):
                 raise ConfigError(
                     f"{name}: the sandbox runs bots as user nobody, who cannot read {self._bot_dir}: "
@@ -176,7 +178,7 @@ class ManagedBot:
             argv = [*relay, "--port", str(self.port), "--", *argv]
         with contextlib.suppress(FileNotFoundError):
             (self._socket_dir / SOCKET_NAME).unlink()
-        return bwrap_argv(argv, self.sandbox, self._socket_dir, bot_dir=self._bot_dir)
+        return bwrap_argv(argv, self.sandbox, self._socket_dir, bot_dir=self._bot_dir, cwd=self.cwd)
 
     async def start(self) -> str:
         """Launch and wait until the bot reports SERVING; returns its address.
@@ -218,6 +220,7 @@ class ManagedBot:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
             start_new_session=True,
+            cwd=self.cwd,
         )
         try:
             await self._wait_serving()

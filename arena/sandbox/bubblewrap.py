@@ -87,31 +87,32 @@ def bubblewrap_problem() -> str | None:
     return None
 
 
-def bot_directory(argv: Sequence[str], workdir: Path | None) -> Path:
+def bot_directory(argv: Sequence[str], workdir: Path | None, cwd: Path | None = None) -> Path:
     """The directory the bot's program lives in, bound read-only into its sandbox.
 
     ``workdir`` when given; else the module's top-level package for ``python -m pkg.mod``, the first
     argument that names an existing file (``python bot.py``, ``node bot.js``), or the program itself when it
-    is not a system or interpreter path.
+    is not a system or interpreter path. Relative paths are taken from ``cwd`` (where the bot will run).
 
     :raises ConfigError: when none of these names a directory.
     """
+    here = Path(cwd) if cwd is not None else Path.cwd()
     if workdir is not None:
-        path = Path(workdir).resolve()
+        path = (here / workdir).resolve()
         if not path.is_dir():
             raise ConfigError(f"workdir {str(workdir)!r} is not a directory")
         return path
     args = list(argv)
-    if args and not _is_system_program(args[0]) and Path(args[0]).is_file():
-        return Path(args[0]).resolve().parent
+    if args and not _is_system_program(args[0]) and (here / args[0]).is_file():
+        return (here / args[0]).resolve().parent
     for i, arg in enumerate(args[1:], start=1):
         if arg == "-m" and i + 1 < len(args):
             found = _module_directory(args[i + 1])
             if found is not None:
                 return found
             break
-        if not arg.startswith("-") and Path(arg).is_file():
-            return Path(arg).resolve().parent
+        if not arg.startswith("-") and (here / arg).is_file():
+            return (here / arg).resolve().parent
     raise ConfigError(
         f"cannot tell the bot's directory from its command {' '.join(args)!r}: set workdir to the directory "
         "the sandbox should show it (read-only)"
@@ -147,6 +148,9 @@ def sdk_paths() -> list[Path]:
     paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
     package = Path(arena.__file__).resolve().parent
     paths.add(package)
+    samples = _module_directory("sample_bots")  # shipped with the SDK: bots may build on them
+    if samples is not None:
+        paths.add(samples)
     proto = package.parent / "proto"
     if proto.is_dir():
         paths.add(proto)  # the .proto files a bot in another language loads at run time
@@ -188,6 +192,10 @@ def bwrap_argv(
             out += ["--symlink", os.readlink(link), link]
         elif os.path.isdir(link):
             out += ["--ro-bind", link, link]
+    # The private /tmp first: a directory bound below (a bot kept under /tmp) must stay visible on top of it.
+    out += ["--proc", "/proc", "--dev", "/dev"]
+    out += ["--perms", "1777", "--size", str(spec.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    made: set[Path] = {Path("/tmp")}
     binds = [Path(d) for d in SYSTEM_DIRS if os.path.isdir(d)]
     binds += [*sdk_paths(), bot_dir]
     kept: list[Path] = []
@@ -195,7 +203,6 @@ def bwrap_argv(
         if not any(path.is_relative_to(k) for k in kept):
             kept.append(path)  # a directory inside one already bound is visible through it
     binds = kept
-    made: set[Path] = set()
     for path in binds:
         out += _parents(path, made)
         out += ["--ro-bind", str(path), str(path)]
@@ -212,8 +219,6 @@ def bwrap_argv(
         out += _parents(cwd, made)
         if cwd not in made:
             out += ["--perms", "0755", "--dir", str(cwd)]
-    out += ["--proc", "/proc", "--dev", "/dev"]
-    out += ["--perms", "1777", "--size", str(spec.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     out += ["--perms", "0755", "--dir", "/run", "--bind", str(socket_dir), SOCKET_DIR]
     out += ["--chdir", str(cwd), "--clearenv"]
     env = {"PATH": DEFAULT_PATH, "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}

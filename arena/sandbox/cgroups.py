@@ -34,14 +34,10 @@ class _Layout:
     parents: dict[str, Path]  # controller -> our own cgroup directory (v2: the same path for all)
 
 
-def _mounts() -> list[tuple[str, str, str, set[str]]]:
+def _mounts(mountinfo: str) -> list[tuple[str, str, str, set[str]]]:
     """(mount root within the hierarchy, mount point, fstype, super options) of every cgroup mount."""
     found = []
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return []
-    for line in lines:
+    for line in mountinfo.splitlines():
         left, _, right = line.partition(" - ")
         fields, tail = left.split(), right.split()
         if len(fields) < 5 or len(tail) < 3 or tail[0] not in ("cgroup", "cgroup2"):
@@ -50,11 +46,11 @@ def _mounts() -> list[tuple[str, str, str, set[str]]]:
     return found
 
 
-def _own_paths() -> dict[str, str]:
-    """Controller (or '' for v2) -> this process's cgroup path, from /proc/self/cgroup."""
+def _own_paths(cgroup: str) -> dict[str, str]:
+    """Controller (or '' for v2) -> this process's cgroup path, from the text of /proc/self/cgroup."""
     out: dict[str, str] = {}
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
+    for line in cgroup.splitlines():
+        if line.count(":") >= 2:
             _, controllers, path = line.split(":", 2)
             for c in controllers.split(",") if controllers else [""]:
                 out[c] = path
@@ -69,10 +65,18 @@ def _join(mount_point: str, mount_root: str, own: str) -> Path:
 @functools.cache
 def _layout() -> _Layout | str:
     """Where this process's cgroups are and which hierarchy to use, or why none can be used."""
-    if not os.path.isdir("/sys/fs/cgroup"):
-        return "no cgroup filesystem (not Linux, or /sys/fs/cgroup is not mounted)"
-    own = _own_paths()
-    mounts = _mounts()
+    try:
+        mountinfo = Path("/proc/self/mountinfo").read_text()
+        cgroup = Path("/proc/self/cgroup").read_text()
+    except OSError:
+        return "no cgroup information (not Linux, or /proc is not mounted)"
+    return find_layout(mountinfo, cgroup)
+
+
+def find_layout(mountinfo: str, cgroup: str) -> _Layout | str:
+    """The layout described by the texts of /proc/self/mountinfo and /proc/self/cgroup (testable alone)."""
+    own = _own_paths(cgroup)
+    mounts = _mounts(mountinfo)
     v1: dict[str, Path] = {}
     for root, point, fstype, options in mounts:
         if fstype != "cgroup":
@@ -136,15 +140,19 @@ class BotCgroup:
         self.version = version
 
     @classmethod
-    def create(cls, name: str, memory_mb: int | None, max_processes: int | None) -> BotCgroup:
-        """A new, empty cgroup for bot ``name`` with its limits set.
+    def create(
+        cls, name: str, memory_mb: int | None, max_processes: int | None, layout: _Layout | None = None
+    ) -> BotCgroup:
+        """A new, empty cgroup for bot ``name`` with its limits set (``layout``: this machine's).
 
         :raises OSError: when cgroups cannot be used here (see :func:`cgroup_problem`).
         """
-        layout = _layout()
-        if isinstance(layout, str):
-            raise OSError(layout)
-        _sweep(layout)
+        if layout is None:
+            found = _layout()
+            if isinstance(found, str):
+                raise OSError(found)
+            layout = found
+            _sweep(layout)
         leaf = f"euchre-arena-{os.getpid()}-{next(_counter)}-{name}"
         dirs = {c: parent / leaf for c, parent in layout.parents.items()}
         for d in set(dirs.values()):
