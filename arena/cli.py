@@ -36,6 +36,12 @@ def run(
         None, "--duplicate/--no-duplicate", help="override duplicate deals"
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    until_settled: bool = typer.Option(
+        False,
+        "--until-settled",
+        help="after the scheduled rounds, add rounds until every adjacent pair of the order is settled at "
+        "[ranking] confidence, or [ranking] max_games is reached",
+    ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
     from arena.config import load_config
@@ -46,14 +52,14 @@ def run(
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    _run_event(cfg, quiet)
+    _run_event(cfg, quiet, until_settled)
 
 
-def _run_event(cfg: Any, quiet: bool) -> None:
+def _run_event(cfg: Any, quiet: bool, until_settled: bool = False) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.schedule import schedule_spread
-    from arena.standings import render_table
+    from arena.standings import Board, render_table
     from arena.tournament import build_schedule, run_event
 
     faults = 0
@@ -76,6 +82,14 @@ def _run_event(cfg: Any, quiet: bool) -> None:
                 f"resuming {cfg.name}: {done} of {total} games already stored in {cfg.output}"
             )
 
+    def on_extend(total: int, board: Any) -> None:
+        progress.update(task, total=total)
+        conf = board.confidence
+        progress.console.print(
+            f"after {conf.games} games {len(conf.open_pairs())} of {len(conf.adjacent)} adjacent pairs are "
+            f"open (whole order P = {conf.whole:.2f}): extending to {total} games"
+        )
+
     def on_game(_game: Any, result: Any) -> None:
         nonlocal faults
         faults += len(result.faults)
@@ -83,7 +97,11 @@ def _run_event(cfg: Any, quiet: bool) -> None:
 
     try:
         with progress:
-            summary = asyncio.run(run_event(cfg, on_game=on_game, on_start=on_start))
+            summary = asyncio.run(
+                run_event(
+                    cfg, on_game=on_game, on_start=on_start, until_settled=until_settled, on_extend=on_extend
+                )
+            )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:
@@ -94,9 +112,16 @@ def _run_event(cfg: Any, quiet: bool) -> None:
             err=True,
         )
         raise typer.Exit(130) from None
-    typer.echo(
-        render_table(summary.standings, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}")
-    )
+    board = Board(summary.standings, summary.confidence)
+    typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
+    if summary.stopped == "settled":
+        typer.echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
+    elif summary.stopped == "budget":
+        still = ", ".join(f"{p.upper} / {p.lower}" for p in summary.confidence.open_pairs())
+        typer.echo(
+            f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
+            f"still open: {still}"
+        )
     spread = schedule_spread(build_schedule(cfg), [e.name for e in cfg.entrants], cfg.game.team_play)
     typer.echo(f"schedule: {spread.render()}")
     typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
@@ -150,12 +175,12 @@ def leaderboard(
     as_csv: bool = typer.Option(False, "--csv", help="print CSV"),
 ) -> None:
     """The standings of a (finished or interrupted) event, from its stored games."""
-    from arena.standings import compute_standings, render_csv, render_json, render_table
+    from arena.standings import compute_board, render_csv, render_json, render_table
     from arena.store import Store
 
     try:
         with Store.open(directory, create=False) as store:
-            standings = compute_standings(store)
+            standings = compute_board(store)
             played = len(store.finished())
             total = len(store.schedule())
     except ConfigError as exc:

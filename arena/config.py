@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ TOP_KEYS = (
     "game",
     "faults",
     "house",
+    "ranking",
     "entrant",
 )
 ENTRANT_KEYS = ("name", "address", "command", "class", "memory_mb", "cpu_s", "startup_timeout_s")
@@ -56,6 +57,54 @@ class EntrantSpec:
         }
 
 
+RANKING_METHODS = ("auto", "points", "paired", "trueskill")
+
+
+@dataclass(frozen=True, slots=True)
+class RankingConfig:
+    """``[ranking]``: how the leaderboard orders entrants and when ``--until-settled`` stops.
+
+    ``method``: "auto" (the default) orders by paired points per hand in a duplicate event and by points per
+    hand otherwise; "trueskill" by mu - 3 sigma. ``confidence``: the probability at which an adjacent pair
+    of the order counts as settled. ``max_games``: the budget of ``--until-settled``. ``check_every``: games
+    between two looks at the confidence while extending.
+    """
+
+    method: str = "auto"
+    confidence: float = 0.95
+    max_games: int = 1000
+    check_every: int = 25
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "confidence": self.confidence,
+            "max_games": self.max_games,
+            "check_every": self.check_every,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> RankingConfig:
+        allowed = ("method", "confidence", "max_games", "check_every")
+        for key in raw:
+            if key not in allowed:
+                raise ConfigError(f"unknown key ranking.{key}: allowed keys are {', '.join(allowed)}")
+        method = raw.get("method", "auto")
+        if method not in RANKING_METHODS:
+            raise ConfigError(f"ranking.method={method!r}: expected one of {', '.join(RANKING_METHODS)}")
+        confidence = raw.get("confidence", 0.95)
+        number = isinstance(confidence, int | float) and not isinstance(confidence, bool)
+        if not number or not 0.5 < confidence < 1:
+            raise ConfigError(f"ranking.confidence={confidence!r}: expected a probability in (0.5, 1)")
+        ints = {}
+        for key, default, lo, hi in (("max_games", 1000, 1, 10_000_000), ("check_every", 25, 1, 1_000_000)):
+            value = raw.get(key, default)
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+                raise ConfigError(f"ranking.{key}={value!r}: expected an integer {lo}..{hi}")
+            ints[key] = value
+        return cls(method, float(confidence), **ints)
+
+
 @dataclass(frozen=True, slots=True)
 class TournamentConfig:
     name: str
@@ -68,6 +117,7 @@ class TournamentConfig:
     faults: FaultPolicy
     entrants: tuple[EntrantSpec, ...]
     house: EntrantSpec
+    ranking: RankingConfig = field(default_factory=RankingConfig)
 
     def with_overrides(self, **overrides: Any) -> TournamentConfig:
         """The same config with command-line overrides applied (``None`` = not given) and re-validated."""
@@ -80,10 +130,10 @@ class TournamentConfig:
         return replace(self, **given)
 
     def fingerprint(self) -> dict[str, Any]:
-        """What fixes the schedule and the deals: a resumed event must have the same."""
+        """What fixes the schedule and the deals: a resumed event must have the same. Not ``rounds``: an
+        event may grow by rounds and keep every game it played (``Store.begin_event``)."""
         return {
             "seed": self.seed,
-            "rounds": self.rounds,
             "duplicate": self.duplicate,
             "game": self.game.to_dict(),
             "entrants": [e.name for e in self.entrants],
@@ -102,6 +152,7 @@ class TournamentConfig:
             "faults": self.faults.to_dict(),
             "entrants": [e.to_dict() for e in self.entrants],
             "house": self.house.to_dict(),
+            "ranking": self.ranking.to_dict(),
         }
 
 
@@ -169,6 +220,7 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
         faults=faults,
         entrants=entrants,
         house=house,
+        ranking=RankingConfig.from_dict(_section(data, "ranking")),
         **values,
     )
 

@@ -65,6 +65,16 @@ CREATE TABLE IF NOT EXISTS disqualified (
 """
 
 
+def _insert_schedule(db: sqlite3.Connection, games: Sequence[ScheduledGame]) -> None:
+    db.executemany(
+        "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (g.seq, g.game_id, g.round, g.table, g.block, g.rotation, g.seed, json.dumps(g.seats))
+            for g in games
+        ],
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SeatStats:
     """Per-seat numbers of one game, computed when the game is stored."""
@@ -132,11 +142,19 @@ class Store:
     ) -> bool:
         """Record a new event, or check that a resumed one is the same event; returns True when resuming.
 
-        :raises ConfigError: the directory holds results of a different event (other seed, rounds, variant,
+        A resumed event may have more rounds than stored (``--until-settled`` or a larger ``rounds``): the
+        schedule of more rounds starts with the stored one (arena.schedule), so the extra games are added
+        and every stored game stays as it was. With fewer rounds, the stored schedule is kept whole, so a
+        resumed extension is finished rather than cut. Read the schedule to play from ``schedule()``.
+
+        :raises ConfigError: the directory holds results of a different event (other seed, variant,
             entrants ...), which resuming would corrupt.
         """
         stored = self.meta("fingerprint")
         if stored is not None:
+            # rounds may grow (and stores from before that still hold them)
+            stored = {k: v for k, v in stored.items() if k != "rounds"}
+            fingerprint = {k: v for k, v in fingerprint.items() if k != "rounds"}
             if stored != fingerprint:
                 changed = sorted(
                     k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k)
@@ -146,13 +164,16 @@ class Store:
                     f"{', '.join(changed)}); use another output directory, or restore the original settings "
                     "to resume"
                 )
-            if self.schedule() != list(schedule):
+            have, want = self.schedule(), list(schedule)
+            common = min(len(have), len(want))
+            if have[:common] != want[:common]:
                 raise ConfigError(
                     f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
                     "arena?); finish it with that version, or use another output directory"
                 )
             with self.transaction() as db:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
+                _insert_schedule(db, want[len(have) :])
             return True
         with self.transaction() as db:
             db.execute("INSERT INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
@@ -162,14 +183,12 @@ class Store:
                 "INSERT INTO entrants VALUES (?, ?, ?, ?, NULL)",
                 [(n, k, t, int(h)) for n, k, t, h in entrants],
             )
-            db.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (g.seq, g.game_id, g.round, g.table, g.block, g.rotation, g.seed, json.dumps(g.seats))
-                    for g in schedule
-                ],
-            )
+            _insert_schedule(db, schedule)
         return False
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a JSON value beside the event (e.g. the settings of ``arena match``)."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def set_identity(self, entrant: str, identity: dict[str, Any]) -> None:
         self.db.execute("UPDATE entrants SET identity = ? WHERE name = ?", (json.dumps(identity), entrant))
@@ -273,9 +292,10 @@ class Store:
     def rated_games(self) -> Iterator[RatedGame]:
         """Every stored game in schedule order, read as it is consumed (an event may hold many)."""
         rows = self.db.execute(
-            "SELECT seq, game_id, seats, ranks, scores, forfeited, rated, excluded FROM games ORDER BY seq"
+            "SELECT g.seq, g.game_id, g.seats, g.ranks, g.scores, g.forfeited, g.rated, g.excluded, s.block, "
+            "g.hands FROM games g JOIN schedule s ON s.game_id = g.game_id ORDER BY g.seq"
         )
-        for seq, game_id, seats, ranks, scores, forfeited, rated, excluded in rows:
+        for seq, game_id, seats, ranks, scores, forfeited, rated, excluded, block, hands in rows:
             names = tuple(json.loads(seats))
             yield RatedGame(
                 seq,
@@ -286,6 +306,8 @@ class Store:
                 tuple(names[s] for s in json.loads(forfeited)),
                 bool(rated),
                 tuple(json.loads(excluded)),
+                block,
+                hands,
             )
 
     def seat_totals(self) -> dict[str, dict[str, int]]:

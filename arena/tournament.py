@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.bot import Bot
@@ -25,9 +26,10 @@ from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, BotIdentity, RemotePlayer
+from arena.ranking import Confidence
 from arena.rating import Standing
 from arena.schedule import ScheduledGame, make_schedule
-from arena.standings import compute_standings
+from arena.standings import Board, compute_board
 from arena.store import SeatStats, Store
 from arena.table import TableResult, TableSpec, play_table
 
@@ -147,6 +149,8 @@ class EventSummary:
     games_total: int
     games_played_now: int
     standings: list[Standing]
+    confidence: Confidence
+    stopped: str = ""  # with --until-settled: "settled" or "budget"
 
 
 ProgressHook = Callable[[ScheduledGame, TableResult], None]
@@ -192,36 +196,83 @@ async def run_event(
     config: TournamentConfig,
     on_game: ProgressHook | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    until_settled: bool = False,
+    on_extend: Callable[[int, Board], None] | None = None,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
 
+    With ``until_settled``, once the scheduled games are played the event grows by rounds (about
+    ``ranking.check_every`` games at a time) until every adjacent pair of the leaderboard is settled at
+    ``ranking.confidence`` or ``ranking.max_games`` would be exceeded. Each extension is stored as schedule
+    before it is played and depends only on the stored results, so an interrupted event resumes into the
+    same games and the same decisions.
+
     :param on_start: called with (games in the event, games already stored) once the event is set up.
+    :param on_extend: called with (games in the event now, the board that asked for more) at each extension.
     :raises ConfigError: the output directory holds another event, or an entrant cannot start.
     """
-    schedule = build_schedule(config)
-    house = sorted({n for g in schedule for n in g.seats} - {e.name for e in config.entrants})
+    house = sorted({n for g in build_schedule(config) for n in g.seats} - {e.name for e in config.entrants})
     rows = [(e.name, e.kind, e.target, False) for e in config.entrants]
     rows += [(n, config.house.kind, config.house.target, True) for n in house]
     with Store.open(config.output) as store:
-        resumed = store.begin_event(config.fingerprint(), config.to_dict(), schedule, rows)
-        done = store.finished()
-        todo = [g for g in schedule if g.game_id not in done]
+        resumed = store.begin_event(config.fingerprint(), config.to_dict(), build_schedule(config), rows)
+        schedule = store.schedule()
         if on_start is not None:
-            on_start(len(schedule), len(done))
+            on_start(len(schedule), len(store.finished()))
         runtime = EntrantRuntime(config, config.output / "logs")
+        started: set[str] = set()
+        played_now = 0
+        stopped = ""
         try:
-            if todo:
-                await runtime.start(sorted({n for g in todo for n in g.seats}))
-                for name, identity in runtime.identities.items():
-                    store.set_identity(
-                        name, {"name": identity.name, "author": identity.author, "version": identity.version}
-                    )
-                await _play_all(config, store, runtime, todo, on_game)
+            while True:
+                done = store.finished()
+                todo = [g for g in schedule if g.game_id not in done]
+                if todo:
+                    names = sorted({n for g in todo for n in g.seats} - started)
+                    await runtime.start(names)
+                    started.update(names)
+                    for name in names:
+                        identity = runtime.identities.get(name)
+                        if identity is not None:
+                            store.set_identity(
+                                name,
+                                {
+                                    "name": identity.name,
+                                    "author": identity.author,
+                                    "version": identity.version,
+                                },
+                            )
+                    await _play_all(config, store, runtime, todo, on_game)
+                    played_now += len(todo)
+                if not until_settled:
+                    break
+                board = compute_board(store, ranking=config.ranking)
+                rounds = _more_rounds(config, schedule, board)
+                if rounds <= 0:
+                    stopped = "settled" if board.confidence.settled else "budget"
+                    break
+                grown = replace(config, rounds=schedule[-1].round + rounds)
+                store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
+                schedule = store.schedule()
+                if on_extend is not None:
+                    on_extend(len(schedule), board)
         finally:
             await runtime.stop()
         with store.rating_history_writer() as record:
-            standings = compute_standings(store, record)
-    return EventSummary(config, resumed, len(schedule), len(todo), standings)
+            board = compute_board(store, record, config.ranking)
+    return EventSummary(
+        config, resumed, len(schedule), played_now, board.standings, board.confidence, stopped
+    )
+
+
+def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], board: Board) -> int:
+    """Rounds to add before the next look at the order: 0 when it is settled or the budget is spent."""
+    if board.confidence.settled or not schedule:
+        return 0
+    per_round = len(schedule) / schedule[-1].round
+    step = max(1, math.ceil(config.ranking.check_every / per_round))
+    affordable = int((config.ranking.max_games - len(schedule)) // per_round)
+    return min(step, affordable)
 
 
 async def _play_all(
