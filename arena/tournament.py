@@ -322,3 +322,7 @@ async def _play_all(
                 on_game(game, result)
 
     await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(todo)))))
+
+
+play_games = _play_all
+"""Play scheduled games into ``store`` (for runners other than ``run_event``, such as ``arena match``)."""
