@@ -16,8 +16,8 @@ Pure: stored games in, figures out. Why these statistics (the numbers are in doc
   observed gap between the two scores and ``sd`` its bootstrap standard deviation; ``k = SHARPEN``
   corrects the bootstrap's known conservatism (an event's order is right more often than the spread of
   its own resamples suggests; measured in bench/ranking.py). An adjacent pair is *settled* at level ``c``
-  when that probability is at least ``c``; the whole-order figure is the product over adjacent pairs
-  (the order is exactly right if and only if every adjacent pair is).
+  when that probability is at least ``c`` (and the event has ``MIN_UNITS`` units); the whole-order figure
+  is the product over adjacent pairs (the order is exactly right if and only if every adjacent pair is).
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ METHODS = ("points", "paired", "centred")
 SHARPEN = 1.0
 """Probit scale applied to every bootstrap pair probability; see the module docstring and docs/ranking.md."""
 REPLICATES = 1000
+MIN_UNITS = 10
+"""No pair is settled on fewer units: a bootstrap of a handful of games has too few distinct resamples to
+show the spread (two duplicate blocks once 'settled' a five-bot order)."""
 BOOTSTRAP_DOMAIN = "euchre-arena/bootstrap/v1"
 _NORMAL = NormalDist()
 
@@ -317,7 +320,10 @@ def confidence(
     )
     k = len(order)
     gaps = [[estimate[order[i]] - estimate[order[j]] for j in range(k)] for i in range(k)]
-    sds = [[_sd(boot["score"][:, i] - boot["score"][:, j]) for j in range(k)] for i in range(k)]
+    # The bootstrap's spread is that of n draws from the n observed units, which is short by sqrt(n/(n-1))
+    # of the standard error (the same correction as a sample variance's n-1); restore it.
+    inflate = math.sqrt(n / (n - 1)) if n > 1 else math.inf
+    sds = [[_sd(boot["score"][:, i] - boot["score"][:, j]) * inflate for j in range(k)] for i in range(k)]
     last = set(demoted)
 
     def p_above(i: int, j: int) -> float:
@@ -332,7 +338,7 @@ def confidence(
     adjacent = []
     for i in range(k - 1):
         p = pairwise[i][i + 1]
-        settled = p >= level
+        settled = p >= level and n >= MIN_UNITS
         more = None if settled else _more(gaps[i][i + 1], sds[i][i + 1], level, played, sharpen)
         adjacent.append(AdjacentPair(order[i], order[i + 1], p, settled, more))
     whole = math.prod(p.probability for p in adjacent) if adjacent else 1.0
