@@ -60,7 +60,8 @@ def _run_event(cfg: Any, quiet: bool, until_settled: bool = False) -> None:
 
     from arena.schedule import schedule_spread
     from arena.standings import Board, render_table
-    from arena.tournament import build_schedule, run_event
+    from arena.store import Store
+    from arena.tournament import run_event
 
     faults = 0
     progress = Progress(
@@ -122,7 +123,9 @@ def _run_event(cfg: Any, quiet: bool, until_settled: bool = False) -> None:
             f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
             f"still open: {still}"
         )
-    spread = schedule_spread(build_schedule(cfg), [e.name for e in cfg.entrants], cfg.game.team_play)
+    with Store.open(cfg.output) as store:  # the event as played: --until-settled may have grown it
+        schedule = store.schedule()
+    spread = schedule_spread(schedule, [e.name for e in cfg.entrants], cfg.game.team_play)
     typer.echo(f"schedule: {spread.render()}")
     typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
 

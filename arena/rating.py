@@ -145,11 +145,3 @@ def apply_in_order(
             if record is not None:
                 record(HistoryRow(game.seq, game.game_id, name, rating.mu, rating.sigma))
     return ratings
-
-
-def order(standings: Iterable[Standing]) -> list[Standing]:
-    """Sort by conservative skill (then mu, then name, for a stable order) and number the ranks."""
-    out = sorted(standings, key=lambda s: (-round(s.conservative, 9), -round(s.mu, 9), s.name))
-    for i, standing in enumerate(out):
-        standing.rank = i + 1
-    return out

@@ -18,7 +18,7 @@ The pooled games of all events verify the ladder's order and gaps.
 
 SPRT: ``--matches`` A/B matches per case with the ``arena match`` design (each deal played by the candidate
 and by the baseline at a table of four rules bots, every rotation), H0: 0 vs H1: +0.1 points per hand,
-alpha = beta = 0.1: ε=0.2 against itself (true difference 0, at H0: accepting H1 is an alpha error) and ε=0
+alpha = beta = 0.05: ε=0.2 against itself (true difference 0, at H0: accepting H1 is an alpha error) and ε=0
 against ε=0.2 (true difference about +0.1, at H1: accepting H0 is a beta error).
 """
 
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 from arena.engine import GameConfig
 from arena.match import BASELINE, CANDIDATE, deal_differences, match_schedule
 from arena.players.inprocess import InProcessPlayer
-from arena.ranking import collect, confidence, ranking_order, resolve_method, scores
+from arena.ranking import MIN_UNITS, collect, confidence, ranking_order, resolve_method, scores
 from arena.rating import DRIFT_TAU, RatedGame, environment
 from arena.schedule import ScheduledGame, make_schedule
 from arena.sprt import SprtSettings, run_sprt
@@ -54,7 +54,7 @@ NAMES = tuple(f"eps{round(e * 100):03d}" for e in EPSILONS)  # the true order, b
 CONFIG = GameConfig.from_dict({"variant": "call-ace"})
 SHARPENS = (1.0, 1.25, 1.5)
 LEVELS = (0.8, 0.95)
-SPRT = SprtSettings(h0=0.0, h1=0.1, alpha=0.1, beta=0.1, min_deals=10)
+SPRT = SprtSettings(h0=0.0, h1=0.1, alpha=0.05, beta=0.05, min_deals=10)
 
 
 async def play(schedule: Sequence[ScheduledGame], classes: dict[str, type]) -> list[RatedGame]:
@@ -209,7 +209,15 @@ def report_mode(mode: str, results: list[EventResult], marks: list[int], step: i
         for level in LEVELS:
             spent, right, capped = [], 0, 0
             for r in results:
-                stop = next((b for b in marks if all(p >= level for p, _ in r.stated[k, b][1])), None)
+                stop = next(
+                    (
+                        b
+                        for b in marks
+                        if all(p >= level for p, _ in r.stated[k, b][1])
+                        and b // (5 if mode == "duplicate" else 1) >= MIN_UNITS
+                    ),
+                    None,
+                )
                 capped += stop is None
                 stop = stop or marks[-1]
                 spent.append(stop)
