@@ -29,12 +29,14 @@ import asyncio
 import itertools
 import math
 import os
+import pickle
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
@@ -52,7 +54,7 @@ from sample_bots.rules import RulesBot
 EPSILONS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 NAMES = tuple(f"eps{round(e * 100):03d}" for e in EPSILONS)  # the true order, best first
 CONFIG = GameConfig.from_dict({"variant": "call-ace"})
-SHARPENS = (1.0, 1.25, 1.5)
+SHARPENS = (1.0, 1.5, 2.0)
 LEVELS = (0.8, 0.95)
 SPRT = SprtSettings(h0=0.0, h1=0.1, alpha=0.05, beta=0.05, min_deals=10)
 
@@ -82,9 +84,7 @@ class EventResult:
     games: list[RatedGame]
     exact: dict[tuple[str, int], bool]  # (method, budget)
     top1: dict[tuple[str, int], bool]
-    stated: dict[
-        tuple[float, int], tuple[float, list[tuple[float, bool]]]
-    ]  # (sharpen, budget) -> whole, pairs
+    z: dict[int, list[tuple[float, bool]]]  # budget -> adjacent pairs: (gap / sd, pair in the true order)
 
 
 def budgets(games: int, step: int) -> list[int]:
@@ -102,7 +102,7 @@ def run_event(task: EventTask) -> EventResult:
     games = asyncio.run(play(schedule[: task.games], classes))
     exact: dict[tuple[str, int], bool] = {}
     top1: dict[tuple[str, int], bool] = {}
-    stated: dict[tuple[float, int], tuple[float, list[tuple[float, bool]]]] = {}
+    zs: dict[int, list[tuple[float, bool]]] = {}
     marks = set(budgets(task.games, task.step))
     for tau, method in ((DRIFT_TAU, "trueskill-drift"), (0.0, "trueskill")):
         env = environment(tau)
@@ -122,11 +122,21 @@ def run_event(task: EventTask) -> EventResult:
             order = ranking_order(scores(units, method))
             exact[method, b] = tuple(order) == NAMES
             top1[method, b] = order[0] == NAMES[0]
-        for k in SHARPENS:
-            conf = confidence(units, "auto", 0.95, task.seed, replicates=500, sharpen=k)
-            pairs = [(p.probability, NAMES.index(p.upper) < NAMES.index(p.lower)) for p in conf.adjacent]
-            stated[k, b] = (conf.whole, pairs)
-    return EventResult(task.mode, games, exact, top1, stated)
+        # The pair probabilities at sharpen 1 are Φ(gap / sd): keep gap / sd, so any sharpening can be
+        # judged afterwards without another bootstrap.
+        conf = confidence(units, "auto", 0.95, task.seed, replicates=500, sharpen=1.0)
+        zs[b] = [(_z(p.probability), NAMES.index(p.upper) < NAMES.index(p.lower)) for p in conf.adjacent]
+    return EventResult(task.mode, games, exact, top1, zs)
+
+
+def _z(p: float) -> float:
+    return NormalDist().inv_cdf(min(max(p, 1e-12), 1 - 1e-12))
+
+
+def stated(zs: list[tuple[float, bool]], k: float) -> tuple[float, list[tuple[float, bool]]]:
+    """The whole-order figure and the adjacent pairs' probabilities at sharpening ``k``."""
+    pairs = [(NormalDist().cdf(k * z), right) for z, right in zs]
+    return math.prod(p for p, _ in pairs), pairs
 
 
 @dataclass(frozen=True)
@@ -171,7 +181,7 @@ def calibration(points: list[tuple[float, bool]], bins: int = 10) -> list[str]:
         if inside:
             stated = sum(p for p, _ in inside) / len(inside)
             observed = sum(ok for _, ok in inside) / len(inside)
-            flag = "" if len(inside) < 20 else ("  ok" if abs(stated - observed) <= 0.05 else "  OFF")
+            flag = "" if len(inside) < 50 else ("  ok" if abs(stated - observed) <= 0.05 else "  OFF")
             rows.append(
                 f"    [{lo:.1f}, {hi:.1f}): n={len(inside):4d} stated {stated:.3f} "
                 f"observed {observed:.3f}{flag}"
@@ -198,8 +208,8 @@ def report_mode(mode: str, results: list[EventResult], marks: list[int], step: i
         print(f"    {m:<18} {need[m]}")
     default = resolve_method("auto", mode == "duplicate")
     for k in SHARPENS:
-        whole = [(r.stated[k, b][0], r.exact[default, b]) for r in results for b in marks]
-        pairs = [pair for r in results for b in marks for pair in r.stated[k, b][1]]
+        whole = [(stated(r.z[b], k)[0], r.exact[default, b]) for r in results for b in marks]
+        pairs = [pair for r in results for b in marks for pair in stated(r.z[b], k)[1]]
         print(f"--- {mode}: calibration of the stated confidence ({default}, sharpen {k}) ---")
         print("  whole order:")
         print("\n".join(calibration(whole)))
@@ -213,7 +223,7 @@ def report_mode(mode: str, results: list[EventResult], marks: list[int], step: i
                     (
                         b
                         for b in marks
-                        if all(p >= level for p, _ in r.stated[k, b][1])
+                        if all(p >= level for p, _ in stated(r.z[b], k)[1])
                         and b // (5 if mode == "duplicate" else 1) >= MIN_UNITS
                     ),
                     None,
@@ -292,6 +302,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--matches", type=int, default=20, help="SPRT matches per case (default 20)")
     parser.add_argument("--max-deals", type=int, default=200, help="SPRT budget in deals (default 200)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--save", type=Path, help="also pickle the raw results here (to study them later)")
     args = parser.parse_args(argv)
     started = time.monotonic()
     tasks = [
@@ -313,6 +324,8 @@ def main(argv: list[str] | None = None) -> None:
         sprt_jobs = [pool.submit(run_match, m) for m in matches]
         results = list(pool.map(run_event, tasks, chunksize=1))
         outcomes = [job.result() for job in sprt_jobs]
+    if args.save:
+        args.save.write_bytes(pickle.dumps({"results": results, "outcomes": outcomes, "args": vars(args)}))
     marks = budgets(args.games, args.step)
     report_ladder(results)
     for mode in ("plain", "duplicate"):
