@@ -67,13 +67,15 @@ class RankingConfig:
     ``method``: "auto" (the default) orders by paired points per hand in a duplicate event and by points per
     hand otherwise; "trueskill" by mu - 3 sigma. ``confidence``: the probability at which an adjacent pair
     of the order counts as settled. ``max_games``: the budget of ``--until-settled``. ``check_every``: games
-    between two looks at the confidence while extending.
+    between two looks at the confidence while extending. ``sharpen``: the probit scale of the pair
+    probabilities (arena.ranking.SHARPEN; 1.0 is the plain bootstrap).
     """
 
     method: str = "auto"
     confidence: float = 0.95
     max_games: int = 1000
     check_every: int = 25
+    sharpen: float = 2.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,11 +83,12 @@ class RankingConfig:
             "confidence": self.confidence,
             "max_games": self.max_games,
             "check_every": self.check_every,
+            "sharpen": self.sharpen,
         }
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> RankingConfig:
-        allowed = ("method", "confidence", "max_games", "check_every")
+        allowed = ("method", "confidence", "max_games", "check_every", "sharpen")
         for key in raw:
             if key not in allowed:
                 raise ConfigError(f"unknown key ranking.{key}: allowed keys are {', '.join(allowed)}")
@@ -96,13 +99,16 @@ class RankingConfig:
         number = isinstance(confidence, int | float) and not isinstance(confidence, bool)
         if not number or not 0.5 < confidence < 1:
             raise ConfigError(f"ranking.confidence={confidence!r}: expected a probability in (0.5, 1)")
+        sharpen = raw.get("sharpen", 2.0)
+        if not isinstance(sharpen, int | float) or isinstance(sharpen, bool) or not 1 <= sharpen <= 4:
+            raise ConfigError(f"ranking.sharpen={sharpen!r}: expected a number 1..4 (1 = plain bootstrap)")
         ints = {}
         for key, default, lo, hi in (("max_games", 1000, 1, 10_000_000), ("check_every", 25, 1, 1_000_000)):
             value = raw.get(key, default)
             if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
                 raise ConfigError(f"ranking.{key}={value!r}: expected an integer {lo}..{hi}")
             ints[key] = value
-        return cls(method, float(confidence), **ints)
+        return cls(method, float(confidence), sharpen=float(sharpen), **ints)
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,7 +104,9 @@ def compute_board(
             )
         )
     units = collect(store.rated_games(), [name for name, *_ in entrants])
-    conf = confidence(units, ranking.method, ranking.confidence, seed, demoted=disqualified)
+    conf = confidence(
+        units, ranking.method, ranking.confidence, seed, sharpen=ranking.sharpen, demoted=disqualified
+    )
     by_name = {s.name: s for s in standings}
     ordered = [by_name[name] for name in conf.order]
     for i, standing in enumerate(ordered):
