@@ -296,10 +296,10 @@ def report_sprt(outcomes: list[tuple[str, list[float], str, int]]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--events", type=int, default=30, help="seeded events per mode (default 30)")
+    parser.add_argument("--events", type=int, default=40, help="seeded events per mode (default 40)")
     parser.add_argument("--games", type=int, default=300, help="games per event (default 300)")
     parser.add_argument("--step", type=int, default=25, help="budget step in games (default 25)")
-    parser.add_argument("--matches", type=int, default=20, help="SPRT matches per case (default 20)")
+    parser.add_argument("--matches", type=int, default=60, help="SPRT matches per case (default 60)")
     parser.add_argument("--max-deals", type=int, default=200, help="SPRT budget in deals (default 200)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--save", type=Path, help="also pickle the raw results here (to study them later)")
