@@ -177,6 +177,15 @@ def _num(value: float, digits: int = 2) -> str:
     return "-" if value != value else f"{value:.{digits}f}"
 
 
+def _p_text(p: float) -> str:
+    """A probability to three places, never rounded to a certainty it is not."""
+    if p > 0.9995:
+        return "> 0.999"
+    if p < 0.0005:
+        return "< 0.001"
+    return f"= {p:.3f}"
+
+
 def _interval_text(value: float, interval: tuple[float, float]) -> str:
     return f"{_num(value)} [{_num(interval[0])}, {_num(interval[1])}]"
 
@@ -198,8 +207,8 @@ def render_confidence(conf: Confidence) -> str:
                 if pair.more_games is not None
                 else ", no gap visible yet"
             )
-        lines.append(f"  {pair.upper} above {pair.lower}: P = {pair.probability:.3f}  {state}")
-    lines.append(f"whole order right: P = {conf.whole:.3f}" + ("  (settled)" if conf.settled else ""))
+        lines.append(f"  {pair.upper} above {pair.lower}: P {_p_text(pair.probability)}  {state}")
+    lines.append(f"whole order right: P {_p_text(conf.whole)}" + ("  (settled)" if conf.settled else ""))
     if len(conf.order) > 1:
         width = max(len(n) for n in conf.order)
         short = [n[:7] for n in conf.order]

@@ -295,3 +295,18 @@ def test_a_resumed_event_may_grow_but_keeps_its_games(tmp_path: Path) -> None:
         )
     fewer = asyncio.run(run_event(parse_config(event(tmp_path, LADDER, rounds=1))))
     assert fewer.games_total == 4 and fewer.games_played_now == 0  # the stored schedule is kept whole
+
+
+def test_cli_run_until_settled_reports_the_open_pairs_at_the_budget(tmp_path: Path) -> None:
+    config = tmp_path / "e.toml"
+    config.write_text(
+        f'seed = 3\nrounds = 2\nconcurrency = 1\noutput = "{tmp_path / "out"}"\n'
+        '[game]\nvariant = "call-ace"\n[ranking]\nmax_games = 6\ncheck_every = 2\n'
+        '[[entrant]]\nname = "a"\nclass = "sample_bots.rules:RulesBot"\n'
+    )
+    result = CliRunner().invoke(app, ["run", str(config), "--until-settled", "--quiet"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # the console wraps long lines
+    assert "after 2 games 4 of 4 adjacent pairs are open" in text and "extending to 6 games" in text
+    assert "until-settled: budget of 6 games spent (6 played); still open:" in text
+    assert "whole order right" in text
