@@ -69,25 +69,26 @@ class Units:
 
 
 def collect(games: Iterable[RatedGame], names: Sequence[str]) -> Units:
-    """Sum the rated games into units. A block with more than one game makes the event duplicate.
+    """Sum the rated games, in schedule order, into units. A block with more than one game makes the event
+    duplicate (a block's games are consecutive in schedule order, so one block is held at a time and a long
+    event streams through).
 
     Void games and the seats the autopilot played for a disqualified entrant count for nobody. A forfeit
     counts as a game played for no points (what the autopilot scored after it is not the entrant's), so
     forfeiting costs in points as it costs in rank.
     """
     index = {name: i for i, name in enumerate(names)}
-    blocks: dict[str, list[RatedGame]] = {}
-    for game in games:
-        if game.rated:
-            blocks.setdefault(game.block or game.game_id, []).append(game)
-    duplicate = any(len(b) > 1 for b in blocks.values())
-    keys = list(blocks) if duplicate else [g.game_id for b in blocks.values() for g in b]
-    by_game = {g.game_id: [g] for b in blocks.values() for g in b}
-    groups = [blocks[k] for k in keys] if duplicate else [by_game[k] for k in keys]
-    shape = (len(groups), len(names))
-    sums = {k: np.zeros(shape) for k in ("points", "hands", "ranks", "games", "paired", "paired_hands")}
-    centred = np.zeros(shape)
-    for u, group in enumerate(groups):
+    keys = ("points", "hands", "ranks", "games", "paired", "paired_hands", "centred")
+    rows: dict[str, list[list[float]]] = {k: [] for k in keys}
+    n_games = 0
+    duplicate = False
+    group: list[RatedGame] = []
+
+    def flush() -> None:
+        nonlocal n_games, duplicate
+        if not group:
+            return
+        row = {k: [0.0] * len(names) for k in keys}
         n_seats = len(group[0].seats)
         effective = [
             [0 if name in g.forfeited else score for name, score in zip(g.seats, g.scores, strict=True)]
@@ -100,16 +101,29 @@ def collect(games: Iterable[RatedGame], names: Sequence[str]) -> Units:
                 if name in game.excluded or name not in index:
                     continue
                 e = index[name]
-                sums["points"][u, e] += scores[seat]
-                sums["hands"][u, e] += game.hands
-                sums["ranks"][u, e] += game.ranks[seat]
-                sums["games"][u, e] += 1
-                centred[u, e] += scores[seat] - table_mean
+                row["points"][e] += scores[seat]
+                row["hands"][e] += game.hands
+                row["ranks"][e] += game.ranks[seat]
+                row["games"][e] += 1
+                row["centred"][e] += scores[seat] - table_mean
                 if len(group) > 1:
-                    sums["paired"][u, e] += scores[seat] - seat_mean[seat]
-                    sums["paired_hands"][u, e] += game.hands
-    n_games = sum(len(g) for g in groups)
-    return Units(tuple(names), duplicate, centred=centred, n_games=n_games, **sums)
+                    row["paired"][e] += scores[seat] - seat_mean[seat]
+                    row["paired_hands"][e] += game.hands
+        for k in keys:
+            rows[k].append(row[k])
+        n_games += len(group)
+        duplicate = duplicate or len(group) > 1
+        group.clear()
+
+    for game in games:
+        if not game.rated:
+            continue
+        if group and (game.block or game.game_id) != (group[0].block or group[0].game_id):
+            flush()
+        group.append(game)
+    flush()
+    arrays = {k: np.array(v, dtype=float).reshape(len(v), len(names)) for k, v in rows.items()}
+    return Units(tuple(names), duplicate, n_games=n_games, **arrays)
 
 
 def resolve_method(method: str, duplicate: bool) -> str:
