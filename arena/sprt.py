@@ -76,6 +76,8 @@ class SprtState:
             "H0": f"H0 accepted: the candidate is not better than {settings.h0:+g} points per hand",
             "": "undecided",
         }[self.result]
+        if not self.result and self.deals < settings.min_deals:
+            verdict += f" (the test looks from deal {settings.min_deals} on)"
         half = 1.96 * self.sd / math.sqrt(self.deals) if self.deals > 1 else math.inf
         return (
             f"SPRT [{settings.h0:+g}, {settings.h1:+g}] pts/hand, alpha {settings.alpha:g}, beta "
