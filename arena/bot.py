@@ -180,19 +180,28 @@ def _game_result(msg: pb.GameOver) -> GameResult:
 async def create_server(
     bot_class: type[Bot], address: str = "127.0.0.1:0", max_message_bytes: int = 4 * 1024 * 1024
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
-    """A started gRPC server for ``bot_class`` with health and reflection; returns (server, port, health)."""
+    """A started gRPC server for ``bot_class`` with health and reflection; returns (server, port, health).
+
+    ``address`` is ``HOST:PORT`` or ``unix:PATH`` (a Unix socket: how the sandbox connects to a bot).
+    ``SO_REUSEPORT`` is off (gRPC turns it on by default): a second bot started on a busy port must fail,
+    not silently share the port so that the arena talks to either of them by turns.
+    """
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.max_send_message_length", max_message_bytes),
+            ("grpc.so_reuseport", 0),
         ]
     )
     pb_grpc.add_PlayerServicer_to_server(PlayerServicer(bot_class), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(address)
-    if port == 0:
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as exc:  # grpc reports a port it cannot bind as a RuntimeError
+        raise OSError(f"cannot listen on {address}: {exc}") from None
+    if port == 0 and not address.startswith("unix:"):
         raise OSError(f"cannot listen on {address}")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
@@ -200,18 +209,27 @@ async def create_server(
     return server, port, health_servicer
 
 
-async def serve(bot_class: type[Bot], host: str = "127.0.0.1", port: int = 0, grace_s: float = 2.0) -> None:
+async def serve(
+    bot_class: type[Bot],
+    host: str = "127.0.0.1",
+    port: int = 0,
+    grace_s: float = 2.0,
+    address: str | None = None,
+) -> None:
     """Serve ``bot_class`` until SIGTERM or SIGINT, then stop gracefully (games in flight get ``grace_s``).
 
-    Prints ``listening on HOST:PORT`` (with the chosen port when ``port`` is 0) on stdout and flushes it,
-    so a launcher can read the port.
+    Listens on ``address`` when given (``HOST:PORT`` or ``unix:PATH``), else on ``host:port``. Prints
+    ``listening on ...`` (with the chosen port when ``port`` is 0) on stdout and flushes it, so a launcher
+    can read the port.
     """
     # A thread thinking in ``act`` holds the GIL for up to the switch interval at a time; the event loop
     # that must send the reply waits for it. 1 ms instead of 5 keeps replies prompt when several games
     # think at once, at a negligible cost.
     sys.setswitchinterval(0.001)
-    server, bound, health_servicer = await create_server(bot_class, f"{host}:{port}")
-    print(f"{bot_class.name} listening on {host}:{bound}", flush=True)
+    where = address or f"{host}:{port}"
+    server, bound, health_servicer = await create_server(bot_class, where)
+    shown = where if where.startswith("unix:") else f"{where.rsplit(':', 1)[0]}:{bound}"
+    print(f"{bot_class.name} listening on {shown}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -222,10 +240,15 @@ async def serve(bot_class: type[Bot], host: str = "127.0.0.1", port: int = 0, gr
 
 
 def run(bot_class: type[Bot], argv: Sequence[str] | None = None) -> None:
-    """Command-line entry point of a bot: ``--host`` (default 127.0.0.1) and ``--port`` (0 = any free)."""
+    """Command-line entry point of a bot: ``--address`` (what the arena's ``{address}`` gives: ``unix:PATH``
+    in the sandbox, ``HOST:PORT`` without), or ``--host`` (default 127.0.0.1) and ``--port`` (0 = any free).
+    """
     parser = argparse.ArgumentParser(description=f"Run the {bot_class.name} bot as a euchre-arena player.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port to listen on; 0 picks a free one (default)")
+    parser.add_argument(
+        "--address", default=None, help="HOST:PORT or unix:PATH to listen on (overrides --host and --port)"
+    )
     parser.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -233,7 +256,11 @@ def run(bot_class: type[Bot], argv: Sequence[str] | None = None) -> None:
         stream=sys.stderr,
         format=f"%(asctime)s {bot_class.name} %(levelname)s %(message)s",
     )
-    asyncio.run(serve(bot_class, args.host, args.port))
+    try:
+        asyncio.run(serve(bot_class, args.host, args.port, address=args.address))
+    except OSError as exc:
+        print(f"{bot_class.name}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 __all__ = ["Bot", "GameInfo", "GameResult", "create_server", "run", "serve", "to_action"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import signal
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +37,23 @@ def run(
     duplicate: bool | None = typer.Option(
         None, "--duplicate/--no-duplicate", help="override duplicate deals"
     ),
+    deal_key: str | None = typer.Option(
+        None, "--deal-key", help="fix the secret deal key (hex, >= 32 digits), for reproducible experiments"
+    ),
+    sandbox: str | None = typer.Option(
+        None, help="override how launched bots are confined: bubblewrap (default) or none"
+    ),
+    executor: str | None = typer.Option(
+        None, help="where tables are played: local (default) or dask; see docs/scale-out.md"
+    ),
+    workers: int | None = typer.Option(None, help="dask: start a local cluster of this many workers"),
+    scheduler: str | None = typer.Option(
+        None, help="dask: join a running cluster (tcp://HOST:PORT, or a scheduler file's path)"
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    strict: bool = typer.Option(
+        False, "--strict", help="refuse the event if a bot speaks another protocol version (default: skip it)"
+    ),
     until_settled: bool = typer.Option(
         False,
         "--until-settled",
@@ -44,18 +62,41 @@ def run(
     ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
-    from arena.config import load_config
+    from arena.config import load_config, parse_executor
 
     try:
-        cfg = load_config(config).with_overrides(
-            seed=seed, rounds=rounds, concurrency=concurrency, output=output, duplicate=duplicate
+        cfg = load_config(config)
+        spec = None
+        if executor or workers or scheduler:
+            flags: dict[str, Any] = {"kind": executor or "dask", "workers": workers}
+            if scheduler:
+                flags["scheduler_file" if Path(scheduler).is_file() else "scheduler"] = scheduler
+            spec = parse_executor(flags, "--executor/--workers/--scheduler")
+        cfg = cfg.with_overrides(
+            seed=seed,
+            rounds=rounds,
+            concurrency=concurrency,
+            output=output,
+            duplicate=duplicate,
+            deal_key=deal_key,
+            sandbox=sandbox,
+            executor=spec,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    _run_event(cfg, quiet, until_settled)
+    exposed = cfg.exposed_to_fixed_key()
+    if exposed:
+        typer.echo(
+            f"warning: deal_key is fixed and {', '.join(exposed)} {'is' if len(exposed) == 1 else 'are'} not "
+            "trusted code: whoever learns the key can compute every deal; fix it only for experiments",
+            err=True,
+        )
+    _run_event(cfg, quiet, strict=strict, until_settled=until_settled)
 
 
-def _run_event(cfg: Any, quiet: bool, until_settled: bool = False) -> None:
+def _run_event(
+    cfg: Any, quiet: bool, start_over: bool = False, strict: bool = False, until_settled: bool = False
+) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.schedule import schedule_spread
@@ -77,6 +118,7 @@ def _run_event(cfg: Any, quiet: bool, until_settled: bool = False) -> None:
     task = progress.add_task(cfg.name, total=None, faults=0)
 
     def on_start(total: int, done: int) -> None:
+        progress.start()  # only now: an event that cannot begin (locked, another event ...) shows no bar
         progress.update(task, total=total, completed=done)
         if done:
             progress.console.print(
@@ -96,23 +138,48 @@ def _run_event(cfg: Any, quiet: bool, until_settled: bool = False) -> None:
         faults += len(result.faults)
         progress.update(task, advance=1, faults=faults)
 
+    terminated: list[int] = []
+
+    async def main() -> Any:
+        # SIGTERM (what service managers and ``kill`` send) stops the event exactly like Ctrl-C: asyncio's
+        # SIGINT handler cancels the event, which stops every bot and keeps every finished game.
+        on_sigint = signal.getsignal(signal.SIGINT)
+        if callable(on_sigint):
+
+            def on_sigterm(signum: int, frame: Any) -> None:
+                terminated.append(signum)
+                on_sigint(signum, frame)
+
+            signal.signal(signal.SIGTERM, on_sigterm)
+        return await run_event(
+            cfg,
+            on_game=on_game,
+            on_start=on_start,
+            on_notice=progress.console.print,
+            start_over=start_over,
+            strict=strict,
+            until_settled=until_settled,
+            on_extend=on_extend,
+        )
+
     try:
-        with progress:
-            summary = asyncio.run(
-                run_event(
-                    cfg, on_game=on_game, on_start=on_start, until_settled=until_settled, on_extend=on_extend
-                )
-            )
+        try:
+            summary = asyncio.run(main())
+        finally:
+            if progress.live.is_started:
+                progress.stop()
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:
         raise _fail(str(exc), 1) from None
+    except sqlite3.Error as exc:
+        raise _fail(f"results database in {str(cfg.output)!r}: {exc}") from None
     except KeyboardInterrupt:
+        how = "terminated (SIGTERM)" if terminated else "interrupted"
         typer.echo(
-            f"\ninterrupted: finished games are stored in {cfg.output}; run the same command to resume",
-            err=True,
+            f"\n{how}: finished games are stored in {cfg.output}; run the same command to resume", err=True
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(128 + signal.SIGTERM if terminated else 130) from None
     board = Board(summary.standings, summary.confidence)
     typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
     if summary.stopped == "settled":
@@ -123,7 +190,7 @@ def _run_event(cfg: Any, quiet: bool, until_settled: bool = False) -> None:
             f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
             f"still open: {still}"
         )
-    with Store.open(cfg.output) as store:  # the event as played: --until-settled may have grown it
+    with Store.open(cfg.output, readonly=True) as store:  # as played: --until-settled may have grown it
         schedule = store.schedule()
     spread = schedule_spread(schedule, [e.name for e in cfg.entrants], cfg.game.team_play)
     typer.echo(f"schedule: {spread.render()}")
@@ -138,24 +205,29 @@ def demo(
     decision_ms: int = typer.Option(400, help="time per decision"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
 ) -> None:
-    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre."""
-    from arena.config import parse_config
+    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre.
 
+    The bots run in the bubblewrap sandbox where it works; elsewhere (macOS, a container without user
+    namespaces, bubblewrap not installed) the demo runs them unsandboxed, since they are our own, and says so.
+    """
+    from arena.config import parse_config
+    from arena.sandbox import bubblewrap_problem
+
+    problem = bubblewrap_problem()
+    if problem is not None:
+        typer.echo(f"note: running the sample bots without a sandbox: {problem}", err=True)
     entrants = [
-        {"name": "random", "command": "{python} -m sample_bots.random --port {port}"},
-        {"name": "rules", "command": "{python} -m sample_bots.rules --port {port}"},
-        {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --port {port}"},
-        {"name": "rules-2", "command": "{python} -m sample_bots.rules --port {port}"},
+        {"name": "random", "command": "{python} -m sample_bots.random --address {address}"},
+        {"name": "rules", "command": "{python} -m sample_bots.rules --address {address}"},
+        {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --address {address}"},
+        {"name": "rules-2", "command": "{python} -m sample_bots.rules --address {address}"},
     ]
     node_bot = Path(__file__).resolve().parent.parent / "sample_bots" / "node"
     if shutil.which("node") and (node_bot / "node_modules").is_dir():
-        entrants.append({"name": "node-random", "command": f"node {node_bot / 'bot.js'} --port {{port}}"})
+        node_command = f"node {node_bot / 'bot.js'} --address {{address}}"
+        entrants.append({"name": "node-random", "command": node_command})
     else:
-        entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --port {port}"})
-    if (output / "event.sqlite").exists():
-        (output / "event.sqlite").unlink()
-        for extra in ("event.sqlite-wal", "event.sqlite-shm"):
-            (output / extra).unlink(missing_ok=True)
+        entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --address {address}"})
     cfg = parse_config(
         {
             "name": "demo",
@@ -166,9 +238,10 @@ def demo(
             "game": {"variant": "five-handed"},
             "faults": {"decision_ms": decision_ms},
             "entrant": entrants,
+            "sandbox": "none" if problem else "bubblewrap",
         }
     )
-    _run_event(cfg, quiet)
+    _run_event(cfg, quiet, start_over=True)
 
 
 @app.command()
@@ -183,13 +256,15 @@ def leaderboard(
     from arena.store import Store
 
     try:
-        with Store.open(directory, create=False) as store:
+        with Store.open(directory, readonly=True) as store:
             standings = compute_board(store)
             played = len(store.finished())
             total = len(store.schedule())
             sprt = sprt_of_store(store)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise _fail(f"{str(directory)!r}: the results database cannot be read: {exc}") from None
     if as_json:
         typer.echo(render_json(standings))
     elif as_csv:
@@ -219,6 +294,9 @@ def match(
     output: Path = typer.Option(Path("results/match"), help="where the match is stored (and resumed from)"),
     concurrency: int = typer.Option(4, min=1, max=256, help="games at once"),
     decision_ms: int = typer.Option(1000, min=1, help="time per decision"),
+    sandbox: str = typer.Option(
+        "bubblewrap", help="how launched (command) bots are confined: bubblewrap or none"
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="print only the result"),
 ) -> None:
     """A/B test: CANDIDATE and BASELINE play the same deals from the same seats against the same field,
@@ -239,6 +317,7 @@ def match(
             max_deals=max_deals,
             concurrency=concurrency,
             decision_ms=decision_ms,
+            sandbox=sandbox,
         )
         settings.event_config()  # every spec and the variant checked before anything starts
     except (ConfigError, ValueError) as exc:
@@ -275,7 +354,7 @@ def replay(
     from arena.store import Store
 
     try:
-        with Store.open(directory, create=False) as store:
+        with Store.open(directory, readonly=True) as store:
             game_id = game
             if game.isdigit():
                 ids = [g.game_id for g in store.schedule()]
@@ -292,7 +371,14 @@ def replay(
                 )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    typer.echo(render_game(data), nl=False)
+    except sqlite3.Error as exc:
+        raise _fail(f"{str(directory)!r}: the results database cannot be read: {exc}") from None
+    try:
+        text = render_game(data)
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+        where = f"game {data['game_id']} in {str(directory)!r}"
+        raise _fail(f"{where} is damaged (cannot render it: {exc!r})") from None
+    typer.echo(text, nl=False)
 
 
 @app.command("check-bot")

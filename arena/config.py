@@ -8,12 +8,14 @@ ignored: a typo must not silently change an event. See ``docs/config.md`` and ``
 from __future__ import annotations
 
 import re
+import shlex
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.deals import parse_key
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
 from arena.faults import FaultPolicy
@@ -25,13 +27,31 @@ TOP_KEYS = (
     "concurrency",
     "output",
     "duplicate",
+    "deal_key",
     "game",
     "faults",
     "house",
     "ranking",
     "entrant",
+    "sandbox",
+    "executor",
 )
-ENTRANT_KEYS = ("name", "address", "command", "class", "memory_mb", "cpu_s", "startup_timeout_s")
+EXECUTOR_KEYS = ("kind", "workers", "scheduler", "scheduler_file")
+EXECUTOR_KINDS = ("local", "dask")
+ENTRANT_KEYS = (
+    "name",
+    "address",
+    "command",
+    "class",
+    "memory_mb",
+    "cpu_s",
+    "startup_timeout_s",
+    "sandbox",
+    "workdir",
+    "env",
+)
+SANDBOX_MODES = ("bubblewrap", "none")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
 
@@ -46,6 +66,9 @@ class EntrantSpec:
     memory_mb: int | None = None
     cpu_s: int | None = None
     startup_timeout_s: float = 10.0
+    sandbox: str | None = None  # None: the event's setting
+    workdir: str | None = None  # the directory the sandbox shows the bot; None: its program's directory
+    env: tuple[tuple[str, str], ...] = ()  # added to the sandbox's cleared environment
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +77,9 @@ class EntrantSpec:
             "memory_mb": self.memory_mb,
             "cpu_s": self.cpu_s,
             "startup_timeout_s": self.startup_timeout_s,
+            "sandbox": self.sandbox,
+            "workdir": self.workdir,
+            "env": dict(self.env),
         }
 
 
@@ -112,6 +138,57 @@ class RankingConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ExecutorSpec:
+    """Where tables are played: on the arena's own event loop (``local``) or on Dask workers (``dask``).
+
+    Never part of the fingerprint: for deterministic bots the results are the same whatever plays them, so
+    an event may be resumed under another executor.
+    """
+
+    kind: str = "local"
+    workers: int | None = None  # dask: start a local cluster of this many worker processes
+    scheduler: str | None = None  # dask: join the cluster of this scheduler (tcp://HOST:PORT)
+    scheduler_file: str | None = None  # dask: ... or of the scheduler that wrote this file
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "workers": self.workers,
+            "scheduler": self.scheduler,
+            "scheduler_file": self.scheduler_file,
+        }
+
+
+def parse_executor(raw: Mapping[str, Any], where: str = "executor") -> ExecutorSpec:
+    """The ``[executor]`` table (or the equivalent command-line flags), checked key by key.
+
+    :raises ConfigError: an unknown key, kind or a bad value.
+    """
+    for key in raw:
+        if key not in EXECUTOR_KEYS:
+            raise ConfigError(f"unknown key {where}.{key}: allowed keys are {', '.join(EXECUTOR_KEYS)}")
+    kind = raw.get("kind", "dask" if any(k in raw for k in EXECUTOR_KEYS[1:]) else "local")
+    if kind not in EXECUTOR_KINDS:
+        raise ConfigError(f"{where}.kind={kind!r}: expected one of {', '.join(map(repr, EXECUTOR_KINDS))}")
+    workers = raw.get("workers")
+    if workers is not None and (
+        not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 1024
+    ):
+        raise ConfigError(f"{where}.workers={workers!r}: expected an integer 1..1024")
+    for key in ("scheduler", "scheduler_file"):
+        if raw.get(key) is not None and (not isinstance(raw[key], str) or not raw[key]):
+            raise ConfigError(f"{where}.{key}={raw[key]!r}: expected a non-empty string")
+    given = [k for k in ("workers", "scheduler", "scheduler_file") if raw.get(k) is not None]
+    if len(given) > 1:
+        raise ConfigError(
+            f"{where}: give only one of workers, scheduler or scheduler_file (got {', '.join(given)})"
+        )
+    if kind == "local" and given:
+        raise ConfigError(f'{where}.{given[0]} needs kind = "dask"')
+    return ExecutorSpec(kind, workers, raw.get("scheduler"), raw.get("scheduler_file"))
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentConfig:
     name: str
     seed: int
@@ -124,6 +201,20 @@ class TournamentConfig:
     entrants: tuple[EntrantSpec, ...]
     house: EntrantSpec
     ranking: RankingConfig = field(default_factory=RankingConfig)
+    sandbox: str = "bubblewrap"  # for launched entrants that do not say otherwise
+    executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec())
+    source: Path | None = None  # the TOML file, hidden from sandboxed bots
+    base: Path | None = None  # relative paths in the config are relative to this (the TOML file's dir)
+
+    def path(self, value: str) -> Path:
+        """A path written in the config, as the arena must open it."""
+        return (self.base / value) if self.base is not None else Path(value)
+    # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
+    # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
+    deal_key: bytes | None = field(default=None, repr=False)
+
+    def sandbox_of(self, entrant: EntrantSpec) -> str:
+        return entrant.sandbox or self.sandbox
 
     def with_overrides(self, **overrides: Any) -> TournamentConfig:
         """The same config with command-line overrides applied (``None`` = not given) and re-validated."""
@@ -131,6 +222,11 @@ class TournamentConfig:
         for key, value in given.items():
             if key == "output":
                 given[key] = Path(value)
+            elif key == "deal_key":
+                given[key] = parse_key(value)
+            elif key == "executor":
+                if not isinstance(value, ExecutorSpec):
+                    raise ConfigError(f"executor={value!r}: expected an executor spec")
             else:
                 _check_top(key, value)
         return replace(self, **given)
@@ -159,7 +255,17 @@ class TournamentConfig:
             "entrants": [e.to_dict() for e in self.entrants],
             "house": self.house.to_dict(),
             "ranking": self.ranking.to_dict(),
+            "sandbox": self.sandbox,
+            "executor": self.executor.to_dict(),
+            "deal_key": "fixed" if self.deal_key is not None else "random",
         }
+
+    def exposed_to_fixed_key(self) -> list[str]:
+        """Entrants (and the house) the arena does not trust, launched or remote, when the deal key is fixed:
+        a fixed key is written in the config, and whoever learns it can compute every deal."""
+        if self.deal_key is None:
+            return []
+        return [e.name for e in (*self.entrants, self.house) if e.kind != "class"]
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -176,11 +282,18 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
-    return parse_config(data)
+    return parse_config(data, base=path.resolve().parent, source=path.resolve())
 
 
-def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
-    """Validate a config already read into a mapping."""
+def parse_config(
+    data: Mapping[str, Any], base: Path | None = None, source: Path | None = None
+) -> TournamentConfig:
+    """Validate a config already read into a mapping.
+
+    ``base`` is the directory relative paths in the config are taken from: the TOML file's, so that an
+    event runs the same from any working directory (``output``, ``workdir``, and the programs and files in
+    ``command``, which is run from there). None (a config built in code): the working directory.
+    """
     for key in data:
         if key not in TOP_KEYS:
             raise ConfigError(f"unknown key {key!r}: allowed top-level keys are {', '.join(TOP_KEYS)}")
@@ -204,6 +317,7 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
     except ConfigError as exc:
         raise ConfigError(f"[game] {exc}") from None
     faults = FaultPolicy.from_dict(_section(data, "faults"))
+    executor = parse_executor(_section(data, "executor"))
     entrants_raw = data.get("entrant", [])
     if not isinstance(entrants_raw, list) or not all(isinstance(e, dict) for e in entrants_raw):
         raise ConfigError("entrant must be a list of tables ([[entrant]] sections)")
@@ -218,10 +332,19 @@ def parse_config(data: Mapping[str, Any]) -> TournamentConfig:
     house = _entrant(house_raw, "house")
     if any(n == house.name or n.startswith(house.name + "-") for n in names):
         raise ConfigError(f"house.name={house.name!r} clashes with an entrant name; choose another")
+    sandbox = data.get("sandbox", "bubblewrap")
+    if sandbox not in SANDBOX_MODES:
+        raise ConfigError(f"sandbox={sandbox!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}")
+    deal_key = parse_key(data["deal_key"]) if "deal_key" in data else None
     # A relative output is relative to the working directory, like every path given on a command line.
     return TournamentConfig(
+        sandbox=sandbox,
+        executor=executor,
         name=name,
-        output=Path(output),
+        deal_key=deal_key,
+        output=(base / output) if base is not None else Path(output),
+        base=base,
+        source=source,
         game=game_config,
         faults=faults,
         entrants=entrants,
@@ -246,6 +369,10 @@ _TOP_RULES: dict[str, tuple[type, int, int]] = {
 
 
 def _check_top(key: str, value: Any) -> None:
+    if key == "sandbox":
+        if value not in SANDBOX_MODES:
+            raise ConfigError(f"sandbox={value!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}")
+        return
     if key == "duplicate":
         if not isinstance(value, bool):
             raise ConfigError(f"duplicate={value!r}: expected true or false")
@@ -273,10 +400,20 @@ def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
     kind, target = kinds[0], raw[kinds[0]]
     if not isinstance(target, str) or not target.strip():
         raise ConfigError(f"{where}.{kind}={target!r}: expected a non-empty string")
-    if kind == "address" and not re.match(r"^[^\s:]+:\d{1,5}$", target):
+    if kind == "address" and not (
+        re.match(r"^[^\s:]+:\d{1,5}$", target) and 0 < int(target.rsplit(":", 1)[1]) < 65536
+    ):
         raise ConfigError(f"{where}.address={target!r}: expected HOST:PORT, e.g. 127.0.0.1:50051")
-    if kind == "command" and "{port}" not in target:
-        raise ConfigError(f"{where}.command={target!r}: must contain {{port}}, where the arena puts the port")
+    if kind == "command":
+        try:
+            parts = shlex.split(target)
+        except ValueError as exc:
+            raise ConfigError(f"{where}.command={target!r}: cannot be split into arguments: {exc}") from None
+        if not any("{port}" in p or "{address}" in p for p in parts):
+            raise ConfigError(
+                f"{where}.command={target!r}: must contain {{address}} or {{port}}, where the arena puts the "
+                "address (or TCP port) the bot listens on"
+            )
     if kind == "class" and not re.match(r"^[\w.]+:\w+$", target):
         raise ConfigError(f"{where}.class={target!r}: expected 'package.module:ClassName'")
     limits: dict[str, Any] = {}
@@ -291,6 +428,27 @@ def _entrant(raw: Mapping[str, Any], where: str) -> EntrantSpec:
         if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 600:
             raise ConfigError(f"{where}.startup_timeout_s={value!r}: expected seconds in (0, 600]")
         limits["startup_timeout_s"] = float(value)
-    if kind != "command" and ({"memory_mb", "cpu_s", "startup_timeout_s"} & set(limits)):
-        raise ConfigError(f"{where}: memory_mb, cpu_s and startup_timeout_s only apply to a launched command")
+    if "sandbox" in raw:
+        if raw["sandbox"] not in SANDBOX_MODES:
+            raise ConfigError(
+                f"{where}.sandbox={raw['sandbox']!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}"
+            )
+        limits["sandbox"] = raw["sandbox"]
+    if "workdir" in raw:
+        if not isinstance(raw["workdir"], str) or not raw["workdir"]:
+            raise ConfigError(f"{where}.workdir={raw['workdir']!r}: expected a directory path")
+        limits["workdir"] = raw["workdir"]
+    if "env" in raw:
+        env = raw["env"]
+        if not isinstance(env, dict) or not all(
+            isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) for k, v in env.items()
+        ):
+            raise ConfigError(f'{where}.env={env!r}: expected a table of NAME = "value" strings')
+        limits["env"] = tuple(sorted(env.items()))
+    launched_only = {"memory_mb", "cpu_s", "startup_timeout_s", "sandbox", "workdir", "env"}
+    if kind != "command" and (launched_only & set(limits)):
+        raise ConfigError(
+            f"{where}: memory_mb, cpu_s, startup_timeout_s, sandbox, workdir and env only apply to a "
+            "launched command"
+        )
     return EntrantSpec(name=name, kind=kind, target=target, **limits)

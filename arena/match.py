@@ -21,13 +21,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena import outdir
 from arena.config import TournamentConfig, parse_config
+from arena.deals import resolve_key
 from arena.errors import ConfigError
 from arena.rating import RatedGame
 from arena.schedule import ScheduledGame, game_seed
 from arena.sprt import SprtSettings, SprtState, run_sprt
 from arena.store import Store
-from arena.tournament import EntrantRuntime, play_games
+from arena.tournament import make_runtime, play_games, start_entrants
 
 CANDIDATE, BASELINE = "candidate", "baseline"
 SIDES = (CANDIDATE, BASELINE)
@@ -124,6 +126,7 @@ class MatchSettings:
     batch: int = 4
     concurrency: int = 2
     decision_ms: int = 1000
+    sandbox: str = "bubblewrap"
 
     def event_config(self) -> TournamentConfig:
         """The match as an event config (entrants: candidate, baseline, field-1..), for the runtime."""
@@ -141,6 +144,7 @@ class MatchSettings:
                 "duplicate": True,
                 "game": dict(self.variant),
                 "faults": {"decision_ms": self.decision_ms},
+                "sandbox": self.sandbox,
                 "entrant": entrants,
             }
         )
@@ -199,20 +203,24 @@ async def run_match(
     field = [e.name for e in config.entrants[2:]]
     rows = [(e.name, e.kind, e.target, False) for e in config.entrants]
     fingerprint = config.fingerprint() | {"match": settings.to_dict() | {"max_deals": None}}
-    with Store.open(config.output) as store:
+    outdir.prepare(config.output)
+    with outdir.EventLock(config.output), Store.open(config.output) as store:
         deals = min(settings.max_deals, max(settings.sprt.min_deals, settings.batch))
-        resumed = store.begin_event(
-            fingerprint, config.to_dict(), match_schedule(config.seed, seats, field, deals), rows
+        schedule = match_schedule(config.seed, seats, field, deals)
+        exists = store.check_same_event(fingerprint, schedule)
+        found = resolve_key(
+            config.output, config.deal_key, store.meta("deal_key_check"), exists, len(store.finished())
         )
+        resumed = store.begin_event(fingerprint, config.to_dict(), schedule, rows, found.check)
         store.set_meta("match", settings.to_dict())
-        runtime = EntrantRuntime(config, config.output / "logs")
+        runtime = make_runtime(config, config.output / outdir.LOG_DIR, strict=True)
         try:
-            await runtime.start([e.name for e in config.entrants])
+            await start_entrants(runtime, store, [e.name for e in config.entrants], None)
             while True:
                 schedule = store.schedule()
                 done = store.finished()
                 todo = [g for g in schedule if g.game_id not in done]
-                await play_games(config, store, runtime, todo, on_game)
+                await play_games(config, store, runtime, todo, on_game, found.key)
                 diffs = deal_differences(store.rated_games(), seats)
                 state = run_sprt(diffs, settings.sprt)
                 if on_look is not None:

@@ -35,8 +35,15 @@ def render_game(game: dict[str, Any]) -> str:
     def who(seat: int | None) -> str:
         return "nobody" if seat is None else f"{seats[seat]} (seat {seat})"
 
+    # An event with secret deals was dealt from this public seed *and* its key (arena/deals.py), which is
+    # not shown; events stored before secret deals (no key) were dealt from the seed alone.
+    seed = (
+        f"public seed {game['seed']} (deals keyed by the event's secret key)"
+        if game.get("keyed_deals")
+        else f"deal seed {game['seed']}"
+    )
     lines = [
-        f"Game {game['game_id']}: round {game['round']}, table {game['table']}, deal seed {game['seed']}"
+        f"Game {game['game_id']}: round {game['round']}, table {game['table']}, {seed}"
         + (
             f", duplicate block {game['block']} rotation {game['rotation']}"
             if game["block"] != game["game_id"]

@@ -5,12 +5,23 @@ and faults together), so a game is either wholly stored or absent. And nothing d
 restart: ratings are recomputed from the stored games in schedule order. Killing the arena at any moment,
 ``kill -9`` included, therefore loses at most the games in flight, and resuming plays exactly those.
 The database runs in WAL mode, which survives the death of the writing process.
+
+The ``schedule`` table's ``seed`` is each game's *public* seed. The cards are dealt from it and the event's
+secret key (``arena/deals.py``), which is kept out of this database, in ``deal.key``: a bot that read this
+file could not rebuild a deal. Deal seeds are not stored either, even for played games: in a duplicate
+event the later rotations of a block share their deal seed with the first one.
+
+A file is trusted only once it proves to be ours: an empty, truncated, foreign or garbage file, or a row
+that does not decode, is refused with a ``ConfigError`` naming the file, before anything is written to it.
+Commands that only read (``leaderboard``, ``replay``) open the database read-only.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,11 +30,13 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.faults import Fault
+from arena.outdir import DIR_MODE, create_private
 from arena.rating import HistoryRow, RatedGame
 from arena.schedule import ScheduledGame
 
 FORMAT = "euchre-arena/results/v1"
 DB_NAME = "event.sqlite"
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -91,22 +104,104 @@ class SeatStats:
 class Store:
     """One event's database. Open with ``Store.open(directory)``; use as a context manager."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, readonly: bool = False, new: bool | None = None) -> None:
+        """Open ``path``; ``new`` says the file did not exist before (``open`` creates it empty and private
+        first, so an empty file is new only when ``open`` says so)."""
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=30)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
+        self.readonly = readonly
+        new = not path.exists() if new is None else new
+        if not new:
+            _check_file(path)
+        try:
+            self.db = _connect(path, readonly)
+        except sqlite3.Error as exc:
+            raise ConfigError(f"cannot open {str(path)!r}: {exc}") from None
+        try:
+            if not new:
+                self._check_ours()
+            if not readonly:
+                self._apply_schema()
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            self.db.close()
+            if "readonly" in str(exc):
+                raise ConfigError(
+                    f"{str(path)!r} is read-only: an event cannot be run or resumed there ({exc})"
+                ) from None
+            raise ConfigError(f"{str(path)!r} is not a usable euchre-arena results database: {exc}") from None
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _apply_schema(self) -> None:
+        """The schema and the format mark in one transaction: a file that exists is always recognisable.
+
+        Nothing is written to a database that already has every table, so a run refused a moment later
+        (another event, a damaged row) leaves the file exactly as it was.
+        """
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        wanted = {w.split()[0] for w in SCHEMA.split("CREATE TABLE IF NOT EXISTS ")[1:]}
+        if wanted <= tables and self.meta("format") == FORMAT:
+            return
+        with self.transaction() as db:
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
+
+    def _check_ours(self) -> None:
+        """Refuse a foreign SQLite file before anything is written to it."""
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                raise ConfigError(
+                    f"{str(self.path)!r} is an SQLite database but not euchre-arena results (no meta table); "
+                    "use another output directory"
+                ) from None
+            raise
+        found = None if row is None else _json(row[0], f"{self.path}: meta 'format'")
+        if found != FORMAT:
+            raise ConfigError(f"{str(self.path)!r} holds {found!r}, not euchre-arena results ({FORMAT!r})")
 
     @classmethod
-    def open(cls, directory: str | Path, create: bool = True) -> Store:
+    def open(cls, directory: str | Path, create: bool = True, readonly: bool = False) -> Store:
+        """The event database in ``directory``.
+
+        :param create: make the directory and a new database if there is none.
+        :param readonly: never write (implies not ``create``): for commands that only read.
+        :raises ConfigError: the directory cannot hold a database, or the file there is not ours.
+        """
         directory = Path(directory)
         path = directory / DB_NAME
-        if not create and not path.exists():
+        if (readonly or not create) and not path.exists():
+            if directory.exists() and not directory.is_dir():
+                raise ConfigError(f"{str(directory)!r} is a file, not an event's output directory")
             raise ConfigError(f"{str(directory)!r} holds no event results (no {DB_NAME})")
-        directory.mkdir(parents=True, exist_ok=True)
-        return cls(path)
+        new = not path.exists()
+        if not readonly:
+            try:
+                directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):
+                raise ConfigError(
+                    f"output directory {str(directory)!r} cannot be created: a file is in the way"
+                ) from None
+            except OSError as exc:
+                raise ConfigError(
+                    f"output directory {str(directory)!r} cannot be created: {exc.strerror or exc}"
+                ) from None
+            if not os.access(directory, os.W_OK):  # also catches a read-only file system, even for root
+                raise ConfigError(
+                    f"output directory {str(directory)!r} is read-only (file system or permissions): an "
+                    "event cannot be run or resumed there"
+                )
+        if path.exists() and not path.is_file():
+            raise ConfigError(f"{str(path)!r} is not a file")
+        if new and not readonly:
+            create_private(path)  # SQLite gives the -wal and -shm files the database's mode
+        return cls(path, readonly=readonly, new=new)
 
     def __enter__(self) -> Store:
         return self
@@ -131,7 +226,35 @@ class Store:
 
     def meta(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        return None if row is None else _json(row[0], f"{self.path}: meta {key!r}")
+
+    def check_same_event(self, fingerprint: dict[str, Any], schedule: Sequence[ScheduledGame]) -> bool:
+        """True when the directory holds this event already, False when it holds none.
+
+        :raises ConfigError: the directory holds results of a different event (other seed, variant,
+            entrants ...), which resuming would corrupt. More or fewer rounds are the same event.
+        """
+        stored = self.meta("fingerprint")
+        if stored is None:
+            return False
+        # rounds may grow (see begin_event); stores from before that still hold them
+        stored = {k: v for k, v in stored.items() if k != "rounds"}
+        fingerprint = {k: v for k, v in fingerprint.items() if k != "rounds"}
+        if stored != fingerprint:
+            changed = sorted(k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k))
+            raise ConfigError(
+                f"{str(self.path.parent)!r} holds results of a different event (changed: "
+                f"{', '.join(changed)}); use another output directory, or restore the original settings "
+                "to resume"
+            )
+        have, want = self.schedule(), list(schedule)
+        common = min(len(have), len(want))
+        if have[:common] != want[:common]:
+            raise ConfigError(
+                f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
+                "arena?); finish it with that version, or use another output directory"
+            )
+        return True
 
     def begin_event(
         self,
@@ -139,6 +262,7 @@ class Store:
         config: dict[str, Any],
         schedule: Sequence[ScheduledGame],
         entrants: Sequence[tuple[str, str, str, bool]],
+        deal_check: str | None = None,
     ) -> bool:
         """Record a new event, or check that a resumed one is the same event; returns True when resuming.
 
@@ -147,38 +271,34 @@ class Store:
         and every stored game stays as it was. With fewer rounds, the stored schedule is kept whole, so a
         resumed extension is finished rather than cut. Read the schedule to play from ``schedule()``.
 
-        :raises ConfigError: the directory holds results of a different event (other seed, variant,
-            entrants ...), which resuming would corrupt.
+        ``deal_check`` is the check value of the event's secret deal key (``arena.deals.key_check``), stored
+        when it is given, so that a resumed event can tell its own key file; the key itself never enters
+        the database.
+
+        :raises ConfigError: the directory holds results of a different event.
         """
-        stored = self.meta("fingerprint")
-        if stored is not None:
-            # rounds may grow (and stores from before that still hold them)
-            stored = {k: v for k, v in stored.items() if k != "rounds"}
-            fingerprint = {k: v for k, v in fingerprint.items() if k != "rounds"}
-            if stored != fingerprint:
-                changed = sorted(
-                    k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k)
-                )
-                raise ConfigError(
-                    f"{str(self.path.parent)!r} holds results of a different event (changed: "
-                    f"{', '.join(changed)}); use another output directory, or restore the original settings "
-                    "to resume"
-                )
-            have, want = self.schedule(), list(schedule)
-            common = min(len(have), len(want))
-            if have[:common] != want[:common]:
-                raise ConfigError(
-                    f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
-                    "arena?); finish it with that version, or use another output directory"
-                )
-            with self.transaction() as db:
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
-                _insert_schedule(db, want[len(have) :])
+        if self.check_same_event(fingerprint, schedule):
+            for _ in self.rated_games():  # a damaged row is refused now, not after more games are played
+                pass
+            if self.meta("config") != config or (
+                deal_check is not None and self.meta("deal_key_check") != deal_check
+            ):
+                with self.transaction() as db:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
+                    if deal_check is not None:
+                        check = json.dumps(deal_check)
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('deal_key_check', ?)", (check,))
+            have = len(self.schedule())
+            if len(schedule) > have:
+                with self.transaction() as db:
+                    _insert_schedule(db, list(schedule)[have:])
             return True
         with self.transaction() as db:
-            db.execute("INSERT INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
             db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(fingerprint),))
             db.execute("INSERT INTO meta VALUES ('config', ?)", (json.dumps(config),))
+            if deal_check is not None:
+                db.execute("INSERT INTO meta VALUES ('deal_key_check', ?)", (json.dumps(deal_check),))
             db.executemany(
                 "INSERT INTO entrants VALUES (?, ?, ?, ?, NULL)",
                 [(n, k, t, int(h)) for n, k, t, h in entrants],
@@ -202,7 +322,7 @@ class Store:
             "SELECT seq, game_id, round, table_no, block, rotation, seed, seats FROM schedule ORDER BY seq"
         )
         return [
-            ScheduledGame(s, g, r, t, b, rot, seed, tuple(json.loads(seats)))
+            ScheduledGame(s, g, r, t, b, rot, seed, tuple(_json(seats, f"{self.path}: schedule of {g}")))
             for s, g, r, t, b, rot, seed, seats in rows
         ]
 
@@ -296,19 +416,23 @@ class Store:
             "g.hands FROM games g JOIN schedule s ON s.game_id = g.game_id ORDER BY g.seq"
         )
         for seq, game_id, seats, ranks, scores, forfeited, rated, excluded, block, hands in rows:
-            names = tuple(json.loads(seats))
-            yield RatedGame(
-                seq,
-                game_id,
-                names,
-                tuple(json.loads(ranks)),
-                tuple(json.loads(scores)),
-                tuple(names[s] for s in json.loads(forfeited)),
-                bool(rated),
-                tuple(json.loads(excluded)),
-                block,
-                hands,
-            )
+            where = f"{self.path}: game {game_id}"
+            names = tuple(_json(seats, where))
+            try:
+                yield RatedGame(
+                    seq,
+                    game_id,
+                    names,
+                    tuple(_json(ranks, where)),
+                    tuple(_json(scores, where)),
+                    tuple(names[s] for s in _json(forfeited, where)),
+                    bool(rated),
+                    tuple(_json(excluded, where)),
+                    block,
+                    hands,
+                )
+            except (TypeError, IndexError):
+                raise ConfigError(f"{where} is damaged (a field has the wrong shape)") from None
 
     def seat_totals(self) -> dict[str, dict[str, int]]:
         """Per entrant: games, wins, points, maker hands, maker made, forfeits, faults (from stored games)."""
@@ -353,8 +477,9 @@ class Store:
         sched = self.db.execute(
             "SELECT round, table_no, block, rotation, seed FROM schedule WHERE game_id = ?", (game_id,)
         ).fetchone()
+        where = f"{self.path}: game {game_id}"
         hands = [
-            json.loads(r[0])
+            _json(r[0], where)
             for r in self.db.execute(
                 "SELECT record FROM hands WHERE game_id = ? ORDER BY hand_index", (game_id,)
             )
@@ -382,6 +507,8 @@ class Store:
                 (game_id,),
             )
         ]
+        if sched is None:
+            raise ConfigError(f"{where} is not in the schedule: the database is damaged")
         return {
             "game_id": game_id,
             "seq": seq,
@@ -390,12 +517,13 @@ class Store:
             "block": sched[2],
             "rotation": sched[3],
             "seed": sched[4],
-            "seats": json.loads(seats),
-            "scores": json.loads(scores),
-            "ranks": json.loads(ranks),
-            "winners": json.loads(winners),
-            "forfeited": json.loads(forfeited),
-            "outcome": json.loads(outcome),
+            "keyed_deals": self.meta("deal_key_check") is not None,
+            "seats": _json(seats, where),
+            "scores": _json(scores, where),
+            "ranks": _json(ranks, where),
+            "winners": _json(winners, where),
+            "forfeited": _json(forfeited, where),
+            "outcome": _json(outcome, where),
             "decisions": decisions,
             "hands": hands,
             "faults": faults,
@@ -403,3 +531,55 @@ class Store:
 
     def game_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT game_id FROM games ORDER BY seq")]
+
+
+def _json(text: Any, where: str) -> Any:
+    """A stored JSON value, or a ``ConfigError`` that names where the damaged row is."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where} is damaged: not valid JSON ({exc})") from None
+
+
+def _check_file(path: Path) -> None:
+    """Cheap checks that catch an empty, garbage or truncated file before SQLite is let near it.
+
+    SQLite would treat an empty file as a new database (and write our schema into it) and reports a
+    truncated one only when a query reaches a missing page, possibly mid-event.
+    """
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    if size == 0:
+        raise ConfigError(
+            f"{str(path)!r} is empty (0 bytes), not an event's results; remove it or use another output "
+            "directory"
+        )
+    if not header.startswith(SQLITE_MAGIC) or len(header) < 100:
+        raise ConfigError(f"{str(path)!r} is not an SQLite database (garbage or another kind of file)")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    header_valid = header[24:28] == header[92:96]  # the page count is current (SQLite's own rule)
+    if header_valid and pages and size < pages * page_size:
+        raise ConfigError(
+            f"{str(path)!r} is truncated ({size} bytes; its header says {pages * page_size})"
+        )
+
+
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    if not readonly:
+        return sqlite3.connect(path, isolation_level=None, timeout=30)
+    uri = "file:" + urllib.parse.quote(os.fspath(path.resolve()))
+    db = sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None, timeout=30)
+    try:
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError:
+        # A WAL database in a directory we may not write needs its -shm file; without one, read the file
+        # as it stands (immutable: SQLite then takes no locks and touches nothing).
+        db.close()
+        db = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, isolation_level=None, timeout=30)
+    return db

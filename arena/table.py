@@ -10,6 +10,7 @@ the end and ranks last.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import Sequence
@@ -23,7 +24,7 @@ from arena.engine.records import hand_record
 from arena.engine.scoring import Outcome
 from arena.engine.state import GameState
 from arena.engine.views import build_view
-from arena.errors import BotError, IllegalAction
+from arena.errors import BotError, HarnessLate, IllegalAction
 from arena.faults import Fault, FaultPolicy
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player
@@ -119,12 +120,11 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
             GameInfo(spec.game_id, config, s, spec.seat_names, policy.decision_ms, policy.time_bank_ms)
             for s in range(n)
         ]
-        starts = await asyncio.gather(
+        # A seat that fails to start is faulted at its first decision (it reconnects then). Whatever a seat's
+        # connection raises stays at its seat: one bot must never stop a table, let alone the event.
+        await asyncio.gather(
             *(players[s].start(info[s], opening_events(state, s)) for s in range(n)), return_exceptions=True
         )
-        for failed in starts:  # a bot that fails to start is faulted at its first decision (it reconnects)
-            if isinstance(failed, BaseException) and not isinstance(failed, BotError):
-                raise failed
         while not state.is_terminal():
             seat = state.current_player()
             legal = state.legal_actions()
@@ -147,11 +147,16 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
                 except BotError as error:
                     action = legal[substitute.randrange(len(legal))]
                     record(seat, error, (time.monotonic() - asked) * 1000, action)
+                except Exception as error:  # not a bot's misbehaviour we know: the arena's, never counted
+                    action = legal[substitute.randrange(len(legal))]
+                    late = HarnessLate(f"the arena failed talking to {spec.seat_names[seat]}: {error!r}")
+                    record(seat, late, (time.monotonic() - asked) * 1000, action)
             before = mark(state)
             state.apply(action)
             for s, events in enumerate(events_for_seats(state, before)):
                 if s not in forfeited:
-                    players[s].queue_events(events)
+                    with contextlib.suppress(Exception):  # local bookkeeping; a broken seat shows at its turn
+                        players[s].queue_events(events)
         outcome = state.outcome
         assert outcome is not None
         ranks, winners = final_standings(outcome, forfeited)

@@ -1,9 +1,13 @@
-"""Tournament throughput and memory: ``python bench/tournament.py [--games 200] [--big 2000]``.
+"""Tournament throughput and memory: ``python bench/tournament.py [--games 200] [--big 2000] [--sandbox]``.
 
 A five-entrant five-handed event of the sample ``random`` bots, each launched as its own gRPC process,
 played to ``--games`` games at concurrency 1, 2, 4 and 8 (games/s), then the arena's peak memory (its own
 max RSS, bots excluded) for ``--games`` and ``--big`` games: it must not grow with the number of games.
 Each measurement runs in a fresh child process, so every peak is its own.
+
+``--sandbox`` instead compares the sandbox modes at concurrency 4: unsandboxed (``none``), bubblewrap with
+the bots on a Unix socket (``{address}``), and bubblewrap with TCP-only bots behind the in-sandbox relay
+(``{port}``): games/s, and the start-up time of one bot (launch to SERVING, mean of ``--starts``).
 """
 
 from __future__ import annotations
@@ -24,14 +28,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def child(games: int, concurrency: int, output: str) -> None:
+MODES = {
+    "none": ("none", "{python} -m sample_bots.random --port {port}"),
+    "bwrap+socket": ("bubblewrap", "{python} -m sample_bots.random --address {address}"),
+    "bwrap+relay": ("bubblewrap", "{python} -m sample_bots.random --port {port}"),
+}
+
+
+def child(games: int, concurrency: int, output: str, mode: str = "none") -> None:
     from arena.config import parse_config
     from arena.tournament import run_event
 
-    entrants = [
-        {"name": f"random-{i}", "command": "{python} -m sample_bots.random --port {port}"}
-        for i in range(1, 6)
-    ]
+    sandbox, command = MODES[mode]
+    entrants = [{"name": f"random-{i}", "command": command} for i in range(1, 6)]
     config = parse_config(
         {
             "name": "bench",
@@ -41,6 +50,7 @@ def child(games: int, concurrency: int, output: str) -> None:
             "output": output,
             "game": {"variant": "five-handed"},
             "entrant": entrants,
+            "sandbox": sandbox,
         }
     )
     started = time.perf_counter()
@@ -50,15 +60,55 @@ def child(games: int, concurrency: int, output: str) -> None:
     print(json.dumps({"games": summary.games_played_now, "seconds": elapsed, "max_rss_mb": rss_kb / 1024}))
 
 
-def measure(games: int, concurrency: int) -> dict[str, float]:
+def startup_child(mode: str, starts: int, output: str) -> None:
+    from arena.players.process import ManagedBot
+    from arena.sandbox import SandboxSpec
+
+    sandbox, command = MODES[mode]
+
+    async def run() -> list[float]:
+        times = []
+        for i in range(starts):
+            bot = ManagedBot("b", command, Path(output) / f"b{i}.log", sandbox=SandboxSpec(mode=sandbox))
+            began = time.perf_counter()
+            await bot.start()
+            times.append(time.perf_counter() - began)
+            await bot.close()
+        return times
+
+    times = asyncio.run(run())
+    print(json.dumps({"startup_ms": 1000 * sum(times) / len(times)}))
+
+
+def measure(games: int, concurrency: int, mode: str = "none") -> dict[str, float]:
+    return _child(["--child", str(games), str(concurrency)], mode)
+
+
+def _child(args: list[str], mode: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp).chmod(0o755)
         out = subprocess.run(
-            [sys.executable, __file__, "--child", str(games), str(concurrency), tmp],
+            [sys.executable, __file__, *args, tmp, "--mode", mode],
             capture_output=True,
             text=True,
             check=True,
         )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def compare_sandboxes(games: int, starts: int) -> None:
+    print(f"sandbox modes: {games} games at concurrency 4; bot start-up: mean of {starts} starts")
+    print(f"{'mode':>13} {'games/s':>9} {'vs none':>8} {'start-up':>9} {'vs none':>8}")
+    base: dict[str, float] = {}
+    for mode in MODES:
+        r = measure(games, 4, mode)
+        s = _child(["--startup", str(starts)], mode)
+        rate = r["games"] / r["seconds"]
+        base = base or {"rate": rate, "startup": s["startup_ms"]}
+        print(
+            f"{mode:>13} {rate:>9.1f} {100 * (rate / base['rate'] - 1):>+7.1f}% "
+            f"{s['startup_ms']:>6.0f} ms {s['startup_ms'] - base['startup']:>+5.0f} ms"
+        )
 
 
 def main() -> None:
@@ -67,10 +117,20 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--big", type=int, default=2000, help="games for the memory comparison (0: skip)")
+    parser.add_argument("--sandbox", action="store_true", help="compare the sandbox modes instead")
+    parser.add_argument("--starts", type=int, default=10, help="bot starts per mode for --sandbox")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--startup", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="none", choices=sorted(MODES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(int(args.child[0]), int(args.child[1]), args.child[2])
+        child(int(args.child[0]), int(args.child[1]), args.child[2], args.mode)
+        return
+    if args.startup:
+        startup_child(args.mode, int(args.startup[0]), args.startup[1])
+        return
+    if args.sandbox:
+        compare_sandboxes(args.games, args.starts)
         return
     print(f"Python {platform.python_version()} on {platform.platform()}, {platform.machine()}")
     print(f"five-handed, 5 sample random bots as gRPC processes, {args.games} games (one table per round)")

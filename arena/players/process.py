@@ -1,10 +1,14 @@
 """Bot processes the arena launches, keeps for the whole tournament, restarts, and always stops.
 
-A launched entrant gets a free port (``{port}`` in its command; ``{python}`` is this interpreter), runs
-under ``arena.players.shim`` (which owns its process group, caps its log and applies its limits), and is
-ready once the standard gRPC health check answers SERVING. Starting a process costs about 0.1 s, so one
-process serves all of the entrant's games. A bot that died is restarted before its next game, after a
-back-off that doubles with each crash.
+A launched entrant runs under ``arena.players.shim`` (which owns its process group, caps its log and
+applies per-process limits) and, by default, inside a bubblewrap sandbox (:mod:`arena.sandbox`): then its
+gRPC server listens on a Unix socket (``{address}`` in its command) or, for bots that only take a TCP port
+(``{port}``), behind a relay inside the sandbox; and its processes share one cgroup for the whole event, so
+memory, process-count and CPU-time limits hold for the bot as a whole across restarts. Unsandboxed
+(``sandbox = "none"``), ``{address}`` is ``127.0.0.1:PORT`` and the bot is an ordinary child process.
+``{python}`` is this interpreter. A bot is ready once the standard gRPC health check answers SERVING.
+Starting a process costs about 0.1 s, so one process serves all of the entrant's games. A bot that died is
+restarted before its next game, after a back-off that doubles with each crash.
 """
 
 from __future__ import annotations
@@ -13,10 +17,13 @@ import asyncio
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +32,16 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
 from arena.faults import FaultPolicy
+from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxSpec, bwrap_argv, cgroup_problem
+from arena.sandbox.bubblewrap import SOCKET_NAME, bot_directory, readable_by_sandbox_user
+
+# Health polling during start-up: gRPC's reconnect back-off would otherwise grow between attempts (to
+# seconds), and a bot that binds its port late would be seen long after it serves.
+_FAST_RECONNECT = [
+    ("grpc.initial_reconnect_backoff_ms", 50),
+    ("grpc.min_reconnect_backoff_ms", 50),
+    ("grpc.max_reconnect_backoff_ms", 100),
+]
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -33,21 +50,40 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def expand_command(command: str | Sequence[str], port: int) -> list[str]:
-    """The argv of a launch command with ``{port}`` and ``{python}`` filled in.
+def split_command(command: str | Sequence[str]) -> list[str]:
+    """The argv of a launch command, not yet expanded.
 
-    :raises ConfigError: when the command is empty or has no ``{port}``.
+    :raises ConfigError: when it is empty, cannot be split (an unbalanced quote) or has neither ``{port}``
+        nor ``{address}``.
     """
-    parts = shlex.split(command) if isinstance(command, str) else list(command)
+    try:
+        parts = shlex.split(command) if isinstance(command, str) else list(command)
+    except ValueError as exc:
+        raise ConfigError(f"entrant command {command!r} cannot be split into arguments: {exc}") from None
     if not parts:
         raise ConfigError("entrant command is empty")
-    if not any("{port}" in p for p in parts):
-        raise ConfigError(f"entrant command {command!r} must contain {{port}}, where the arena puts the port")
-    return [p.replace("{port}", str(port)).replace("{python}", sys.executable) for p in parts]
+    if not any("{port}" in p or "{address}" in p for p in parts):
+        raise ConfigError(
+            f"entrant command {command!r} must contain {{address}} or {{port}}, where the arena puts the "
+            "address (or TCP port) the bot must listen on"
+        )
+    return parts
+
+
+def expand_command(command: str | Sequence[str], port: int, address: str | None = None) -> list[str]:
+    """The argv of a launch command with ``{port}``, ``{address}`` and ``{python}`` filled in.
+
+    :raises ConfigError: see :func:`split_command`.
+    """
+    address = address or f"127.0.0.1:{port}"
+    return [
+        p.replace("{port}", str(port)).replace("{address}", address).replace("{python}", sys.executable)
+        for p in split_command(command)
+    ]
 
 
 class ManagedBot:
-    """One launched bot process (under its shim)."""
+    """One launched bot process (under its shim, and by default in its sandbox)."""
 
     def __init__(
         self,
@@ -61,6 +97,8 @@ class ManagedBot:
         cpu_s: int | None = None,
         log_cap_bytes: int = 1024 * 1024,
         policy: FaultPolicy | None = None,
+        sandbox: SandboxSpec | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.name = name
         self.command = command
@@ -71,15 +109,33 @@ class ManagedBot:
         self.cpu_s = cpu_s
         self.log_cap_bytes = log_cap_bytes
         self.policy = policy or FaultPolicy()
+        self.sandbox = sandbox or SandboxSpec(mode="none")
+        self.cwd = Path(cwd).resolve() if cwd is not None else None  # None: the arena's own
         self.port = 0
         self.crashes = 0
         self.starts = 0
+        self.cpu_budget_spent = False
+        self.limits_note = ""  # what the limits hold for, said once at start-up
         self._proc: asyncio.subprocess.Process | None = None
         self._next_start_after = 0.0
-        expand_command(command, 0)  # validate early
+        self._cgroup: BotCgroup | None = None
+        self._socket_dir: Path | None = None
+        self._cpu_watch: asyncio.Task[None] | None = None
+        argv = expand_command(command, 0)  # validate early
+        self._bot_dir: Path | None = None
+        if self.sandbox.sandboxed:
+            self._bot_dir = bot_directory(argv, self.sandbox.workdir, self.cwd)
+            if os.geteuid() == 0 and not readable_by_sandbox_user(self._bot_dir):
+                raise ConfigError(
+                    f"{name}: the sandbox runs bots as user nobody, who cannot read {self._bot_dir}: "
+                    f"make it readable (chmod -R o+rX {shlex.quote(str(self._bot_dir))}) or set workdir"
+                )
 
     @property
     def address(self) -> str:
+        """Where the arena dials the bot: its Unix socket when sandboxed, else HOST:PORT."""
+        if self._socket_dir is not None:
+            return f"unix:{self._socket_dir / SOCKET_NAME}"
         return f"{self.host}:{self.port}"
 
     @property
@@ -90,15 +146,52 @@ class ManagedBot:
     def alive(self) -> bool:
         return self._proc is not None and self._proc.returncode is None
 
+    def _prepare_sandbox(self) -> None:
+        """Once per event: the socket directory and the cgroup that outlive every restart."""
+        if self.sandbox.sandboxed and self._socket_dir is None:
+            self._socket_dir = Path(tempfile.mkdtemp(prefix="euchre-arena-"))
+            if os.geteuid() == 0:
+                os.chown(self._socket_dir, 65534, 65534)  # the bot (nobody) creates its socket there
+        if self._cgroup is None:
+            problem = cgroup_problem()
+            if problem is None:
+                self._cgroup = BotCgroup.create(
+                    self.name, self.memory_mb, self.sandbox.max_processes if self.sandbox.sandboxed else None
+                )
+                # Removed by close(); if the owner only ever calls stop(), when the bot object goes away.
+                weakref.finalize(self, self._cgroup.remove)
+                self.limits_note = "limits hold for all of the bot's processes together, for the whole event"
+            else:
+                self.limits_note = f"limits hold per process only ({problem})"
+
+    def _argv(self) -> list[str]:
+        if not self.sandbox.sandboxed:
+            self.port = free_port(self.host)
+            return expand_command(self.command, self.port)
+        assert self._socket_dir is not None and self._bot_dir is not None
+        inside = f"{SOCKET_DIR}/{SOCKET_NAME}"
+        self.port = 50051  # the sandbox has a loopback of its own: any port is free there
+        parts = split_command(self.command)
+        argv = expand_command(self.command, self.port, f"unix:{inside}")
+        if not any("{address}" in p for p in parts):
+            relay = [sys.executable, "-m", "arena.sandbox.relay", "--socket", inside]
+            argv = [*relay, "--port", str(self.port), "--", *argv]
+        with contextlib.suppress(FileNotFoundError):
+            (self._socket_dir / SOCKET_NAME).unlink()
+        return bwrap_argv(argv, self.sandbox, self._socket_dir, bot_dir=self._bot_dir, cwd=self.cwd)
+
     async def start(self) -> str:
         """Launch and wait until the bot reports SERVING; returns its address.
 
-        :raises BotCrashed: the process exited during start-up (the log's last lines are in the message).
+        :raises BotCrashed: the process exited during start-up (the log's last lines are in the message),
+            or the bot has spent its CPU budget for the event.
         :raises BotTimeout: no SERVING within ``startup_timeout_s``.
         """
         await self.stop()
-        self.port = free_port(self.host)
-        argv = expand_command(self.command, self.port)
+        if self.cpu_budget_spent:
+            raise BotCrashed(f"{self.name} has spent its CPU budget of {self.cpu_s} s for the event")
+        self._prepare_sandbox()
+        argv = self._argv()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         shim = [
             sys.executable,
@@ -109,10 +202,15 @@ class ManagedBot:
             "--log-cap",
             str(self.log_cap_bytes),
         ]
-        if self.memory_mb:
-            shim += ["--memory-mb", str(self.memory_mb)]
-        if self.cpu_s:
+        if self._cgroup is not None:
+            for procs in self._cgroup.procs_files:
+                shim += ["--cgroup-procs", procs]
+        elif self.memory_mb:
+            shim += ["--memory-mb", str(self.memory_mb)]  # per process: the fallback without cgroups
+        if self.cpu_s and self._cgroup is None:
             shim += ["--cpu-s", str(self.cpu_s)]
+        if self.sandbox.sandboxed:
+            shim += ["--nofile", str(self.sandbox.max_open_files)]
         self.starts += 1
         self._proc = await asyncio.create_subprocess_exec(
             *shim,
@@ -122,17 +220,22 @@ class ManagedBot:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
             start_new_session=True,
+            cwd=self.cwd,
         )
         try:
             await self._wait_serving()
+            if not self.sandbox.sandboxed:
+                self._check_port_owner()
         except BaseException:
             await self.stop()
             raise
+        if self._cgroup is not None and self.cpu_s and self._cpu_watch is None:
+            self._cpu_watch = asyncio.create_task(self._watch_cpu(self._cgroup, self.cpu_s))
         return self.address
 
     async def _wait_serving(self) -> None:
         deadline = time.monotonic() + self.startup_timeout_s
-        async with grpc.aio.insecure_channel(self.address) as channel:
+        async with grpc.aio.insecure_channel(self.address, options=_FAST_RECONNECT) as channel:
             stub = health_pb2_grpc.HealthStub(channel)
             while True:
                 if not self.alive():
@@ -152,6 +255,38 @@ class ManagedBot:
                     if reply.status == health_pb2.HealthCheckResponse.SERVING:
                         return
                 await asyncio.sleep(0.05)
+
+    def _check_port_owner(self) -> None:
+        """Unsandboxed: the port that answered must belong to our bot, not to another process.
+
+        :raises BotCrashed: when a process outside the bot's process group holds the listening socket
+            (another program on that port, e.g. a second bot sharing it through ``SO_REUSEPORT``).
+        """
+        if self._proc is None:
+            return
+        owners = listening_pids(self.port)
+        if owners is None:
+            return  # cannot tell here (not Linux)
+        ours = {p for p in owners if _pgid(p) == self._proc.pid}
+        strangers = sorted(owners - ours)
+        if strangers or not ours:
+            raise BotCrashed(
+                f"{self.name}: port {self.port} is answered by another process (pid "
+                f"{', '.join(map(str, strangers)) or 'unknown'}), not by the bot the arena started"
+            )
+
+    async def _watch_cpu(self, group: BotCgroup, budget_s: int) -> None:
+        """Stop the bot for good once all its processes together have used ``budget_s`` of CPU."""
+        while True:
+            await asyncio.sleep(0.25)
+            used = group.cpu_seconds()
+            if used >= budget_s:
+                self.cpu_budget_spent = True
+                group.kill_all()
+                with contextlib.suppress(OSError), self.log_path.open("ab") as log:
+                    note = f"[arena] CPU budget of {budget_s} s for the event spent ({used:.1f} s)\n"
+                    log.write(note.encode())
+                return
 
     async def ensure_running(self) -> str:
         """Before a game: the address of a live bot, restarting a dead one after its back-off.
@@ -176,7 +311,11 @@ class ManagedBot:
         return data.decode("utf-8", "replace").strip()
 
     async def stop(self, timeout_s: float = 5.0) -> None:
-        """Stop the bot and everything it started: close the shim's pipe, then force if need be."""
+        """Stop the bot and everything it started; returns once every one of its processes is gone.
+
+        The shim is asked first (its pipe closes) and waits for the whole group; then, as a last line,
+        the process group and the bot's cgroup are killed and waited for.
+        """
         proc, self._proc = self._proc, None
         if proc is None:
             return
@@ -190,3 +329,74 @@ class ManagedBot:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 await proc.wait()
+        await asyncio.to_thread(_kill_group, proc.pid)
+        if self._cgroup is not None:
+            await asyncio.to_thread(self._cgroup.kill_all)
+
+    async def close(self) -> None:
+        """At the end of the event: stop the bot and remove its cgroup and socket directory."""
+        if self._cpu_watch is not None:
+            self._cpu_watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._cpu_watch
+            self._cpu_watch = None
+        await self.stop()
+        if self._cgroup is not None:
+            await asyncio.to_thread(self._cgroup.remove)
+            self._cgroup = None
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+
+
+def _kill_group(pgid: int, timeout_s: float = 10.0) -> None:
+    """SIGKILL what is left of process group ``pgid`` and wait until it is really gone."""
+    from arena.players.shim import group_members  # Linux /proc reader, shared with the shim
+
+    if not os.path.isdir("/proc"):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+        return
+    deadline = time.monotonic() + timeout_s
+    while (members := group_members(pgid)) and time.monotonic() < deadline:
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except (ProcessLookupError, PermissionError):
+        return None
+
+
+def listening_pids(port: int) -> set[int] | None:
+    """Pids holding a TCP socket that listens on ``port`` (Linux /proc), or None when /proc cannot tell."""
+    inodes: set[str] = set()
+    found_table = False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        found_table = True
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    if not found_table:
+        return None
+    pids: set[int] = set()
+    targets = {f"socket:[{i}]" for i in inodes}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{entry}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{entry}/fd/{fd}") in targets:
+                        pids.add(int(entry))
+                        break
+    return pids

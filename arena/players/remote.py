@@ -43,7 +43,11 @@ from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 MAX_REPLY_BYTES = 64 * 1024
 """A bot's message larger than this is a fault (``oversized``); a real reply is a few dozen bytes."""
 MAX_UNSOLICITED = 32
-"""Messages a bot may send that answer no pending request (late replies excluded) before it is cut off."""
+"""Messages a bot may send in one stream that are not the answer to the open decision (late replies to
+timed-out decisions included) before the stream is cut off as a flood."""
+DRAIN_TURNS = 10
+"""Most extra loop turns a timed-out decision waits while gRPC holds completed reads the loop has not
+handled (under constant traffic that socket may never go quiet)."""
 WRITE_TIMEOUT_S = 5.0
 """A bot that stops reading its stream blocks our writes; after this long the stream counts as dead."""
 
@@ -112,6 +116,49 @@ class BotConnection:
         await self.channel.close(grace=None)
 
 
+class Endpoint:
+    """Where a seat finds its bot's current connection.
+
+    The base class is one fixed connection (a bot the arena did not launch, or a test): it is never "down",
+    because the arena cannot tell a dead address from a hung one, so every failed decision is a fault.
+    ``arena.players.endpoint.RestartingEndpoint`` adds restarts of a launched bot. Seats ``acquire`` the
+    connection they use and ``release`` it when done, so a restart never closes a channel a table still
+    holds.
+    """
+
+    def __init__(self, connection: BotConnection) -> None:
+        self.connection = connection
+
+    @property
+    def generation(self) -> int:
+        """Which start of the bot's process ``connection`` reaches (changes on every restart)."""
+        return 0
+
+    def down(self) -> bool:
+        """True while the bot's process is known to be gone or restarting."""
+        return False
+
+    def acquire(self) -> tuple[BotConnection, int]:
+        return self.connection, self.generation
+
+    def release(self, connection: BotConnection) -> None:
+        return None
+
+    def restart_soon(self) -> None:
+        """Start bringing a down bot back, without waiting for it."""
+
+    async def revive(self, suspect: bool = False) -> None:
+        """Wait until the bot is up again (restarting it if need be).
+
+        :param suspect: a stream to the current process just broke as a crash does; the process may not
+            have been seen to exit yet, so give it a moment before trusting that it is alive.
+        :raises BotError: the bot could not be restarted.
+        """
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+
 def error_from_status(exc: grpc.aio.AioRpcError, context: str) -> BotError:
     """The one place where gRPC status codes become bot faults."""
     code, detail = exc.code(), exc.details() or ""
@@ -124,14 +171,21 @@ def error_from_status(exc: grpc.aio.AioRpcError, context: str) -> BotError:
         return BotTimeout(text)
     if code == grpc.StatusCode.CANCELLED and "Socket closed" in detail:
         return BotCrashed(text)
+    if code == grpc.StatusCode.INTERNAL and detail == "Internal error from Core":
+        return BotCrashed(text)  # how gRPC reports a stream whose connection died under it
     return BotStatusError(text)
 
 
 class RemotePlayer(Player):
     """One seat of one game, played by the bot behind ``connection``."""
 
-    def __init__(self, connection: BotConnection, name: str, watch: LoopWatch | None = None) -> None:
-        self.connection = connection
+    def __init__(
+        self, connection: BotConnection | Endpoint, name: str, watch: LoopWatch | None = None
+    ) -> None:
+        self.endpoint = connection if isinstance(connection, Endpoint) else Endpoint(connection)
+        self._held: BotConnection | None = None  # the connection this seat's streams use (acquired)
+        self._generation = -1  # the bot start ``connection`` reaches
+        self._charged = -1  # the bot start whose crash this game has already been charged a fault for
         self.name = name
         self.watch = watch or LoopWatch.for_running_loop()
         self._info: GameInfo | None = None
@@ -143,14 +197,56 @@ class RemotePlayer(Player):
         self._pending: list[bytes] = []  # events not yet sent, encoded (``convert.event_bytes``)
         self._encoder = convert.RequestEncoder()
         self._last_id = 0
+        self._asked = 0  # the decision id whose request is being or has been written on this stream
+        self._expired: set[int] = set()  # decisions that timed out: one late reply each is tolerated
         self._unsolicited = 0
+        self._read_late = False  # the open decision's reply was found only by draining the transport
+        self._timer_late_ms = 0.0  # how late the loop ran the open decision's deadline
+
+    @property
+    def connection(self) -> BotConnection:
+        """The connection this seat uses (or will use next)."""
+        return self._held or self.endpoint.connection
 
     # ------------------------------------------------------------------ stream lifecycle
 
     async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
         self._info = info
         self.queue_events(events)
+        if self.endpoint.down():  # a game that starts while the bot restarts waits for it: nothing was asked
+            await self.endpoint.revive()
         await self._open(resumed=False)
+
+    def _use_current_connection(self) -> BotConnection:
+        """Hold the endpoint's current connection (letting go of an older one)."""
+        if self._held is not None and self._generation == self.endpoint.generation:
+            return self._held
+        old = self._held
+        self._held, self._generation = self.endpoint.acquire()
+        if old is not None:
+            self.endpoint.release(old)
+        return self._held
+
+    async def _reconnect(self) -> None:
+        """Reopen a broken stream for the next decision (``GameStart.resumed``).
+
+        A crash costs each game that asks the bot to act while it is down one ``crashed`` fault: the first
+        decision that finds it down is that fault (and sets the restart going); the game's later decisions
+        wait for the restart instead of piling up faults for the same crash.
+        """
+        endpoint = self.endpoint
+        paid = (  # this game paid for the crash of the process its stream was on, which is still current
+            isinstance(self._failure, BotCrashed)
+            and self._charged >= self._generation
+            and self._generation == endpoint.generation
+        )
+        if endpoint.down() and self._charged < endpoint.generation:
+            self._charged = endpoint.generation
+            endpoint.restart_soon()
+            raise BotCrashed(f"{self.name} is down (its process exited); the arena is restarting it")
+        if paid or endpoint.down():
+            await endpoint.revive(suspect=paid)
+        await self._open(resumed=True)
 
     async def _open(self, resumed: bool) -> None:
         info = self._info
@@ -158,7 +254,14 @@ class RemotePlayer(Player):
         await self._drop_call()
         self._failure = None
         self._unsolicited = 0
-        self._call = self.connection.play_game()
+        self._asked = 0
+        self._expired.clear()
+        connection = self._use_current_connection()
+        try:
+            self._call = connection.play_game()
+        except (grpc.aio.UsageError, RuntimeError) as exc:  # the channel was closed under us
+            self._fail(BotCrashed(f"{self.name}: cannot open a stream to {connection.address}: {exc!r}"))
+            raise self._failure from None  # type: ignore[misc]
         self._reader = asyncio.create_task(self._read(self._call))
         start = pb.GameStart(
             game_id=info.game_id,
@@ -172,7 +275,13 @@ class RemotePlayer(Player):
         await self._write(self._with_pending(pb.ArenaMessage(game_start=start)))
 
     async def _read(self, call: grpc.aio.StreamStreamCall) -> None:
-        """Hand each message to the decision waiting for it; drop late replies; cut off floods."""
+        """Hand the answer to the open decision to it; everything else counts towards the flood limit.
+
+        A reply is accepted only for a request already being written (``_asked``): an id the arena has not
+        asked yet, or one already answered, is ``malformed_reply`` for the open decision. One late reply per
+        timed-out decision is dropped without a fault (the timeout was the fault), but still counts as
+        unsolicited, so no kind of message can be sent without limit.
+        """
         try:
             while True:
                 message = await call.read()
@@ -180,13 +289,16 @@ class RemotePlayer(Player):
                     self._fail(StreamClosed(f"{self.name} closed its stream before the game ended"))
                     return
                 waiter = self._waiter
-                if message.WhichOneof("body") == "decision":
-                    got = message.decision.decision_id
-                    if 0 < got < (waiter[0] if waiter else self._last_id + 1):
-                        continue  # a late reply to an earlier, timed-out decision
-                if waiter is not None and not waiter[1].done():
-                    waiter[1].set_result(message)
-                    continue
+                open_id = waiter[0] if waiter is not None and not waiter[1].done() else 0
+                is_decision = message.WhichOneof("body") == "decision"
+                got = message.decision.decision_id if is_decision else 0
+                if open_id and open_id == self._asked and (not is_decision or got not in self._expired):
+                    assert waiter is not None
+                    waiter[1].set_result(message)  # decide() judges it: right id, decodable action
+                    if is_decision and got == open_id:
+                        continue
+                elif is_decision and got in self._expired:
+                    self._expired.discard(got)  # the late reply to a timed-out decision
                 self._unsolicited += 1
                 if self._unsolicited > MAX_UNSOLICITED:
                     self._fail(
@@ -245,8 +357,15 @@ class RemotePlayer(Player):
     # ------------------------------------------------------------------ decisions
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
+        try:
+            return await self._decide(view, decision_id, timing)
+        except BotCrashed:
+            self._charged = max(self._charged, self._generation)  # this game has paid for this crash
+            raise
+
+    async def _decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
         if self._failure is not None or self._call is None:
-            await self._open(resumed=True)
+            await self._reconnect()
         call = self._call
         assert call is not None
         request = self._encoder.encode(
@@ -257,11 +376,15 @@ class RemotePlayer(Player):
         self._waiter = (decision_id, reply)
         # One timer for the whole decision (cheaper than wait_for, which makes a task per call). It also
         # covers a write that blocks because the bot stopped reading: expiring cancels the call.
-        timer = loop.call_later((timing.time_ms + timing.bank_ms) / 1000, self._expire, reply, call)
+        limit_s = (timing.time_ms + timing.bank_ms) / 1000
         sent = time.monotonic()
+        self._read_late = False
+        self._timer_late_ms = 0.0
+        timer = loop.call_later(limit_s, self._expire, reply, call, sent + limit_s)
         try:
             try:
                 self._write_pending = True
+                self._asked = decision_id
                 await call.write(request)
                 self._write_pending = False
             except (
@@ -271,6 +394,7 @@ class RemotePlayer(Player):
                 asyncio.CancelledError,
             ) as exc:
                 if reply.done() and reply.result() is _TIMEOUT:
+                    self._expired.add(decision_id)
                     raise self._timeout(sent, timing, "and stopped reading its stream") from None
                 if isinstance(exc, asyncio.CancelledError):
                     raise
@@ -288,6 +412,7 @@ class RemotePlayer(Player):
             self._write_pending = False
             self._last_id = max(self._last_id, decision_id)
         if message is _TIMEOUT:
+            self._expired.add(decision_id)
             raise self._timeout(sent, timing)
         if message is _CLOSED:
             raise self._failure or StreamClosed(f"{self.name}: stream ended")
@@ -296,7 +421,16 @@ class RemotePlayer(Player):
             raise MalformedAction(f"{self.name} sent {message.WhichOneof('body')!r} instead of a decision")
         got = message.decision.decision_id
         if got != decision_id:
-            raise MalformedAction(f"{self.name} answered decision {got}, the arena asked {decision_id}")
+            when = "a decision not asked yet" if got > decision_id else "an earlier decision"
+            raise MalformedAction(
+                f"{self.name} answered decision {got} ({when}), the arena asked {decision_id}"
+            )
+        if self._read_late:
+            waited_ms = (time.monotonic() - sent) * 1000
+            raise HarnessLate(
+                f"{self.name}'s reply had reached the arena's transport when its {timing.time_ms} ms were "
+                f"up, but the busy arena read it only after {waited_ms:.0f} ms"
+            )
         try:
             action = convert.action_from_pb(message.decision.action)
         except NotationError as exc:
@@ -304,21 +438,37 @@ class RemotePlayer(Player):
         elapsed_ms = (time.monotonic() - sent) * 1000
         return Reply(action, elapsed_ms, max(0.0, elapsed_ms - timing.time_ms))
 
-    def _expire(self, reply: asyncio.Future[object], call: grpc.aio.StreamStreamCall) -> None:
+    def _expire(
+        self, reply: asyncio.Future[object], call: grpc.aio.StreamStreamCall, deadline: float
+    ) -> None:
         """The decision's time is up. A reply the reader has not yet handed over still gets one more turn
-        of the loop (it may be sitting in a buffer the busy loop has not read), then it is a timeout."""
+        of the loop (the loop may have read it in this very turn), then it is a timeout, unless gRPC's
+        transport holds completed reads the busy loop has not handled: then a reply may be among them,
+        the loop gets a few more turns, and a reply found that way is the harness's fault (it reached the
+        arena, the arena read it late), never the bot's."""
+        loop = asyncio.get_running_loop()
+        self._timer_late_ms = max(0.0, (time.monotonic() - deadline) * 1000)
 
-        def settle() -> None:
-            if not reply.done():
-                reply.set_result(_TIMEOUT)
-                if self._write_pending:  # the bot stopped reading: the stream is no use any more
-                    call.cancel()
+        def settle(turn: int, grace: int) -> None:
+            if reply.done():
+                return
+            if turn < DRAIN_TURNS:
+                if self.watch.transport_pending():
+                    self._read_late = True
+                    loop.call_soon(settle, turn + 1, 2)  # handled next turn, read by the reader after that
+                    return
+                if grace:
+                    loop.call_soon(settle, turn + 1, grace - 1)
+                    return
+            reply.set_result(_TIMEOUT)
+            if self._write_pending:  # the bot stopped reading: the stream is no use any more
+                call.cancel()
 
-        asyncio.get_running_loop().call_soon(settle)
+        loop.call_soon(settle, 0, 0)
 
     def _timeout(self, sent: float, timing: DecisionTiming, more: str = "") -> BotError:
         elapsed_ms = (time.monotonic() - sent) * 1000
-        lag_ms = self.watch.max_lag_ms(since=sent)
+        lag_ms = max(self.watch.max_lag_ms(since=sent), self._timer_late_ms)
         text = (
             f"{self.name} did not answer within {timing.time_ms} ms (+{timing.bank_ms} ms bank){more and ' '}"
             f"{more}; waited {elapsed_ms:.0f} ms"
@@ -349,6 +499,9 @@ class RemotePlayer(Player):
 
     async def close(self) -> None:
         await self._drop_call()
+        held, self._held = self._held, None
+        if held is not None:
+            self.endpoint.release(held)
 
     async def _drop_call(self) -> None:
         call, reader = self._call, self._reader

@@ -30,9 +30,18 @@ from typing import IO, BinaryIO
 GRACE_S = 2.0
 
 
-def _limits(memory_mb: int | None, cpu_s: int | None) -> Callable[[], None]:
+def _limits(
+    memory_mb: int | None, cpu_s: int | None, nofile: int | None, cgroup_procs: Sequence[str]
+) -> Callable[[], None]:
     def apply() -> None:
+        # Join the bot's cgroups first, in the child before exec, so that nothing the bot starts is ever
+        # outside them (a pid written by the arena after the start would race the bot's first fork).
+        for procs in cgroup_procs:
+            with open(procs, "w") as f:
+                f.write(str(os.getpid()))
         _die_with_parent()
+        if nofile:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         if memory_mb:
             size = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -53,20 +62,53 @@ def _die_with_parent() -> None:
         pass  # not Linux: the pipe watch alone stops the bot
 
 
-def _pump(source: IO[bytes], log: BinaryIO, cap: int) -> None:
-    """Copy the bot's output to the log until ``cap`` bytes, then drain and drop the rest."""
-    written = 0
-    noted = False
+class CappedLog:
+    """The bot's log, at most about ``2 * cap`` bytes on disk for the entrant, however often it restarts.
+
+    The newest output is what explains a crash, so it is kept: when the log reaches ``cap`` bytes it is
+    renamed to ``NAME.1`` (replacing the previous one, the oldest output) and a fresh log is begun with a
+    line saying so. The size already on disk counts, so restarts share one budget.
+    """
+
+    def __init__(self, path: str, cap: int) -> None:
+        self.path = path
+        self.cap = max(cap, 1024)
+        self._lock = threading.Lock()  # the pump and the arena watcher both write
+        self.file = self._open()
+        self.size = self.file.tell()
+
+    def _open(self) -> BinaryIO:
+        """Opened for appending and readable by the organiser only (logs can hold a bot's secrets)."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        return os.fdopen(fd, "ab")
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            while data:
+                if self.size >= self.cap:
+                    self._rotate()
+                part = data[: self.cap - self.size]
+                self.file.write(part)
+                self.size += len(part)
+                data = data[len(part) :]
+            self.file.flush()
+
+    def _rotate(self) -> None:
+        self.file.close()
+        os.replace(self.path, self.path + ".1")
+        self.file = self._open()
+        note = f"[arena] log reached {self.cap} bytes: older output moved to {self.path}.1\n".encode()
+        self.file.write(note)
+        self.size = len(note)
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _pump(source: IO[bytes], log: CappedLog) -> None:
+    """Copy the bot's output to the log (which keeps the newest output within its cap)."""
     for chunk in iter(lambda: source.read1(65536), b""):  # type: ignore[attr-defined]
-        if written < cap:
-            part = chunk[: cap - written]
-            log.write(part)
-            log.flush()
-            written += len(part)
-        elif not noted:
-            log.write(f"\n[arena] log capped at {cap} bytes; further output dropped\n".encode())
-            log.flush()
-            noted = True
+        log.write(chunk)
 
 
 def _stop_group(grace_s: float) -> None:
@@ -81,7 +123,12 @@ def _stop_group(grace_s: float) -> None:
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline and _others(group):
         time.sleep(0.05)
-    _signal_others(group, signal.SIGKILL)
+    # SIGKILL is delivered asynchronously: wait until the kernel has really ended every process, so that
+    # whoever waits for this shim knows that nothing of the bot is left.
+    deadline = time.monotonic() + 10.0
+    while _others(group) and time.monotonic() < deadline:
+        _signal_others(group, signal.SIGKILL)
+        time.sleep(0.01)
 
 
 def _signal_others(group: int, sig: int) -> None:
@@ -119,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--memory-mb", type=int, default=None, help="address-space limit of the bot")
     parser.add_argument("--cpu-s", type=int, default=None, help="CPU-time limit of the bot, seconds")
     parser.add_argument("--grace", type=float, default=GRACE_S, help="seconds between SIGTERM and SIGKILL")
+    parser.add_argument("--nofile", type=int, default=None, help="open-file limit of each bot process")
+    parser.add_argument(
+        "--cgroup-procs", action="append", default=[], help="cgroup.procs file the bot joins (repeatable)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -127,31 +178,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A handler (not SIG_IGN, which exec would pass on to the bot) so that SIGTERM to the group spares us.
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda *_: None)
-    with open(args.log, "ab") as log:
+    log = CappedLog(args.log, args.log_cap)
+    try:
         log.write(f"[arena] starting: {' '.join(command)}\n".encode())
-        log.flush()
         try:
             bot = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_limits(args.memory_mb, args.cpu_s),
+                preexec_fn=_limits(args.memory_mb, args.cpu_s, args.nofile, args.cgroup_procs),
             )
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             log.write(f"[arena] cannot start the bot: {exc}\n".encode())
             return 127
         assert bot.stdout is not None
-        pump = threading.Thread(target=_pump, args=(bot.stdout, log, args.log_cap), daemon=True)
+        pump = threading.Thread(target=_pump, args=(bot.stdout, log), daemon=True)
         pump.start()
 
         def watch_arena() -> None:
             with contextlib.suppress(OSError):
                 while sys.stdin.buffer.read1(4096):  # type: ignore[union-attr]
                     pass
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, ValueError):
                 log.write(b"[arena] arena gone or stop requested: stopping the bot\n")
-                log.flush()
             _stop_group(args.grace)
             os._exit(0)
 
@@ -159,7 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = bot.wait()
         pump.join(timeout=1.0)
         log.write(f"[arena] bot exited with status {code}\n".encode())
-        log.flush()
+    finally:
+        log.close()
     _stop_group(0.5)  # children the bot left behind
     return code if code >= 0 else 128 - code
 

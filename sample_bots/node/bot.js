@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // node-random: a euchre-arena bot (protocol v1) that plays a uniformly random legal action.
-// Usage: node bot.js [--port P] [--host H]   (port 0, the default, picks any free port)
+// Usage: node bot.js [--address unix:PATH | --address HOST:PORT | --port P [--host H]]
+//   (the arena's {address}; port 0, the default, picks any free port)
 'use strict';
 
 const path = require('node:path');
@@ -45,18 +46,24 @@ function playGame(call) {
 }
 
 const { values: args } = parseArgs({
-  options: { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '0' } },
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '0' },
+    address: { type: 'string', default: '' }, // what the arena's {address} gives: unix:PATH in its sandbox
+  },
 });
+const where = args.address || `${args.host}:${args.port}`;
 const server = new grpc.Server();
 server.addService(Player.service, { Hello: hello, PlayGame: playGame });
 // The arena's launcher deems a bot ready once the standard gRPC health check answers SERVING.
 new HealthImplementation({ '': 'SERVING', 'euchre.arena.v1.Player': 'SERVING' }).addToServer(server);
-server.bindAsync(`${args.host}:${args.port}`, grpc.ServerCredentials.createInsecure(), (err, port) => {
+server.bindAsync(where, grpc.ServerCredentials.createInsecure(), (err, port) => {
   if (err) {
-    console.error(`${NAME}: cannot listen on ${args.host}:${args.port}: ${err.message}`);
+    console.error(`${NAME}: cannot listen on ${where}: ${err.message}`);
     process.exit(1);
   }
-  console.log(`${NAME} listening on ${args.host}:${port}`); // a launcher reads the port from this line
+  const shown = where.startsWith('unix:') ? where : `${where.slice(0, where.lastIndexOf(':'))}:${port}`;
+  console.log(`${NAME} listening on ${shown}`); // a launcher reads the port from this line
 });
 
 // Stop on SIGTERM/SIGINT: let games in flight finish for up to 2 s, then cut them off.

@@ -199,17 +199,23 @@ def test_crashed_bot_is_restarted_with_backoff_before_its_next_game(tmp_path: Pa
     assert starts == 2 and crashes == 1
 
 
-def test_log_is_capped(tmp_path: Path) -> None:
+def test_log_cap_holds_across_restarts_and_keeps_the_newest_output(tmp_path: Path) -> None:
+    """Issue 11: 1 MiB per process start let 10 restarts write 10.5 MB; the cap is now the entrant's."""
     chatty = (
-        "{python} -c 'import sys,time; sys.stdout.write(\"x\" * 100000); sys.stdout.flush(); time.sleep(30)' "
-        "{port}"
+        "{python} -c 'import sys,time; sys.stdout.write(\"x\" * 100000 + \"END-OF-OUTPUT\\n\"); "
+        "sys.stdout.flush(); time.sleep(30)' {port}"
     )
-    bot = ManagedBot("chatty", chatty, tmp_path / "chatty.log", log_cap_bytes=1000, startup_timeout_s=1.5)
-    with pytest.raises(BotTimeout):
-        asyncio.run(bot.start())
-    text = (tmp_path / "chatty.log").read_text()
-    assert "log capped at 1000 bytes" in text
-    assert "x" * 1000 in text and "x" * 1001 not in text
+    cap = 4096
+    bot = ManagedBot("chatty", chatty, tmp_path / "chatty.log", log_cap_bytes=cap, startup_timeout_s=1.5)
+    for _ in range(4):
+        with pytest.raises(BotTimeout):
+            asyncio.run(bot.start())
+    files = sorted(tmp_path.glob("chatty.log*"))
+    assert [f.name for f in files] == ["chatty.log", "chatty.log.1"]
+    assert sum(f.stat().st_size for f in files) <= 2 * cap + 1024
+    newest = (tmp_path / "chatty.log").read_text() + (tmp_path / "chatty.log.1").read_text()
+    assert "END-OF-OUTPUT" in newest and "older output moved to" in newest
+    assert (tmp_path / "chatty.log").stat().st_mode & 0o077 == 0  # the organiser's only
 
 
 def test_no_bot_survives_the_arena_being_killed_with_sigkill(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, RemotePlayer
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
+from arena.sandbox import cgroup_problem
 from arena.table import TableResult, TableSpec, play_table
 from sample_bots.random import RandomBot
 
@@ -73,7 +74,9 @@ def test_time_bank_covers_late_replies_until_it_runs_out() -> None:
 
 def test_without_a_bank_a_late_reply_is_a_timeout_at_once() -> None:
     result = asyncio.run(one_remote_seat(Dawdler, FaultPolicy(decision_ms=20, max_faults_per_game=3)))
-    assert [f.kind for f in result.faults] == [FaultKind.TIMEOUT] * 4 and result.forfeited == (0,)
+    # On a busy machine the arena itself may lag at a decision: that is a harness fault, not the bot's.
+    charged = [f.kind for f in result.faults if f.kind is not FaultKind.HARNESS]
+    assert charged == [FaultKind.TIMEOUT] * 4 and result.forfeited == (0,)
     assert result.latencies_ms[0] == ()
 
 
@@ -136,7 +139,14 @@ def test_a_timeout_during_which_the_loop_lagged_is_the_harnesss(lag_ms: float, k
 @pytest.mark.parametrize(
     ("mode", "limits", "kind", "detail"),
     [
-        ("hog", {"memory_mb": 1200}, FaultKind.ERROR_STATUS, "MemoryError"),
+        # With cgroups the kernel ends a bot past its memory limit (the whole bot, all processes);
+        # without, the per-process address-space limit makes the allocation fail inside the bot.
+        (
+            "hog",
+            {"memory_mb": 1200},
+            FaultKind.CRASHED if cgroup_problem() is None else FaultKind.ERROR_STATUS,
+            "" if cgroup_problem() is None else "MemoryError",
+        ),
         ("spin", {"cpu_s": 1}, FaultKind.CRASHED, ""),
     ],
 )
@@ -153,7 +163,9 @@ def test_resource_limits_apply_to_launched_bots(
             players = [RemotePlayer(connection, mode)] + [
                 InProcessPlayer(RandomBot, f"r{s}") for s in range(1, 5)
             ]
-            spec = TableSpec("g", config, 9, tuple(p.name for p in players), FaultPolicy(decision_ms=3000))
+            # A generous deadline: the limit must end the bot first, however busy the machine is.
+            policy = FaultPolicy(decision_ms=60_000)
+            spec = TableSpec("g", config, 9, tuple(p.name for p in players), policy)
             return await play_table(spec, players)
         finally:
             await connection.close()

@@ -6,15 +6,22 @@ legal action, so the only surprise in a game is the one being tested.
 modes:
   slow            sleeps 0.6 s on every decision from the 3rd on (past a short deadline)
   crash           exits the whole process at its 3rd decision
+  crash_first     exits the whole process at its 1st decision, every time it is started
+  crash_once      exits at its 1st decision the first time it is started (--state FILE remembers), then
+                  plays perfectly
   illegal         plays a card it does not hold whenever it must play a card
   raises          raises an exception in act() at its 2nd decision (the SDK turns it into an error status)
   garbage         replies with an action whose card is not a card
   wrong_message   replies with an empty BotMessage (no decision)
   wrong_id        replies with a decision id nobody asked for
+  stale_id        from its 2nd decision, replies with the id of its previous decision
+  stale_flood     after its first reply, sends thousands of replies carrying that (past) decision id
+  early           answers each decision twice: once properly, once with the next id, before it is asked
   huge            replies with a 200 kB action
   flood           sends hundreds of unsolicited decisions after its first reply
   close_early     ends its stream after its 2nd decision
   wrong_version   says protocol version 2 in the handshake
+  margin          a fine player that replies after sleeping until --reply-ms into each decision
   ignore_sigterm  a fine player that ignores SIGTERM (must be SIGKILLed)
   fork            a fine player that forks a long-lived child process
   slow_start      waits 3 s before serving
@@ -51,6 +58,8 @@ class FirstLegal(Bot):
     name = "chaos"
     decisions = 0
     mode = "fine"
+    state = ""
+    reply_ms = 0
 
     async def act(self, view: View) -> Action:
         FirstLegal.decisions += 1
@@ -58,8 +67,14 @@ class FirstLegal(Bot):
         mode = self.mode
         if mode == "slow" and count >= 3:
             await asyncio.sleep(0.6)
-        elif mode == "crash" and count >= 3:
+        elif (mode == "crash" and count >= 3) or mode == "crash_first":
             os._exit(3)
+        elif mode == "crash_once" and not os.path.exists(self.state):
+            with open(self.state, "w") as marker:
+                marker.write("crashed once\n")
+            os._exit(3)
+        elif mode == "margin":
+            await asyncio.sleep(self.reply_ms / 1000)
         elif mode == "raises" and count >= 2:
             raise RuntimeError("chaos: raising on purpose")
         elif mode == "hog" and count >= 2:
@@ -91,6 +106,7 @@ class RawServicer(PlayerServicer):
         self, request_iterator: AsyncIterator[pb.ArenaMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.BotMessage]:
         answered = 0
+        previous = 0
         async for message in request_iterator:
             if message.WhichOneof("body") != "decision_request":
                 continue
@@ -107,11 +123,23 @@ class RawServicer(PlayerServicer):
                 reply = pb.BotMessage()
             elif mode == "wrong_id" and answered >= 2:
                 reply.decision.decision_id = request.decision_id + 1000
+            elif mode == "stale_id" and answered >= 2:
+                reply.decision.decision_id = previous
             elif mode == "huge" and answered >= 2:
                 reply.decision.action.card = "X" * 200_000
             elif mode == "close_early" and answered >= 3:
                 return
+            previous = request.decision_id
             yield reply
+            if mode == "early":
+                yield pb.BotMessage(
+                    decision=pb.Decision(decision_id=request.decision_id + 1, action=request.legal_actions[0])
+                )
+            if mode == "stale_flood" and answered == 1:
+                for _ in range(20_000):
+                    yield pb.BotMessage(
+                        decision=pb.Decision(decision_id=request.decision_id, action=request.legal_actions[0])
+                    )
             if mode == "flood" and answered == 1:
                 for i in range(500):
                     yield pb.BotMessage(
@@ -119,7 +147,18 @@ class RawServicer(PlayerServicer):
                     )
 
 
-RAW_MODES = ("garbage", "wrong_message", "wrong_id", "huge", "flood", "close_early", "wrong_version")
+RAW_MODES = (
+    "garbage",
+    "wrong_message",
+    "wrong_id",
+    "stale_id",
+    "stale_flood",
+    "early",
+    "huge",
+    "flood",
+    "close_early",
+    "wrong_version",
+)
 
 
 async def serve(mode: str, port: int) -> None:
@@ -154,7 +193,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="fine")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--state", default="", help="crash_once: a file that says it has crashed already")
+    parser.add_argument("--reply-ms", type=int, default=0, help="margin: when to reply")
     args = parser.parse_args()
+    FirstLegal.state = args.state
+    FirstLegal.reply_ms = args.reply_ms
     started = time.monotonic()
     try:
         asyncio.run(serve(args.mode, args.port))

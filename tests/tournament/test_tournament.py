@@ -25,6 +25,7 @@ from arena.store import Store
 from arena.tournament import run_event
 
 ROOT = Path(__file__).resolve().parents[2]
+KEY = "5eed" * 16  # a fixed deal key (issue 9), where two output directories must deal the same cards
 
 
 def arena_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -60,6 +61,12 @@ def board(directory: Path) -> list[dict[str, Any]]:
     return json.loads(result.stdout)
 
 
+def stored_hands(directory: Path) -> list[tuple[str, int, str]]:
+    with Store.open(directory, create=False) as store:
+        query = "SELECT game_id, hand_index, record FROM hands ORDER BY game_id, hand_index"
+        return store.db.execute(query).fetchall()
+
+
 def write_toml(path: Path, data: dict[str, Any]) -> Path:
     lines = []
     for key, value in data.items():
@@ -92,7 +99,14 @@ def write_toml(path: Path, data: dict[str, Any]) -> Path:
         ({"game": {"variant": "call-ace", "num_players": 8}}, "num_players=8"),
         ({"faults": {"decision_ms": -5}}, "faults.decision_ms=-5"),
         ({"faults": {"patience": 3}}, "unknown key faults.patience"),
-        ({"entrant": [{"name": "x", "command": "python bot.py"}]}, "must contain {port}"),
+        ({"entrant": [{"name": "x", "command": "python bot.py"}]}, "must contain {address} or {port}"),
+        ({"entrant": [{"name": "x", "command": "bot '{port}"}]}, "cannot be split into arguments"),
+        ({"sandbox": "docker"}, "sandbox='docker': expected one of 'bubblewrap', 'none'"),
+        ({"entrant": [{"name": "x", "command": "b {port}", "sandbox": "jail"}]}, "entrant[0].sandbox='jail'"),
+        ({"entrant": [{"name": "x", "command": "b {port}", "env": {"A": 1}}]}, "entrant[0].env="),
+        ({"entrant": [{"name": "x", "command": "b {port}", "env": {"1A": "v"}}]}, "entrant[0].env="),
+        ({"entrant": [{"name": "x", "command": "b {port}", "workdir": ""}]}, "entrant[0].workdir="),
+        ({"entrant": [{"name": "x", "class": "m:C", "sandbox": "none"}]}, "only apply to a launched command"),
         ({"entrant": [{"name": "x", "address": "nowhere"}]}, "expected HOST:PORT"),
         (
             {"entrant": [{"name": "x", "address": "h:1", "class": "a:B"}]},
@@ -228,16 +242,15 @@ def test_event_in_process_standings_outputs_and_replay(tmp_path: Path) -> None:
 
 
 def test_same_seed_same_schedule_deals_and_leaderboard_at_concurrency_1_and_4(tmp_path: Path) -> None:
-    one = parse_config(event(tmp_path, concurrency=1, output=str(tmp_path / "c1")))
-    four = parse_config(event(tmp_path, concurrency=4, output=str(tmp_path / "c4")))
+    one = parse_config(event(tmp_path, concurrency=1, output=str(tmp_path / "c1"), deal_key=KEY))
+    four = parse_config(event(tmp_path, concurrency=4, output=str(tmp_path / "c4"), deal_key=KEY))
     asyncio.run(run_event(one))
     asyncio.run(run_event(four))
     assert board(one.output) == board(four.output)
     with Store.open(one.output) as a, Store.open(four.output) as b:
         assert a.schedule() == b.schedule()
-        hands = "SELECT game_id, hand_index, record FROM hands ORDER BY game_id, hand_index"
-        assert a.db.execute(hands).fetchall() == b.db.execute(hands).fetchall()
-    other = parse_config(event(tmp_path, seed=8, output=str(tmp_path / "s8")))
+    assert stored_hands(one.output) == stored_hands(four.output)
+    other = parse_config(event(tmp_path, seed=8, output=str(tmp_path / "s8"), deal_key=KEY))
     asyncio.run(run_event(other))
     assert board(other.output) != board(one.output)
 
@@ -308,6 +321,8 @@ def test_resuming_a_different_event_in_the_same_directory_is_refused(tmp_path: P
 def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_leaderboard(
     tmp_path: Path,
 ) -> None:
+    """Resume after ``kill -9`` (the output lock dies with the arena) deals the rest with the stored secret
+    key: the event equals an uninterrupted one run afterwards with that key, published (issue 9)."""
     entrants = [
         {"name": "random", "command": "{python} -m sample_bots.random --port {port}"},
         {"name": "rules", "class": "sample_bots.rules:RulesBot"},
@@ -315,11 +330,6 @@ def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_lead
         {"name": "rules-b", "command": "{python} -m sample_bots.rules --port {port}"},
         {"name": "random-c", "class": "sample_bots.random:RandomBot"},
     ]
-    whole = write_toml(
-        tmp_path / "whole.toml",
-        event(tmp_path, entrant=entrants, rounds=12, concurrency=2, output=str(tmp_path / "whole")),
-    )
-    assert arena_cli("run", "-q", str(whole), timeout=300).returncode == 0
     broken = write_toml(
         tmp_path / "broken.toml",
         event(tmp_path, entrant=entrants, rounds=12, concurrency=2, output=str(tmp_path / "broken")),
@@ -350,7 +360,14 @@ def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_lead
     resumed = arena_cli("run", str(broken), timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{interrupted_at} of 12 games already stored" in resumed.stdout
+    whole = write_toml(
+        tmp_path / "whole.toml",
+        event(tmp_path, entrant=entrants, rounds=12, concurrency=2, output=str(tmp_path / "whole")),
+    )
+    key = (tmp_path / "broken" / "deal.key").read_text().strip()
+    assert arena_cli("run", "-q", str(whole), "--deal-key", key, timeout=300).returncode == 0
     assert board(tmp_path / "broken") == board(tmp_path / "whole")
+    assert stored_hands(tmp_path / "broken") == stored_hands(tmp_path / "whole")
 
 
 def test_demo_runs_end_to_end(tmp_path: Path) -> None:

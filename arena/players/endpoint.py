@@ -1,0 +1,110 @@
+"""A launched bot's connection that survives restarts: one restart per crash, shared by every seat.
+
+When a launched bot dies, every table that seats it finds out on its own (its stream breaks, or its next
+decision finds the bot down). The restart must happen once, not once per table, and must not pull the
+channel from under a table that is still using it (that used to abort the whole event with ``Channel is
+closed``). So the endpoint restarts the process behind a lock, hands out the new connection to seats that
+ask for it, and closes an old channel only when the last seat holding it lets go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+from arena.errors import BotCrashed, BotError
+from arena.players.process import ManagedBot
+from arena.players.remote import BotConnection, Endpoint
+
+SUSPECT_WAIT_S = 1.0
+"""After a stream broke as a crash does, how long to wait for the process to be seen exiting before
+trusting that it is still alive (the shim reaps the bot and exits a moment after its sockets close)."""
+
+
+class RestartingEndpoint(Endpoint):
+    """The current connection to a launched bot, with restart on demand (after the bot's back-off)."""
+
+    def __init__(self, bot: ManagedBot, connection: BotConnection) -> None:
+        super().__init__(connection)
+        self.bot = bot
+        self._generation = bot.starts
+        self._holders: dict[BotConnection, int] = {connection: 0}
+        self._restart: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._retry_at = 0.0
+        self._last_error: BotError | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    def down(self) -> bool:
+        restarting = self._restart is not None and not self._restart.done()
+        return restarting or not self.bot.alive()
+
+    def acquire(self) -> tuple[BotConnection, int]:
+        self._holders[self.connection] = self._holders.get(self.connection, 0) + 1
+        return self.connection, self._generation
+
+    def release(self, connection: BotConnection) -> None:
+        left = self._holders.get(connection, 0) - 1
+        if left > 0 or connection is self.connection:
+            self._holders[connection] = max(0, left)
+            return
+        self._holders.pop(connection, None)
+        self._close_later(connection)
+
+    def _close_later(self, connection: BotConnection) -> None:
+        task = asyncio.get_running_loop().create_task(connection.close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def restart_soon(self) -> None:
+        if self._restart is None or self._restart.done():
+            self._restart = asyncio.get_running_loop().create_task(self._restart_now())
+            # A failed restart is reported to whoever waits for it; nobody may be waiting.
+            self._restart.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    async def revive(self, suspect: bool = False) -> None:
+        if suspect:
+            deadline = time.monotonic() + SUSPECT_WAIT_S
+            while self.bot.alive() and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        if not self.down():
+            return
+        self.restart_soon()
+        assert self._restart is not None
+        await asyncio.shield(self._restart)
+
+    async def _restart_now(self) -> None:
+        async with self._lock:
+            if self.bot.alive():
+                return
+            if self._last_error is not None and time.monotonic() < self._retry_at:
+                raise BotCrashed(f"{self.bot.name} is down and its last restart failed: {self._last_error}")
+            try:
+                await self.bot.ensure_running()
+            except (BotError, OSError) as exc:
+                error = exc if isinstance(exc, BotError) else BotCrashed(f"{self.bot.name}: {exc}")
+                self._last_error = error
+                self._retry_at = time.monotonic() + self.bot.policy.backoff_s(max(1, self.bot.crashes))
+                raise error from None
+            self._last_error = None
+            old = self.connection
+            self.connection = BotConnection(self.bot.address)
+            self._holders[self.connection] = 0
+            self._generation = self.bot.starts
+            if not self._holders.get(old):
+                self._holders.pop(old, None)
+                self._close_later(old)
+
+    async def close(self) -> None:
+        """Close every connection (the event is over: no table holds one any more)."""
+        if self._restart is not None and not self._restart.done():
+            self._restart.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._restart
+        await asyncio.gather(*(c.close() for c in self._holders), *self._closing, return_exceptions=True)
+        self._holders.clear()

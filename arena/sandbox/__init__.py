@@ -1,0 +1,30 @@
+"""Isolation of launched bots: what a bot process may see, reach and use.
+
+A launched bot is untrusted code. Under ``sandbox = "bubblewrap"`` (the default) it runs in its own PID,
+network, IPC and UTS namespaces with a filesystem view of the system and its own directory, read-only, and a
+private ``/tmp`` (:mod:`arena.sandbox.bubblewrap`); its gRPC server listens on a Unix socket in a directory
+only it and the arena share; its processes together are held to memory, CPU-time and process-count limits
+for the whole event (:mod:`arena.sandbox.cgroups`). ``sandbox = "none"`` runs the bot as an ordinary child
+process, for trusted bots and machines without bubblewrap. ``docs/security.md`` is the threat model.
+"""
+
+from __future__ import annotations
+
+from arena.sandbox.bubblewrap import (
+    SANDBOX_MODES,
+    SOCKET_DIR,
+    SandboxSpec,
+    bubblewrap_problem,
+    bwrap_argv,
+)
+from arena.sandbox.cgroups import BotCgroup, cgroup_problem
+
+__all__ = [
+    "SANDBOX_MODES",
+    "SOCKET_DIR",
+    "BotCgroup",
+    "SandboxSpec",
+    "bubblewrap_problem",
+    "bwrap_argv",
+    "cgroup_problem",
+]

@@ -1,0 +1,285 @@
+"""A hostile entrant for the sandbox tests: ``python tests/bots/attacker.py --attacks A,B --address ADDR``.
+
+Each attack is what a cheating contestant would try from inside a launched bot. The bot runs them at
+start-up (and the deal attack at its first decision), writes one line ``ATTACK <name> SUCCEEDED|FAILED
+<detail>`` per attack to its output (the arena's log of this bot), and otherwise plays the first legal
+action. The tests read the log and fail on any ``SUCCEEDED``; the attacks that leave processes behind
+(``grandchildren``) are judged by the tests with ``ps``, since the bot cannot see what survives it.
+
+Targets the attacker is told on its command line (a real cheater would have to find them; telling it makes
+the test stronger): ``--config``, ``--db``, ``--victim-log``, ``--victim-port`` (a TCP port of another
+entrant on the host's loopback), ``--host-pid`` (a process of the organiser's), ``--secret`` (a string in
+the organiser's environment and config file), ``--seed`` (the event's public seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from arena.bot import Bot, run
+from arena.engine.views import View
+from arena.gameinfo import GameInfo
+
+MARKER = "euchre-arena-attacker-survivor"
+ARGS = argparse.Namespace()
+
+
+def report(name: str, succeeded: bool, detail: str) -> None:
+    print(f"ATTACK {name} {'SUCCEEDED' if succeeded else 'FAILED'} {detail}", flush=True)
+
+
+def _try(name: str, attempt: Callable[[], str | None]) -> None:
+    """Run one attack: it returns what it got (success) or None / raises (failure)."""
+    try:
+        got = attempt()
+    except Exception as exc:  # every failure mode of an attack is a failure, not a crash of the bot
+        report(name, False, f"{type(exc).__name__}: {exc}")
+        return
+    report(name, got is not None, got or "nothing")
+
+
+def _visible_pids() -> list[int]:
+    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+
+
+def _mine() -> set[int]:
+    """This process, its ancestors (inside the sandbox) and its children."""
+    mine = {os.getpid()}
+    pid = os.getpid()
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        while pid > 1:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            mine.add(pid)
+    return mine
+
+
+def attack_proc_cmdline() -> str | None:
+    """Read the arena's command line and working directory to find the config."""
+    for pid in [ARGS.host_pid, *_visible_pids()]:
+        with contextlib.suppress(OSError):
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            if pid not in _mine() and ("arena" in cmd or ".toml" in cmd or "pytest" in cmd):
+                return f"pid {pid}: {cmd[:80]!r} in {cwd}"
+    return None
+
+
+def attack_proc_environ() -> str | None:
+    for pid in [ARGS.host_pid, *_visible_pids()]:
+        with contextlib.suppress(OSError):
+            if ARGS.secret.encode() in Path(f"/proc/{pid}/environ").read_bytes():
+                return f"secret found in /proc/{pid}/environ"
+    return None
+
+
+def attack_proc_mem() -> str | None:
+    for pid in [ARGS.host_pid, *(p for p in _visible_pids() if p not in _mine())]:
+        with contextlib.suppress(OSError, ValueError):
+            maps = Path(f"/proc/{pid}/maps").read_text().splitlines()
+            start = int(maps[0].split("-")[0], 16)
+            with open(f"/proc/{pid}/mem", "rb") as mem:
+                mem.seek(start)
+                if mem.read(16):
+                    return f"read the memory of pid {pid}"
+    return None
+
+
+def attack_read_config() -> str | None:
+    text = Path(ARGS.config).read_text()
+    return "read the config file" if ARGS.secret in text else None
+
+
+def attack_read_db() -> str | None:
+    head = Path(ARGS.db).read_bytes()[:16]
+    return "read event.sqlite" if head.startswith(b"SQLite") else None
+
+
+def attack_read_key() -> str | None:
+    key = Path(ARGS.db).with_name("deal.key")
+    return "read deal.key" if key.read_text() else None
+
+
+def attack_read_victim_log() -> str | None:
+    return "read another bot's log" if Path(ARGS.victim_log).read_bytes() is not None else None
+
+
+def attack_write_db() -> str | None:
+    with open(ARGS.db, "r+b") as db:
+        db.seek(100)
+        db.write(b"\xff" * 64)
+    return "wrote into event.sqlite"
+
+
+def attack_write_outside() -> str | None:
+    here = Path(__file__).resolve().parent
+    wrote = []
+    for target in (here / "planted.py", Path("/etc/planted"), Path("/usr/planted"), Path.cwd() / "planted"):
+        with contextlib.suppress(OSError):
+            target.write_text("planted")
+            wrote.append(str(target))
+    return f"wrote {', '.join(wrote)}" if wrote else None
+
+
+def attack_kill_rivals() -> str | None:
+    killed = []
+    for pid in _visible_pids():
+        if pid in _mine():
+            continue
+        with contextlib.suppress(OSError):
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"sample_bots" in cmd or b"arena" in cmd:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+    with contextlib.suppress(OSError):
+        os.kill(ARGS.host_pid, 0)  # can it even signal a process of the organiser's?
+        killed.append(ARGS.host_pid)
+    return f"signalled {killed}" if killed else None
+
+
+def attack_connect_rival() -> str | None:
+    with socket.create_connection(("127.0.0.1", ARGS.victim_port), timeout=2):
+        return f"connected to 127.0.0.1:{ARGS.victim_port}"
+
+
+def attack_read_shadow() -> str | None:
+    return "read /etc/shadow" if Path("/etc/shadow").read_text() is not None else None
+
+
+def attack_grandchildren() -> str | None:
+    """Leave processes that escape a process-group kill: setsid, setpgid and a double-forked daemon."""
+    sleeper = f"import time\nwhile True: time.sleep(1)  # {MARKER}"
+    for how in ("setsid", "setpgid"):
+        subprocess.Popen(
+            [sys.executable, "-c", sleeper, MARKER],
+            start_new_session=how == "setsid",
+            process_group=0 if how == "setpgid" else None,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    if os.fork() == 0:  # the classic daemon: fork, setsid, fork, parent exits
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", sleeper, MARKER])
+        os._exit(0)
+    print(f"ATTACK grandchildren STARTED {MARKER}", flush=True)
+    return None  # judged by the test with ps
+
+
+def attack_memory_children() -> str | None:
+    """Four children each holding ~200 MB: together past a 400 MB limit for the bot."""
+    code = (
+        "import sys,time\nb=bytearray(200*1024*1024)\nfor i in range(0,len(b),4096): b[i]=1\n"
+        "print('HOLDING', flush=True)\ntime.sleep(4)\nprint('HELD', flush=True)"
+    )
+    argv = [sys.executable, "-c", code]
+    kids = [subprocess.Popen(argv, stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    held = sum(1 for k in kids if "HELD" in (k.communicate(timeout=60)[0] or ""))
+    return f"{held} children held 200 MB each" if held * 200 > ARGS.memory_mb else None
+
+
+def attack_cpu_children() -> str | None:
+    """Children that burn CPU and say how much each has used, until they are stopped."""
+    code = (
+        "import os,time\nt=time.process_time()\nwhile True:\n"
+        "    while time.process_time()-t<0.25: pass\n    t=time.process_time()\n"
+        "    print('CPU', os.getpid(), round(time.process_time(),2), flush=True)"
+    )
+    for _ in range(3):
+        subprocess.Popen([sys.executable, "-c", code])
+    return None  # judged by the test from the CPU lines
+
+
+def attack_fork_bomb() -> str | None:
+    count = 0
+    try:
+        while count < 2000:
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(2)
+                os._exit(0)
+            count += 1
+    except OSError as exc:
+        print(f"fork failed after {count}: {exc}", flush=True)
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.wait()  # then serve, so that the rest of the event can go on
+    return f"forked {count} processes" if count > ARGS.max_processes else None
+
+
+def attack_fill_tmp() -> str | None:
+    written = 0
+    with contextlib.suppress(OSError), open("/tmp/fill", "wb") as f:
+        while written < 2048 * 1024 * 1024:
+            f.write(b"\0" * (1024 * 1024))
+            f.flush()
+            written += 1024 * 1024
+    return f"wrote {written >> 20} MB to /tmp" if written > ARGS.tmp_mb * 1024 * 1024 else None
+
+
+ATTACKS: dict[str, Callable[[], str | None]] = {
+    name[len("attack_") :]: fn for name, fn in list(globals().items()) if name.startswith("attack_")
+}
+
+
+class Attacker(Bot):
+    name = "attacker"
+
+    def __init__(self) -> None:
+        self.deal_tried = False
+
+    def on_game_start(self, game: GameInfo) -> None:
+        self.game = game
+
+    def act(self, view: View) -> object:
+        if "rebuild_deal" in ARGS.attacks and not self.deal_tried and view.hand is not None:
+            self.deal_tried = True
+            _try("rebuild_deal", lambda: self._rebuild(view))
+        return view.legal_actions[0]
+
+    def _rebuild(self, view: View) -> str | None:
+        """Rebuild the deal from the public seed and the game id with the project's own functions."""
+        from arena.engine.cards import card_text
+        from arena.engine.state import GameState
+        from arena.schedule import game_seed
+
+        state = GameState(self.game.config, seed=game_seed(ARGS.seed, self.game.game_id))
+        mine = {str(c) for c in view.hand or ()}
+        dealt = {card_text(c) for c in state.dealt[self.game.seat]}
+        if view.hand_index == 0 and mine and mine <= dealt:
+            return f"rebuilt this seat's hand {sorted(mine)} from seed and game id"
+        return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--attacks", default="")
+    parser.add_argument("--config", default="/nonexistent")
+    parser.add_argument("--db", default="/nonexistent")
+    parser.add_argument("--victim-log", default="/nonexistent")
+    parser.add_argument("--victim-port", type=int, default=1)
+    parser.add_argument("--host-pid", type=int, default=1)
+    parser.add_argument("--secret", default="no-secret-given")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--memory-mb", type=int, default=400)
+    parser.add_argument("--max-processes", type=int, default=256)
+    parser.add_argument("--tmp-mb", type=int, default=256)
+    args, rest = parser.parse_known_args()
+    ARGS.__dict__.update(vars(args))
+    ARGS.attacks = [a for a in args.attacks.split(",") if a]
+    for name in ARGS.attacks:
+        if name != "rebuild_deal":
+            _try(name, ATTACKS[name])
+    run(Attacker, rest)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+"""Issue 14: tables on Dask workers give the same event as the local executor, and survive a dead worker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed", reason="the dask executor needs distributed (pip install -e '.[test]')")
+
+from test_tournament import ROOT, arena_cli, board, event, stored_hands, write_toml
+
+from arena.players.process import free_port
+from arena.store import Store
+
+KEY = "ab" * 32
+STEADY = f"{{python}} {ROOT / 'tests' / 'bots' / 'steady.py'} --address {{address}}"
+
+
+def _mixed(tmp_path: Path, output: str, remote_port: int, **overrides: Any) -> Path:
+    """An event with launched, address and in-process entrants, dealt with a fixed key."""
+    entrants = [
+        {"name": "launched", "command": "{python} -m sample_bots.random --address {address}"},
+        {"name": "remote", "address": f"127.0.0.1:{remote_port}"},
+        {"name": "rules", "class": "sample_bots.rules:RulesBot"},
+        {"name": "random", "class": "sample_bots.random:RandomBot"},
+        {"name": "rules-b", "class": "sample_bots.rules:RulesBot"},
+    ]
+    data = event(tmp_path, entrant=entrants, output=str(tmp_path / output), deal_key=KEY, **overrides)
+    return write_toml(tmp_path / f"{output}.toml", data)
+
+
+@pytest.fixture
+def remote_port() -> Any:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sample_bots.random", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    yield port
+    proc.kill()
+    proc.wait()
+
+
+def _stored(directory: Path) -> int:
+    try:
+        with Store.open(directory, create=False) as store:
+            return len(store.finished())
+    except Exception:
+        return 0
+
+
+def test_two_local_workers_give_the_local_executor_s_records_and_leaderboard(
+    tmp_path: Path, remote_port: int
+) -> None:
+    local = _mixed(tmp_path, "local", remote_port, concurrency=3)
+    dask = _mixed(tmp_path, "dask", remote_port, concurrency=3)
+    assert arena_cli("run", "-q", str(local), timeout=300).returncode == 0
+    result = arena_cli("run", str(dask), "--workers", "2", timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "executor: dask, a local cluster of 2 workers" in result.stdout
+    assert stored_hands(tmp_path / "dask") == stored_hands(tmp_path / "local")
+    assert board(tmp_path / "dask") == board(tmp_path / "local")
+    logs = sorted(p.name for p in (tmp_path / "dask" / "logs").iterdir())
+    assert len(logs) == 2 and all(n.startswith("worker-") for n in logs), logs
+
+
+def test_an_event_interrupted_locally_and_finished_on_dask_equals_an_uninterrupted_one(
+    tmp_path: Path,
+) -> None:
+    entrants = [{"name": f"s{i}", "command": STEADY} for i in range(3)]
+    entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
+    data = event(tmp_path, entrant=entrants, rounds=8, concurrency=2, deal_key=KEY)
+    broken = write_toml(tmp_path / "broken.toml", data | {"output": str(tmp_path / "broken")})
+    whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", "-q", str(broken)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while _stored(tmp_path / "broken") < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    assert 2 <= _stored(tmp_path / "broken") < 8, "killed mid-event"
+    assert arena_cli("run", "-q", str(broken), "--workers", "2", timeout=300).returncode == 0
+    assert arena_cli("run", "-q", str(whole), timeout=300).returncode == 0
+    assert stored_hands(tmp_path / "broken") == stored_hands(tmp_path / "whole")
+    assert board(tmp_path / "broken") == board(tmp_path / "whole")
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == pid and stat[0] not in ("Z", "X"):
+                out.append(int(entry))
+    return out
+
+
+def _group_alive(pgid: int) -> bool:
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[2]) == pgid and stat[0] not in ("Z", "X"):
+                return True
+    return False
+
+
+def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(tmp_path: Path) -> None:
+    """A real ``dask scheduler`` and two ``dask worker`` processes on loopback; one is SIGKILLed."""
+    scheduler_file = tmp_path / "scheduler.json"
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(*args: str) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(
+            [*args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        procs.append(proc)
+        return proc
+
+    try:
+        start(
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(scheduler_file),
+        )
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = [
+            start(
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_worker",
+                "--scheduler-file",
+                str(scheduler_file),
+                "--nthreads",
+                "2",
+                "--no-nanny",
+                "--no-dashboard",
+                "--host",
+                "127.0.0.1",
+                "--name",
+                f"w{i}",
+            )
+            for i in range(2)
+        ]
+        entrants = [{"name": f"s{i}", "command": STEADY} for i in range(5)]
+        config = write_toml(
+            tmp_path / "e.toml",
+            event(tmp_path, entrant=entrants, rounds=12, concurrency=4, output=str(tmp_path / "out")),
+        )
+        arena = subprocess.Popen(
+            [sys.executable, "-m", "arena", "run", "-q", str(config), "--scheduler", str(scheduler_file)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while _stored(tmp_path / "out") < 2 and time.monotonic() < deadline and arena.poll() is None:
+            time.sleep(0.05)
+        victim = workers[1]
+        shims = _children(victim.pid)  # the launchers of that worker's bots, each its bot's process group
+        assert shims, "the worker launched no bots"
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(10)
+        output, _ = arena.communicate(timeout=300)
+        assert arena.returncode == 0, output
+        with Store.open(tmp_path / "out", create=False) as store:
+            ids = [r[0] for r in store.db.execute("SELECT game_id FROM games").fetchall()]
+            scheduled = store.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+        assert len(ids) == len(set(ids)) == scheduled == 12
+        deadline = time.monotonic() + 15
+        while any(_group_alive(s) for s in shims) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_group_alive(s) for s in shims), "a bot of the dead worker survived it"
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
