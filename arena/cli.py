@@ -4,9 +4,13 @@ call directly, and prints. Configuration errors exit with code 2 and a message n
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import shutil
 import signal
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,12 @@ app = typer.Typer(
     no_args_is_help=True,
     help="euchre-arena: tournaments of Euchre bots (Call-Ace, Five-handed, classic) over gRPC.",
 )
+
+
+def _standings_help() -> str:
+    from arena.standings import TABLE_HELP
+
+    return TABLE_HELP
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -195,6 +205,20 @@ def _run_event(
     spread = schedule_spread(schedule, [e.name for e in cfg.entrants], cfg.game.team_play)
     typer.echo(f"schedule: {spread.render()}")
     typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
+    _write_report(cfg.output)
+
+
+def _write_report(directory: Path) -> None:
+    """The HTML report at the end of an event; a failure to write it is reported, not fatal (the results
+    are stored, and ``arena report`` can write it again)."""
+    from arena.report import build_report
+
+    try:
+        built = build_report(Path(directory))
+    except (ArenaError, OSError) as exc:
+        typer.echo(f"warning: no HTML report: {exc}", err=True)
+        return
+    typer.echo(f"report: {built.path}  (one file: open it in a browser)")
 
 
 @app.command()
@@ -244,7 +268,7 @@ def demo(
     _run_event(cfg, quiet, start_over=True)
 
 
-@app.command()
+@app.command(epilog=_standings_help())
 def leaderboard(
     directory: Path = typer.Argument(..., help="an event's output directory"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
@@ -379,6 +403,108 @@ def replay(
         where = f"game {data['game_id']} in {str(directory)!r}"
         raise _fail(f"{where} is damaged (cannot render it: {exc!r})") from None
     typer.echo(text, nl=False)
+
+
+@app.command()
+def report(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="the HTML file (default DIR/report.html)"
+    ),
+) -> None:
+    """One self-contained HTML page of the event (leaderboard, rating plot, head to head, per-entrant
+    figures, faults, and every game as a visual replay); it works offline, from a USB stick or a web page."""
+    from arena.report import build_report
+
+    try:
+        built = build_report(directory, output)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write the report: {exc}") from None
+    size = built.size / 1e6
+    typer.echo(f"report: {built.path} ({size:.1f} MB, {built.games} games, {built.seconds:.1f} s)")
+
+
+@app.command()
+def games(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    entrant: str | None = typer.Option(None, "--entrant", "-e", help="only games this entrant played"),
+    as_csv: bool = typer.Option(False, "--csv", help="print CSV (the columns of arena export's games.csv)"),
+) -> None:
+    """The played games in schedule order: number (for arena replay), id, seats with final scores (* won),
+    hands, outcome and faults."""
+    from arena import views
+
+    with _store(directory) as store:
+        try:
+            rows = views.games(store, entrant)
+        except ConfigError as exc:
+            raise _fail(str(exc)) from None
+    if as_csv:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=views.GAME_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(views.game_row(g) for g in rows)
+        typer.echo(out.getvalue(), nl=False)
+    else:
+        title = f"{directory}: {len(rows)} games" + (f" with {entrant}" if entrant else "")
+        typer.echo(views.render_games(rows, title), nl=False)
+
+
+@app.command()
+def faults(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    entrant: str | None = typer.Option(None, "--entrant", "-e", help="only this entrant's faults"),
+    kind: str | None = typer.Option(None, "--kind", "-k", help="only this kind (timeout, crashed ...)"),
+    game: str | None = typer.Option(None, "--game", "-g", help="only this game (id or number)"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Every recorded fault: entrant, game, hand, kind and detail. Harness faults (the arena itself was late)
+    are listed as not charged: they never count against the bot."""
+    from arena import views
+
+    with _store(directory) as store:
+        try:
+            rows = views.faults(store, entrant, kind, game)
+        except ConfigError as exc:
+            raise _fail(str(exc)) from None
+    if as_json:
+        typer.echo(views.faults_json(rows))
+    else:
+        typer.echo(views.render_faults(rows, f"{directory}: {len(rows)} faults"), nl=False)
+
+
+@app.command()
+def export(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="where to write (default DIR/export)"),
+) -> None:
+    """Hand records as JSON Lines (hands.jsonl: one v1 record per line, docs/hand-record.md) and the games
+    as CSV (games.csv, whose first_hand_line and hands columns say which lines are each game's)."""
+    from arena import views
+
+    with _store(directory) as store:
+        try:
+            records, table, hands, played = views.export(store, output or directory / "export")
+        except OSError as exc:
+            raise _fail(f"cannot write the export: {exc}") from None
+    typer.echo(f"{records} ({hands} hand records)\n{table} ({played} games)")
+
+
+@contextmanager
+def _store(directory: Path) -> Iterator[Any]:
+    """The event's store for reading, or one clear line and exit 2."""
+    from arena.store import Store
+
+    try:
+        store = Store.open(directory, create=False)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except sqlite3.DatabaseError as exc:
+        raise _fail(f"{str(directory)!r}: cannot read {exc}") from None
+    with store:
+        yield store
 
 
 @app.command("check-bot")

@@ -87,7 +87,7 @@ class Standing:
             "forfeits": self.forfeits,
             "disqualified": self.disqualified,
             "house": self.house,
-        }
+        } | self.extra  # figures added by the ranking (arena/standings.py), so every output carries them
 
 
 DRIFT_TAU = 25.0 / 300

@@ -2,7 +2,8 @@
 
 ``compute_board`` applies the stored games to TrueSkill in schedule order, joins the per-entrant totals,
 orders the entrants by the event's ranking (arena.ranking: points per hand, paired in duplicate mode) and
-says how sure that order is; the ``render_*`` functions give the three output forms of ``arena leaderboard``.
+says how sure that order is, in each standing's ``extra`` (so the JSON, the CSV and the report carry it);
+the ``render_*`` functions give the three output forms of ``arena leaderboard``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from arena.config import RankingConfig
 from arena.ranking import Confidence, collect, confidence
@@ -42,6 +42,7 @@ COLUMNS = (
     "mean_rank_hi",
     "p_above_next",
     "settled_above_next",
+    "whole_order",
 )
 
 
@@ -81,7 +82,7 @@ def compute_board(
     entrants = store.entrants()
     ratings = apply_in_order(store.rated_games(), [name for name, *_ in entrants], record)
     totals = store.seat_totals()
-    faults = store.fault_counts()
+    faults = store.charged_fault_counts()  # the leaderboard charges a bot only with its own faults
     disqualified = store.disqualified()
     standings = []
     for name, _kind, _target, house in entrants:
@@ -111,66 +112,126 @@ def compute_board(
     ordered = [by_name[name] for name in conf.order]
     for i, standing in enumerate(ordered):
         standing.rank = i + 1
+        standing.extra.update(_confidence_fields(conf, i))
     return Board(ordered, conf)
 
 
-def _confidence_fields(board: Board) -> dict[str, dict[str, Any]]:
-    """Per entrant: its bootstrap figures, P(above) every other entrant, and the pair with the next one."""
-    conf = board.confidence
-    out: dict[str, dict[str, Any]] = {}
-    for i, figures in enumerate(conf.entrants):
-        row = figures.to_dict()
-        del row["name"], row["games"]
-        row["p_above"] = {
+def _confidence_fields(conf: Confidence, i: int) -> dict[str, object]:
+    """The figures of the ``i``-th entrant of the order: its bootstrap intervals, P(above) every other
+    entrant, the pair with the next one, and the whole order's figure (the same on every row)."""
+    figures = conf.entrants[i].to_dict()
+    nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
+    return {
+        "score": figures["score"],
+        "points_per_hand_ci": figures["points_per_hand_ci"],
+        "mean_rank": figures["mean_rank"],
+        "mean_rank_ci": figures["mean_rank_ci"],
+        "p_above": {
             other: round(p, 4)
             for other, p in zip(conf.order, conf.pairwise[i], strict=True)
-            if other != figures.name
-        }
-        row["above_next"] = conf.adjacent[i].to_dict() if i < len(conf.adjacent) else None
-        out[figures.name] = row
-    return out
-
-
-def render_json(board: Board) -> str:
-    """The standings as a JSON list (one object per entrant, best first), each with a ``confidence``
-    object; the order's overall figures (method, level, whole order) ride on every entry's ``order``."""
-    conf = board.confidence
-    fields = _confidence_fields(board)
-    summary = {
-        "method": conf.method,
-        "level": conf.level,
-        "unit": conf.unit,
-        "replicates": conf.replicates,
+            if other != conf.order[i]
+        },
+        "p_above_next": None if nxt is None else round(nxt.probability, 4),
+        "settled_above_next": None if nxt is None else nxt.settled,
         "whole_order": round(conf.whole, 4),
-        "settled": conf.settled,
     }
-    return json.dumps(
-        [s.to_dict() | {"confidence": fields[s.name], "order": summary} for s in board.standings], indent=2
-    )
 
 
-def render_csv(board: Board) -> str:
-    fields = _confidence_fields(board)
+def render_json(board: Board | list[Standing]) -> str:
+    """One object per entrant, best first; the ranking's figures are part of each (``Standing.extra``)."""
+    standings = board.standings if isinstance(board, Board) else board
+    return json.dumps([s.to_dict() for s in standings], indent=2)
+
+
+def render_csv(board: Board | list[Standing]) -> str:
+    standings = board.standings if isinstance(board, Board) else board
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
-    for s in board.standings:
-        f = fields[s.name]
-        nxt = f["above_next"]
-        writer.writerow(
-            s.to_dict()
-            | {
-                "score": f["score"],
-                "points_per_hand_lo": f["points_per_hand_ci"][0],
-                "points_per_hand_hi": f["points_per_hand_ci"][1],
-                "mean_rank": f["mean_rank"],
-                "mean_rank_lo": f["mean_rank_ci"][0],
-                "mean_rank_hi": f["mean_rank_ci"][1],
-                "p_above_next": "" if nxt is None else nxt["probability"],
-                "settled_above_next": "" if nxt is None else nxt["settled"],
-            }
-        )
+    for s in standings:
+        row = s.to_dict()
+        pph, rank = row.get("points_per_hand_ci") or [None, None], row.get("mean_rank_ci") or [None, None]
+        row |= {
+            "points_per_hand_lo": pph[0],
+            "points_per_hand_hi": pph[1],
+            "mean_rank_lo": rank[0],
+            "mean_rank_hi": rank[1],
+        }
+        writer.writerow(_csv_values(row))
     return out.getvalue()
+
+
+def _csv_values(row: dict[str, object]) -> dict[str, object]:
+    """Booleans as ``true``/``false`` (what spreadsheets and other languages read), empty for none."""
+
+    def text(v: object) -> object:
+        return ("true" if v else "false") if isinstance(v, bool) else "" if v is None else v
+
+    return {k: text(v) for k, v in row.items()}
+
+
+# What each column of the terminal table means (``arena leaderboard --help`` and docs/config.md show this).
+TABLE_HELP = """\b
+Columns of the table:
+  #        place, by points per hand (paired in duplicate; docs/ranking.md)
+  entrant  the entrant's name in the config
+  mu-3σ    conservative skill: TrueSkill mu minus 3 sigma
+  mu       TrueSkill mean skill estimate (starts at 25)
+  σ        TrueSkill uncertainty of mu (starts at 8.33)
+  games    games played
+  wins     games finished first (shared first places count)
+  pts/g    mean points scored per game
+  maker    hands it fixed trump in; the share its side made (3+ tricks)
+  faults   faults charged to the bot (not harness: the arena's own lateness)
+  forf     games forfeited after too many faults in one game
+  note     DQ: disqualified (forfeited too often); house: a house bot"""
+
+
+def render_table(board: Board | list[Standing], title: str = "Leaderboard") -> str:
+    """A plain-text table (rich renders it in the terminal; this form also suits logs and tests), then
+    how sure its order is; 80 columns."""
+    standings = board.standings if isinstance(board, Board) else board
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=0)
+    for column, justify in (
+        ("#", "right"),
+        ("entrant", "left"),
+        ("mu-3σ", "right"),
+        ("mu", "right"),
+        ("σ", "right"),
+        ("games", "right"),
+        ("wins", "right"),
+        ("pts/g", "right"),
+        ("maker", "right"),
+        ("faults", "right"),
+        ("forf", "right"),
+        ("note", "left"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for s in standings:
+        notes = " ".join(n for n, on in (("DQ", s.disqualified), ("house", s.house)) if on)
+        maker = "-" if s.maker_rate is None else f"{s.maker_hands} {s.maker_rate:.0%}"
+        table.add_row(
+            str(s.rank),
+            s.name,
+            f"{s.conservative:.2f}",
+            f"{s.mu:.2f}",
+            f"{s.sigma:.2f}",
+            str(s.games),
+            str(s.wins),
+            f"{s.avg_points:.2f}",
+            maker,
+            str(s.faults),
+            str(s.forfeits),
+            notes,
+        )
+    console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=False)
+    console.print(table)
+    text: str = console.file.getvalue()  # type: ignore[attr-defined]
+    return text + (render_confidence(board.confidence) if isinstance(board, Board) else "")
 
 
 def _num(value: float, digits: int = 2) -> str:
@@ -191,90 +252,37 @@ def _interval_text(value: float, interval: tuple[float, float]) -> str:
 
 
 def render_confidence(conf: Confidence) -> str:
-    """How sure the order is, in words an organiser can act on."""
+    """How sure the order is, in words an organiser can act on (80 columns; the matrix of P(above) only
+    while it fits, the JSON always has it)."""
     what = {"paired": "paired points per hand", "centred": "centred points per hand"}.get(
         conf.method, "points per hand"
     )
+    width = max([len(n) for n in conf.order] + [7])
     lines = [
-        f"order by {what}; confidence by bootstrap over {conf.units} {conf.unit}s ({conf.replicates} "
-        f"resamples, seeded by the event); a pair is settled at P >= {conf.level:g}",
+        f"Order by {what}; 95% intervals and P by bootstrap over {conf.units} {conf.unit}s",
+        f"({conf.replicates} resamples seeded by the event); a pair is settled at P >= {conf.level:g}.",
+        f"  {'entrant':<{width}}  {'pts/hand [95%]':>18}  {'mean rank [95%]':>18}"
+        + (f"  {conf.method + ' [95%]':>20}" if conf.method != "points" else ""),
     ]
+    for f in conf.entrants:
+        score = f"  {_interval_text(f.score, f.score_ci):>20}" if conf.method != "points" else ""
+        lines.append(
+            f"  {f.name:<{width}}  {_interval_text(f.points_per_hand, f.points_ci):>18}  "
+            f"{_interval_text(f.mean_rank, f.rank_ci):>18}{score}"
+        )
     for pair in conf.adjacent:
         state = "settled" if pair.settled else "open"
         if not pair.settled:
-            state += (
-                f", roughly {pair.more_games} more games"
-                if pair.more_games is not None
-                else ", no gap visible yet"
-            )
+            more = f"~{pair.more_games} more games" if pair.more_games is not None else "no gap visible"
+            state += f", {more}"
         lines.append(f"  {pair.upper} above {pair.lower}: P {_p_text(pair.probability)}  {state}")
-    lines.append(f"whole order right: P {_p_text(conf.whole)}" + ("  (settled)" if conf.settled else ""))
-    if len(conf.order) > 1:
-        width = max(len(n) for n in conf.order)
-        short = [n[:7] for n in conf.order]
+    lines.append(f"Whole order right: P {_p_text(conf.whole)}" + ("  (settled)" if conf.settled else ""))
+    if len(conf.order) > 1 and width + 3 + 7 * len(conf.order) <= 80:
         lines.append("P(row finishes above column):")
-        lines.append(" " * (width + 2) + " ".join(f"{n:>7}" for n in short))
+        lines.append(" " * (width + 2) + "".join(f"{n[:6]:>7}" for n in conf.order))
         for name, row in zip(conf.order, conf.pairwise, strict=True):
-            cells = " ".join(
+            cells = "".join(
                 "      -" if other == name else f"{p:7.2f}" for other, p in zip(conf.order, row, strict=True)
             )
-            lines.append(f"  {name:<{width}} {cells}")
+            lines.append(f"  {name:<{width}}{cells}")
     return "\n".join(lines) + "\n"
-
-
-def render_table(board: Board | list[Standing], title: str = "Leaderboard") -> str:
-    """A plain-text table (rich renders it in the terminal; this form also suits logs and tests), then the
-    confidence in its order."""
-    standings = board.standings if isinstance(board, Board) else board
-    conf = board.confidence if isinstance(board, Board) else None
-    figures = {f.name: f for f in conf.entrants} if conf else {}
-    paired = conf is not None and conf.method != "points"
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for column, justify in (
-        ("#", "right"),
-        ("entrant", "left"),
-        ("mu-3σ", "right"),
-        ("mu", "right"),
-        ("σ", "right"),
-        ("games", "right"),
-        ("wins", "right"),
-        ("avg pts", "right"),
-        *([(f"{conf.method} pts/hand [95%]", "right")] if conf is not None and paired else []),
-        ("pts/hand [95%]", "right"),
-        ("mean rank [95%]", "right"),
-        ("maker ok", "right"),
-        ("faults", "right"),
-        ("forfeits", "right"),
-        ("", "left"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for s in standings:
-        notes = ", ".join(n for n, on in (("DISQUALIFIED", s.disqualified), ("house bot", s.house)) if on)
-        maker = "-" if s.maker_rate is None else f"{s.maker_rate:.0%} of {s.maker_hands}"
-        f = figures.get(s.name)
-        pph = "-" if f is None else _interval_text(f.points_per_hand, f.points_ci)
-        rank = "-" if f is None else _interval_text(f.mean_rank, f.rank_ci)
-        table.add_row(
-            str(s.rank),
-            s.name,
-            f"{s.conservative:.2f}",
-            f"{s.mu:.2f}",
-            f"{s.sigma:.2f}",
-            str(s.games),
-            str(s.wins),
-            f"{s.avg_points:.2f}",
-            *([_interval_text(f.score, f.score_ci) if f else "-"] if paired else []),
-            pph,
-            rank,
-            maker,
-            str(s.faults),
-            str(s.forfeits),
-            notes,
-        )
-    console = Console(file=io.StringIO(), width=170, color_system=None, force_terminal=False)
-    console.print(table)
-    text: str = console.file.getvalue()  # type: ignore[attr-defined]
-    return text + (render_confidence(conf) if conf is not None else "")

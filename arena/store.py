@@ -22,6 +22,7 @@ import json
 import os
 import sqlite3
 import urllib.parse
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.faults import Fault
+from arena.latency import histogram, merge
 from arena.outdir import DIR_MODE, create_private
 from arena.rating import HistoryRow, RatedGame
 from arena.schedule import ScheduledGame
@@ -71,6 +73,10 @@ CREATE TABLE IF NOT EXISTS faults (
 CREATE TABLE IF NOT EXISTS ratings (
     seq INTEGER NOT NULL, game_id TEXT NOT NULL, entrant TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
     PRIMARY KEY (seq, entrant)
+);
+CREATE TABLE IF NOT EXISTS latency (
+    game_id TEXT NOT NULL, seat INTEGER NOT NULL, entrant TEXT NOT NULL,
+    decisions INTEGER NOT NULL, histogram TEXT NOT NULL, PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS disqualified (
     entrant TEXT PRIMARY KEY, after_game TEXT NOT NULL, reason TEXT NOT NULL
@@ -340,8 +346,10 @@ class Store:
         faults: Sequence[Fault],
         rated: bool,
         excluded: Sequence[str],
+        latencies_ms: Sequence[Sequence[float]] = (),
     ) -> None:
-        """Store a finished game with its seats, hand records and faults, atomically."""
+        """Store a finished game with its seats, hand records and faults, atomically; ``latencies_ms`` (per
+        seat, the answered decisions' times) is kept as a histogram per seat (``arena.latency``)."""
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -398,6 +406,14 @@ class Store:
                         f.substitute,
                     )
                     for f in faults
+                ],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO latency VALUES (?, ?, ?, ?, ?)",  # a game replayed replaces its times
+                [
+                    (game.game_id, seat, seats[seat].entrant, len(times), json.dumps(histogram(times)))
+                    for seat, times in enumerate(latencies_ms)
+                    if times
                 ],
             )
 
@@ -531,6 +547,68 @@ class Store:
 
     def game_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT game_id FROM games ORDER BY seq")]
+
+    # ------------------------------------------------------------------ reading for the views and the report
+    # (arena/views.py and arena/report/ read an event only through these, so they work on any stored event)
+
+    def games_overview(self) -> list[dict[str, Any]]:
+        """Every played game in schedule order with its seats, scores, ranks, outcome and fault count."""
+        faults = dict(self.db.execute("SELECT game_id, COUNT(*) FROM faults GROUP BY game_id"))
+        rows = self.db.execute(
+            "SELECT g.seq, g.game_id, s.round, s.table_no, s.block, s.rotation, g.seats, g.scores, g.ranks, "
+            "g.winners, g.forfeited, g.excluded, g.rated, g.outcome, g.decisions, g.hands, g.wall_s "
+            "FROM games g JOIN schedule s USING (game_id) ORDER BY g.seq"
+        )
+        keys = (
+            "seq", "game_id", "round", "table", "block", "rotation", "seats", "scores", "ranks", "winners",
+            "forfeited", "excluded", "rated", "outcome", "decisions", "hands", "wall_s",
+        )  # fmt: skip
+        out = []
+        for row in rows:
+            game = dict(zip(keys, row, strict=True))
+            for key in ("seats", "scores", "ranks", "winners", "forfeited", "excluded", "outcome"):
+                game[key] = json.loads(game[key])
+            game["rated"] = bool(game["rated"])
+            game["faults"] = faults.get(game["game_id"], 0)
+            out.append(game)
+        return out
+
+    def all_faults(self) -> list[dict[str, Any]]:
+        """Every recorded fault (harness faults included: callers tell them apart by ``kind``), in the
+        order of the schedule and then of recording."""
+        keys = (
+            "game_id", "seq", "entrant", "seat", "hand_index", "decision_id", "kind", "detail", "elapsed_ms",
+            "substitute",
+        )  # fmt: skip
+        rows = self.db.execute(
+            "SELECT f.game_id, s.seq, f.entrant, f.seat, f.hand_index, f.decision_id, f.kind, f.detail, "
+            "f.elapsed_ms, f.substitute FROM faults f JOIN schedule s USING (game_id) ORDER BY s.seq, f.id"
+        )
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def charged_fault_counts(self) -> dict[str, int]:
+        """Faults per entrant charged to the bot: ``harness`` faults (the arena was late) left out."""
+        return dict(
+            self.db.execute("SELECT entrant, COUNT(*) FROM faults WHERE kind != 'harness' GROUP BY entrant")
+        )
+
+    def latency_histograms(self) -> dict[str, Counter[int]]:
+        """Per entrant, the merged histogram of its decision times (empty for events stored before
+        latencies were recorded)."""
+        rows: dict[str, list[dict[int, int]]] = {}
+        query = "SELECT entrant, histogram FROM latency WHERE game_id IN (SELECT game_id FROM games)"
+        for entrant, text in self.db.execute(query):
+            rows.setdefault(entrant, []).append({int(k): v for k, v in json.loads(text).items()})
+        return {entrant: merge(hists) for entrant, hists in rows.items()}
+
+    def hand_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every stored hand record as (game id, record), in schedule order, read as it is consumed."""
+        rows = self.db.execute(
+            "SELECT h.game_id, h.record FROM hands h JOIN games g USING (game_id) "
+            "ORDER BY g.seq, h.hand_index"
+        )
+        for game_id, record in rows:
+            yield game_id, json.loads(record)
 
 
 def _json(text: Any, where: str) -> Any:

@@ -451,7 +451,8 @@ async def _play_all(
             result = await runtime.play(spec, frozenset(disqualified), game.seed)
             rated = not (policy.forfeit_result == "void" and result.forfeited)
             data = result.to_dict() | {"wall_s": result.wall_s}
-            store.save_game(game, data, seat_stats(result), result.hands, result.faults, rated, excluded)
+            stats, latencies = seat_stats(result), result.latencies_ms
+            store.save_game(game, data, stats, result.hands, result.faults, rated, excluded, latencies)
             for seat, name in enumerate(game.seats):
                 count = totals.setdefault(name, [0, 0])
                 count[0] += 1

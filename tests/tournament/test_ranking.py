@@ -175,17 +175,22 @@ def test_leaderboard_prints_and_exports_the_confidence(tmp_path: Path) -> None:
     runner = CliRunner()
     text = runner.invoke(app, ["leaderboard", str(config.output)])
     assert text.exit_code == 0
-    assert "whole order right: P =" in text.output and "P(row finishes above column)" in text.output
+    assert "Whole order right: P" in text.output and "P(row finishes above column)" in text.output
     assert "pts/hand [95%]" in text.output
+    assert max(len(line.rstrip()) for line in text.output.splitlines()) <= 80
     rows = json.loads(runner.invoke(app, ["leaderboard", str(config.output), "--json"]).output)
     assert [r["rank"] for r in rows] == [1, 2, 3, 4, 5]
-    first = rows[0]["confidence"]
-    assert set(first["p_above"]) == {r["name"] for r in rows[1:]}
-    assert first["above_next"]["lower"] == rows[1]["name"]
-    assert rows[-1]["confidence"]["above_next"] is None
-    assert rows[0]["order"]["method"] == "points" and 0 <= rows[0]["order"]["whole_order"] <= 1
+    assert set(rows[0]["p_above"]) == {r["name"] for r in rows[1:]}
+    assert rows[0]["p_above_next"] == rows[0]["p_above"][rows[1]["name"]]
+    assert rows[-1]["p_above_next"] is None and rows[-1]["settled_above_next"] is None
+    lo, hi = rows[0]["points_per_hand_ci"]
+    assert lo <= rows[0]["score"] <= hi  # plain event: the score is points per hand
+    assert len({r["whole_order"] for r in rows}) == 1 and 0 <= rows[0]["whole_order"] <= 1
     again = json.loads(runner.invoke(app, ["leaderboard", str(config.output), "--json"]).output)
     assert again == rows  # seeded: the same event prints the same figures
+    csv_text = runner.invoke(app, ["leaderboard", str(config.output), "--csv"]).output
+    header, first = csv_text.splitlines()[:2]
+    assert header.endswith("p_above_next,settled_above_next,whole_order") and first.startswith("1,")
 
 
 # ------------------------------------------------------------------------------ --until-settled
@@ -310,4 +315,4 @@ def test_cli_run_until_settled_reports_the_open_pairs_at_the_budget(tmp_path: Pa
     text = " ".join(result.output.split())  # the console wraps long lines
     assert "after 2 games 4 of 4 adjacent pairs are open" in text and "extending to 6 games" in text
     assert "until-settled: budget of 6 games spent (6 played); still open:" in text
-    assert "whole order right" in text
+    assert "Whole order right" in text
