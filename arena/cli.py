@@ -64,6 +64,12 @@ def run(
     strict: bool = typer.Option(
         False, "--strict", help="refuse the event if a bot speaks another protocol version (default: skip it)"
     ),
+    until_settled: bool = typer.Option(
+        False,
+        "--until-settled",
+        help="after the scheduled rounds, add rounds until every adjacent pair of the order is settled at "
+        "[ranking] confidence, or [ranking] max_games is reached",
+    ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
     from arena.config import load_config, parse_executor
@@ -95,15 +101,18 @@ def run(
             "trusted code: whoever learns the key can compute every deal; fix it only for experiments",
             err=True,
         )
-    _run_event(cfg, quiet, strict=strict)
+    _run_event(cfg, quiet, strict=strict, until_settled=until_settled)
 
 
-def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = False) -> None:
+def _run_event(
+    cfg: Any, quiet: bool, start_over: bool = False, strict: bool = False, until_settled: bool = False
+) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.schedule import schedule_spread
-    from arena.standings import render_table
-    from arena.tournament import build_schedule, run_event
+    from arena.standings import Board, render_table
+    from arena.store import Store
+    from arena.tournament import run_event
 
     faults = 0
     progress = Progress(
@@ -125,6 +134,14 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
             progress.console.print(
                 f"resuming {cfg.name}: {done} of {total} games already stored in {cfg.output}"
             )
+
+    def on_extend(total: int, board: Any) -> None:
+        progress.update(task, total=total)
+        conf = board.confidence
+        progress.console.print(
+            f"after {conf.games} games {len(conf.open_pairs())} of {len(conf.adjacent)} adjacent pairs are "
+            f"open (whole order P = {conf.whole:.2f}): extending to {total} games"
+        )
 
     def on_game(_game: Any, result: Any) -> None:
         nonlocal faults
@@ -151,6 +168,8 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
             on_notice=progress.console.print,
             start_over=start_over,
             strict=strict,
+            until_settled=until_settled,
+            on_extend=on_extend,
         )
 
     try:
@@ -171,10 +190,19 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
             f"\n{how}: finished games are stored in {cfg.output}; run the same command to resume", err=True
         )
         raise typer.Exit(128 + signal.SIGTERM if terminated else 130) from None
-    typer.echo(
-        render_table(summary.standings, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}")
-    )
-    spread = schedule_spread(build_schedule(cfg), [e.name for e in cfg.entrants], cfg.game.team_play)
+    board = Board(summary.standings, summary.confidence)
+    typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
+    if summary.stopped == "settled":
+        typer.echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
+    elif summary.stopped == "budget":
+        still = ", ".join(f"{p.upper} / {p.lower}" for p in summary.confidence.open_pairs())
+        typer.echo(
+            f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
+            f"still open: {still}"
+        )
+    with Store.open(cfg.output, readonly=True) as store:  # as played: --until-settled may have grown it
+        schedule = store.schedule()
+    spread = schedule_spread(schedule, [e.name for e in cfg.entrants], cfg.game.team_play)
     typer.echo(f"schedule: {spread.render()}")
     typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
     _write_report(cfg.output)
@@ -247,14 +275,16 @@ def leaderboard(
     as_csv: bool = typer.Option(False, "--csv", help="print CSV"),
 ) -> None:
     """The standings of a (finished or interrupted) event, from its stored games."""
-    from arena.standings import compute_standings, render_csv, render_json, render_table
+    from arena.match import sprt_of_store
+    from arena.standings import compute_board, render_csv, render_json, render_table
     from arena.store import Store
 
     try:
         with Store.open(directory, readonly=True) as store:
-            standings = compute_standings(store)
+            standings = compute_board(store)
             played = len(store.finished())
             total = len(store.schedule())
+            sprt = sprt_of_store(store)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except sqlite3.Error as exc:
@@ -265,6 +295,77 @@ def leaderboard(
         typer.echo(render_csv(standings), nl=False)
     else:
         typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
+        if sprt is not None:
+            typer.echo(sprt[1].render(sprt[0]))
+
+
+@app.command()
+def match(
+    candidate: str = typer.Argument(
+        ..., help="the strategy to test: package.module:Class, HOST:PORT, or a command containing {port}"
+    ),
+    baseline: str = typer.Argument(..., help="the strategy to beat, in the same forms"),
+    field: list[str] | None = typer.Option(
+        None, "--field", help="a bot for the other seats (repeat to mix; default the sample rules bot)"
+    ),
+    variant: str = typer.Option("call-ace", help="call-ace, five-handed or classic (default options)"),
+    seed: int = typer.Option(1, min=0, max=2**63 - 1, help="fixes every deal"),
+    h0: float = typer.Option(0.0, help="H0: the candidate's edge in points per hand is this"),
+    h1: float = typer.Option(0.1, help="H1: ... or this (must exceed --h0)"),
+    alpha: float = typer.Option(0.05, help="chance of accepting H1 when H0 holds"),
+    beta: float = typer.Option(0.05, help="chance of accepting H0 when H1 holds"),
+    max_deals: int = typer.Option(500, min=1, help="budget: deals (each played 2 x seats games)"),
+    output: Path = typer.Option(Path("results/match"), help="where the match is stored (and resumed from)"),
+    concurrency: int = typer.Option(4, min=1, max=256, help="games at once"),
+    decision_ms: int = typer.Option(1000, min=1, help="time per decision"),
+    sandbox: str = typer.Option(
+        "bubblewrap", help="how launched (command) bots are confined: bubblewrap or none"
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="print only the result"),
+) -> None:
+    """A/B test: CANDIDATE and BASELINE play the same deals from the same seats against the same field,
+    until a sequential test (SPRT) on the per-deal differences decides or the budget is spent. Exit code:
+    0 H1 accepted, 1 H0 accepted, 3 undecided."""
+    from arena.match import MatchSettings, run_match
+    from arena.sprt import SprtSettings
+
+    try:
+        settings = MatchSettings(
+            candidate,
+            baseline,
+            tuple(field or ["sample_bots.rules:RulesBot"]),
+            {"variant": variant},
+            seed,
+            output,
+            SprtSettings(h0, h1, alpha, beta),
+            max_deals=max_deals,
+            concurrency=concurrency,
+            decision_ms=decision_ms,
+            sandbox=sandbox,
+        )
+        settings.event_config()  # every spec and the variant checked before anything starts
+    except (ConfigError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+
+    def on_look(state: Any) -> None:
+        if not quiet:
+            typer.echo(state.render(settings.sprt))
+
+    try:
+        result = asyncio.run(run_match(settings, on_look=on_look))
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except ArenaError as exc:
+        raise _fail(str(exc), 1) from None
+    except KeyboardInterrupt:
+        typer.echo(
+            f"\ninterrupted: finished games are stored in {output}; run the same command to resume", err=True
+        )
+        raise typer.Exit(130) from None
+    if quiet:
+        typer.echo(result.state.render(settings.sprt))
+    typer.echo(f"{result.games} games stored in {output} (arena leaderboard {output})")
+    raise typer.Exit({"H1": 0, "H0": 1}.get(result.state.result, 3))
 
 
 @app.command()

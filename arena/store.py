@@ -84,6 +84,16 @@ CREATE TABLE IF NOT EXISTS disqualified (
 """
 
 
+def _insert_schedule(db: sqlite3.Connection, games: Sequence[ScheduledGame]) -> None:
+    db.executemany(
+        "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (g.seq, g.game_id, g.round, g.table, g.block, g.rotation, g.seed, json.dumps(g.seats))
+            for g in games
+        ],
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SeatStats:
     """Per-seat numbers of one game, computed when the game is stored."""
@@ -227,12 +237,15 @@ class Store:
     def check_same_event(self, fingerprint: dict[str, Any], schedule: Sequence[ScheduledGame]) -> bool:
         """True when the directory holds this event already, False when it holds none.
 
-        :raises ConfigError: the directory holds results of a different event (other seed, rounds, variant,
-            entrants ...), which resuming would corrupt.
+        :raises ConfigError: the directory holds results of a different event (other seed, variant,
+            entrants ...), which resuming would corrupt. More or fewer rounds are the same event.
         """
         stored = self.meta("fingerprint")
         if stored is None:
             return False
+        # rounds may grow (see begin_event); stores from before that still hold them
+        stored = {k: v for k, v in stored.items() if k != "rounds"}
+        fingerprint = {k: v for k, v in fingerprint.items() if k != "rounds"}
         if stored != fingerprint:
             changed = sorted(k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k))
             raise ConfigError(
@@ -240,7 +253,9 @@ class Store:
                 f"{', '.join(changed)}); use another output directory, or restore the original settings "
                 "to resume"
             )
-        if self.schedule() != list(schedule):
+        have, want = self.schedule(), list(schedule)
+        common = min(len(have), len(want))
+        if have[:common] != want[:common]:
             raise ConfigError(
                 f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
                 "arena?); finish it with that version, or use another output directory"
@@ -256,6 +271,11 @@ class Store:
         deal_check: str | None = None,
     ) -> bool:
         """Record a new event, or check that a resumed one is the same event; returns True when resuming.
+
+        A resumed event may have more rounds than stored (``--until-settled`` or a larger ``rounds``): the
+        schedule of more rounds starts with the stored one (arena.schedule), so the extra games are added
+        and every stored game stays as it was. With fewer rounds, the stored schedule is kept whole, so a
+        resumed extension is finished rather than cut. Read the schedule to play from ``schedule()``.
 
         ``deal_check`` is the check value of the event's secret deal key (``arena.deals.key_check``), stored
         when it is given, so that a resumed event can tell its own key file; the key itself never enters
@@ -274,6 +294,10 @@ class Store:
                     if deal_check is not None:
                         check = json.dumps(deal_check)
                         db.execute("INSERT OR REPLACE INTO meta VALUES ('deal_key_check', ?)", (check,))
+            have = len(self.schedule())
+            if len(schedule) > have:
+                with self.transaction() as db:
+                    _insert_schedule(db, list(schedule)[have:])
             return True
         with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
@@ -285,14 +309,12 @@ class Store:
                 "INSERT INTO entrants VALUES (?, ?, ?, ?, NULL)",
                 [(n, k, t, int(h)) for n, k, t, h in entrants],
             )
-            db.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (g.seq, g.game_id, g.round, g.table, g.block, g.rotation, g.seed, json.dumps(g.seats))
-                    for g in schedule
-                ],
-            )
+            _insert_schedule(db, schedule)
         return False
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a JSON value beside the event (e.g. the settings of ``arena match``)."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def set_identity(self, entrant: str, identity: dict[str, Any]) -> None:
         self.db.execute("UPDATE entrants SET identity = ? WHERE name = ?", (json.dumps(identity), entrant))
@@ -406,9 +428,10 @@ class Store:
     def rated_games(self) -> Iterator[RatedGame]:
         """Every stored game in schedule order, read as it is consumed (an event may hold many)."""
         rows = self.db.execute(
-            "SELECT seq, game_id, seats, ranks, scores, forfeited, rated, excluded FROM games ORDER BY seq"
+            "SELECT g.seq, g.game_id, g.seats, g.ranks, g.scores, g.forfeited, g.rated, g.excluded, s.block, "
+            "g.hands FROM games g JOIN schedule s ON s.game_id = g.game_id ORDER BY g.seq"
         )
-        for seq, game_id, seats, ranks, scores, forfeited, rated, excluded in rows:
+        for seq, game_id, seats, ranks, scores, forfeited, rated, excluded, block, hands in rows:
             where = f"{self.path}: game {game_id}"
             names = tuple(_json(seats, where))
             try:
@@ -421,6 +444,8 @@ class Store:
                     tuple(names[s] for s in _json(forfeited, where)),
                     bool(rated),
                     tuple(_json(excluded, where)),
+                    block,
+                    hands,
                 )
             except (TypeError, IndexError):
                 raise ConfigError(f"{where} is damaged (a field has the wrong shape)") from None

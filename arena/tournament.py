@@ -11,6 +11,7 @@ directory (``arena/outdir.py``).
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
@@ -30,11 +31,12 @@ from arena.players.endpoint import RestartingEndpoint
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
+from arena.ranking import Confidence
 from arena.rating import Standing
 from arena.sandbox import SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_directory
 from arena.schedule import ScheduledGame, make_schedule
-from arena.standings import compute_standings
+from arena.standings import Board, compute_board
 from arena.store import SeatStats, Store
 from arena.table import TableResult, TableSpec, play_table
 
@@ -223,6 +225,8 @@ class EventSummary:
     games_total: int
     games_played_now: int
     standings: list[Standing]
+    confidence: Confidence
+    stopped: str = ""  # with --until-settled: "settled" or "budget"
 
 
 ProgressHook = Callable[[ScheduledGame, TableResult], None]
@@ -271,10 +275,19 @@ async def run_event(
     on_notice: Callable[[str], None] | None = None,
     start_over: bool = False,
     strict: bool = False,
+    until_settled: bool = False,
+    on_extend: Callable[[int, Board], None] | None = None,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
 
+    With ``until_settled``, once the scheduled games are played the event grows by rounds (about
+    ``ranking.check_every`` games at a time) until every adjacent pair of the leaderboard is settled at
+    ``ranking.confidence`` or ``ranking.max_games`` would be exceeded. Each extension is stored as schedule
+    before it is played and depends only on the stored results, so an interrupted event resumes into the
+    same games and the same decisions.
+
     :param on_start: called with (games in the event, games already stored) once the event is set up.
+    :param on_extend: called with (games in the event now, the board that asked for more) at each extension.
     :param start_over: discard an event already in the output directory and start afresh (the demo), once the
         directory is locked, so that a running event is never deleted under its arena.
     :param strict: refuse the event when an entrant speaks another protocol version (by default that
@@ -292,30 +305,69 @@ async def run_event(
             outdir.discard_event(config.output)
         with Store.open(config.output) as store:
             resumed, key = _begin(config, store, schedule, rows)
-            done = store.finished()
-            todo = [g for g in schedule if g.game_id not in done]
+            schedule = store.schedule()  # may be longer than configured: an event grown by --until-settled
             if on_start is not None:
-                on_start(len(schedule), len(done))
+                on_start(len(schedule), len(store.finished()))
             runtime = make_runtime(config, config.output / outdir.LOG_DIR, strict)
+            started: set[str] = set()
+            played_now = 0
+            stopped = ""
             try:
-                if todo:
-                    await runtime.start(sorted({n for g in todo for n in g.seats}))
-                    for name, why in runtime.excluded.items():
-                        store.disqualify(name, "(start)", why)
-                    for line in runtime.notices():
-                        if on_notice is not None:
-                            on_notice(line)
-                    for name, identity in runtime.identities.items():
-                        store.set_identity(
-                            name,
-                            {"name": identity.name, "author": identity.author, "version": identity.version},
-                        )
-                    await _play_all(config, store, runtime, todo, on_game, key)
+                while True:
+                    done = store.finished()
+                    todo = [g for g in schedule if g.game_id not in done]
+                    if todo:
+                        names = sorted({n for g in todo for n in g.seats} - started)
+                        if names:
+                            await start_entrants(runtime, store, names, on_notice)
+                            started.update(names)
+                        await _play_all(config, store, runtime, todo, on_game, key)
+                        played_now += len(todo)
+                    if not until_settled:
+                        break
+                    board = compute_board(store, ranking=config.ranking)
+                    rounds = _more_rounds(config, schedule, board)
+                    if rounds <= 0:
+                        stopped = "settled" if board.confidence.settled else "budget"
+                        break
+                    grown = replace(config, rounds=schedule[-1].round + rounds)
+                    store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
+                    schedule = store.schedule()
+                    if on_extend is not None:
+                        on_extend(len(schedule), board)
             finally:
                 await runtime.stop()
             with store.rating_history_writer() as record:
-                standings = compute_standings(store, record)
-    return EventSummary(config, resumed, len(schedule), len(todo), standings)
+                board = compute_board(store, record, config.ranking)
+    return EventSummary(
+        config, resumed, len(schedule), played_now, board.standings, board.confidence, stopped
+    )
+
+
+async def start_entrants(
+    runtime: Runtime, store: Store, names: Sequence[str], on_notice: Callable[[str], None] | None
+) -> None:
+    """Start ``names`` and record what starting them found (exclusions, identities, notices)."""
+    await runtime.start(names)
+    for name, why in runtime.excluded.items():
+        store.disqualify(name, "(start)", why)
+    for line in runtime.notices():
+        if on_notice is not None:
+            on_notice(line)
+    for name, identity in runtime.identities.items():
+        store.set_identity(
+            name, {"name": identity.name, "author": identity.author, "version": identity.version}
+        )
+
+
+def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], board: Board) -> int:
+    """Rounds to add before the next look at the order: 0 when it is settled or the budget is spent."""
+    if board.confidence.settled or not schedule:
+        return 0
+    per_round = len(schedule) / schedule[-1].round
+    step = max(1, math.ceil(config.ranking.check_every / per_round))
+    affordable = int((config.ranking.max_games - len(schedule)) // per_round)
+    return min(step, affordable)
 
 
 def _begin(
@@ -418,3 +470,7 @@ async def _play_all(
                 on_game(game, result)
 
     await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(todo)))))
+
+
+play_games = _play_all
+"""Play scheduled games into ``store`` (for runners other than ``run_event``, such as ``arena match``)."""
