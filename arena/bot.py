@@ -32,14 +32,13 @@ from typing import Any, ClassVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from arena.engine.actions import ACTIONS, Action, parse_action_id
 from arena.engine.config import Variant
 from arena.engine.events import Event
 from arena.engine.views import View
 from arena.gameinfo import GameInfo, GameResult
-from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
+from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert, reflection
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 
@@ -50,32 +49,61 @@ SAFETY_MARGIN_S = 0.05
 
 
 class Bot:
-    """Base class of every Python bot. Override ``act``; the other hooks are optional."""
+    """Base class of every Python bot. Override ``act``; the other hooks are optional.
+
+    The SDK makes one instance per game (per ``PlayGame`` stream), so anything a bot stores on ``self`` is
+    that game's state and needs no reset. A subclass that defines ``__init__`` must call
+    ``super().__init__()`` and take no arguments.
+    """
 
     name: ClassVar[str] = "bot"
+    """The name the bot gives in the handshake; standings show the entrant's name from the config."""
     author: ClassVar[str] = ""
+    """Who wrote it (a person or team), for ``arena check-bot`` and the logs."""
     version: ClassVar[str] = "0"
+    """The bot's own version string, for the logs: tells apart two builds entered under one name."""
     variants: ClassVar[tuple[Variant, ...]] = tuple(Variant)
+    """The variants the bot can play; the arena seats it only at tables of these (default: all three)."""
 
     def __init__(self) -> None:
         self.game: GameInfo | None = None
+        """This game's seat, rules, seat names and time limits; set before ``on_game_start`` is called."""
         self._deadline = float("inf")
 
     def act(self, view: View) -> Action | str | int | Awaitable[Action | str | int]:
-        """Choose one of ``view.legal_actions``."""
+        """Choose one of ``view.legal_actions``: return the ``Action``, its text (``"PLAY(JH)"``) or its id.
+
+        A plain ``def`` runs in a worker thread, so a long search does not stall the other games this
+        process plays; ``async def`` runs on the event loop and must not block it. Anything else returned,
+        or an exception, is a fault for the seat (an exception ends the game stream with an error status;
+        the arena reopens it at the seat's next decision). ``self.time_left()`` says how long it may take.
+        """
         raise NotImplementedError(f"{type(self).__name__} must implement act(view)")
 
     def on_game_start(self, game: GameInfo) -> Awaitable[None] | None:
-        """Called once per game before any event or decision."""
+        """Called once per game before any event or decision (``self.game`` is already set).
+
+        Also called again, with ``game.resumed`` true, when the arena reopens a stream that failed in
+        mid-game; the instance is then a new one, so a bot that keeps state rebuilds it from the next view.
+        """
 
     def on_event(self, event: Event) -> Awaitable[None] | None:
-        """Called for every event (``arena.engine.events``): actions, tricks, hand starts and ends."""
+        """Called for every event this seat is told (``arena.engine.events``), in order.
+
+        Events arrive batched with the next message, so all of them have been delivered before ``act`` is
+        called. Overriding this is optional and costs decoding time; a bot that does not override it gets
+        no events decoded at all.
+        """
 
     def on_game_over(self, result: GameResult) -> Awaitable[None] | None:
-        """Called once when the game ends."""
+        """Called once when the game ends, with scores, ranks and winners; the instance is then dropped."""
 
     def time_left(self) -> float:
-        """Seconds this decision may still take, with a safety margin for the reply's trip."""
+        """Seconds this decision may still take, with a safety margin for the reply's trip.
+
+        It is 90 % of the request's ``time_ms`` less ``SAFETY_MARGIN_S``, counted from when the request
+        arrived, and does not include the game's time bank: the bank is for accidents, not for planning.
+        """
         return max(0.0, self._deadline - time.monotonic())
 
 
@@ -182,6 +210,11 @@ async def create_server(
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A started gRPC server for ``bot_class`` with health and reflection; returns (server, port, health).
 
+    Use it instead of ``serve`` to run a bot inside a program of your own (a test, a notebook): the server
+    is already started; stop it with ``await server.stop(grace)``. Health answers ``SERVING`` for ``""``
+    (the name the arena asks for) and for ``euchre.arena.v1.Player``; reflection is served as both
+    ``grpc.reflection.v1`` and ``v1alpha``, so that any gRPC tool can list and call the bot.
+
     ``address`` is ``HOST:PORT`` or ``unix:PATH`` (a Unix socket: how the sandbox connects to a bot).
     ``SO_REUSEPORT`` is off (gRPC turns it on by default): a second bot started on a busy port must fail,
     not silently share the port so that the arena talks to either of them by turns.
@@ -196,7 +229,7 @@ async def create_server(
     pb_grpc.add_PlayerServicer_to_server(PlayerServicer(bot_class), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
     try:
         port = server.add_insecure_port(address)
     except RuntimeError as exc:  # grpc reports a port it cannot bind as a RuntimeError

@@ -4,9 +4,13 @@ call directly, and prints. Configuration errors exit with code 2 and a message n
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import shutil
 import signal
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,12 @@ app = typer.Typer(
     no_args_is_help=True,
     help="euchre-arena: tournaments of Euchre bots (Call-Ace, Five-handed, classic) over gRPC.",
 )
+
+
+def _standings_help() -> str:
+    from arena.standings import TABLE_HELP
+
+    return TABLE_HELP
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -60,6 +70,12 @@ def run(
         help="refuse the event if a bot cannot start, cannot be reached or speaks another protocol version "
         "(default: the autopilot plays its seats, it is retried during the event, marked if never seated)",
     ),
+    until_settled: bool = typer.Option(
+        False,
+        "--until-settled",
+        help="after the scheduled rounds, add rounds until every adjacent pair of the order is settled at "
+        "[ranking] confidence, or [ranking] max_games is reached",
+    ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
     from arena.config import load_config, parse_executor
@@ -91,20 +107,23 @@ def run(
             "trusted code: whoever learns the key can compute every deal; fix it only for experiments",
             err=True,
         )
-    _run_event(cfg, quiet, strict=strict)
+    _run_event(cfg, quiet, strict=strict, until_settled=until_settled)
 
 
-def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = False) -> None:
+def _run_event(
+    cfg: Any, quiet: bool, start_over: bool = False, strict: bool = False, until_settled: bool = False
+) -> None:
     import time
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.entrants import StartFailed
     from arena.schedule import schedule_spread
-    from arena.standings import render_table
-    from arena.tournament import build_schedule, run_event
+    from arena.standings import Board, render_table
+    from arena.store import Store
+    from arena.tournament import run_event
 
-    faults = 0
+    faults = harness = 0
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -119,8 +138,8 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
     bots: list[Any] = []  # the "starting bots" task and when it began, while bots start
 
     def on_bots(tried: int, total: int) -> None:
-        if not bots:
-            bots.extend([progress.add_task("starting bots", total=total, extra=""), time.monotonic()])
+        if tried == 0:  # a start begins (an event grown by --until-settled may start house bots later)
+            bots[:] = [progress.add_task("starting bots", total=total, extra=""), time.monotonic()]
         progress.update(bots[0], completed=tried)
         if tried == total:
             progress.remove_task(bots[0])
@@ -138,10 +157,22 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
                 f"resuming {cfg.name}: {done} of {total} games already stored in {cfg.output}"
             )
 
+    def on_extend(total: int, board: Any) -> None:
+        progress.update(task, total=total)
+        conf = board.confidence
+        progress.console.print(
+            f"after {conf.games} games {len(conf.open_pairs())} of {len(conf.adjacent)} adjacent pairs are "
+            f"open (whole order P = {conf.whole:.2f}): extending to {total} games"
+        )
+
     def on_game(_game: Any, result: Any) -> None:
-        nonlocal faults
-        faults += len(result.faults)
-        progress.update(task, advance=1, extra=f"faults: {faults}")
+        # The bots' faults; the arena's own lateness (harness) apart, as it is never charged to a bot.
+        nonlocal faults, harness
+        late = sum(1 for f in result.faults if not f.counts)
+        faults += len(result.faults) - late
+        harness += late
+        apart = f" (harness: {harness})" if harness else ""
+        progress.update(task, advance=1, extra=f"faults: {faults}{apart}")
 
     terminated: list[int] = []
 
@@ -163,6 +194,8 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
             on_notice=on_notice,
             start_over=start_over,
             strict=strict,
+            until_settled=until_settled,
+            on_extend=on_extend,
             on_bots=on_bots,
         )
 
@@ -189,12 +222,35 @@ def _run_event(cfg: Any, quiet: bool, start_over: bool = False, strict: bool = F
             f"\n{how}: finished games are stored in {cfg.output}; run the same command to resume", err=True
         )
         raise typer.Exit(128 + signal.SIGTERM if terminated else 130) from None
-    typer.echo(
-        render_table(summary.standings, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}")
-    )
-    spread = schedule_spread(build_schedule(cfg), [e.name for e in cfg.entrants], cfg.game.team_play)
+    board = Board(summary.standings, summary.confidence)
+    typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
+    if summary.stopped == "settled":
+        typer.echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
+    elif summary.stopped == "budget":
+        still = ", ".join(f"{p.upper} / {p.lower}" for p in summary.confidence.open_pairs())
+        typer.echo(
+            f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
+            f"still open: {still}"
+        )
+    with Store.open(cfg.output, readonly=True) as store:  # as played: --until-settled may have grown it
+        schedule = store.schedule()
+    spread = schedule_spread(schedule, [e.name for e in cfg.entrants], cfg.game.team_play)
     typer.echo(f"schedule: {spread.render()}")
     typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
+    _write_report(cfg.output)
+
+
+def _write_report(directory: Path) -> None:
+    """The HTML report at the end of an event; a failure to write it is reported, not fatal (the results
+    are stored, and ``arena report`` can write it again)."""
+    from arena.report import build_report
+
+    try:
+        built = build_report(Path(directory))
+    except (ArenaError, OSError) as exc:
+        typer.echo(f"warning: no HTML report: {exc}", err=True)
+        return
+    typer.echo(f"report: {built.path}  (one file: open it in a browser)")
 
 
 @app.command()
@@ -244,21 +300,23 @@ def demo(
     _run_event(cfg, quiet, start_over=True)
 
 
-@app.command()
+@app.command(epilog=_standings_help())
 def leaderboard(
     directory: Path = typer.Argument(..., help="an event's output directory"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
     as_csv: bool = typer.Option(False, "--csv", help="print CSV"),
 ) -> None:
     """The standings of a (finished or interrupted) event, from its stored games."""
-    from arena.standings import compute_standings, render_csv, render_json, render_table
+    from arena.match import sprt_of_store
+    from arena.standings import compute_board, render_csv, render_json, render_table
     from arena.store import Store
 
     try:
         with Store.open(directory, readonly=True) as store:
-            standings = compute_standings(store)
+            standings = compute_board(store)
             played = len(store.finished())
             total = len(store.schedule())
+            sprt = sprt_of_store(store)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except sqlite3.Error as exc:
@@ -269,6 +327,77 @@ def leaderboard(
         typer.echo(render_csv(standings), nl=False)
     else:
         typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
+        if sprt is not None:
+            typer.echo(sprt[1].render(sprt[0]))
+
+
+@app.command()
+def match(
+    candidate: str = typer.Argument(
+        ..., help="the strategy to test: package.module:Class, HOST:PORT, or a command containing {port}"
+    ),
+    baseline: str = typer.Argument(..., help="the strategy to beat, in the same forms"),
+    field: list[str] | None = typer.Option(
+        None, "--field", help="a bot for the other seats (repeat to mix; default the sample rules bot)"
+    ),
+    variant: str = typer.Option("call-ace", help="call-ace, five-handed or classic (default options)"),
+    seed: int = typer.Option(1, min=0, max=2**63 - 1, help="fixes every deal"),
+    h0: float = typer.Option(0.0, help="H0: the candidate's edge in points per hand is this"),
+    h1: float = typer.Option(0.1, help="H1: ... or this (must exceed --h0)"),
+    alpha: float = typer.Option(0.05, help="chance of accepting H1 when H0 holds"),
+    beta: float = typer.Option(0.05, help="chance of accepting H0 when H1 holds"),
+    max_deals: int = typer.Option(500, min=1, help="budget: deals (each played 2 x seats games)"),
+    output: Path = typer.Option(Path("results/match"), help="where the match is stored (and resumed from)"),
+    concurrency: int = typer.Option(4, min=1, max=256, help="games at once"),
+    decision_ms: int = typer.Option(1000, min=1, help="time per decision"),
+    sandbox: str = typer.Option(
+        "bubblewrap", help="how launched (command) bots are confined: bubblewrap or none"
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="print only the result"),
+) -> None:
+    """A/B test: CANDIDATE and BASELINE play the same deals from the same seats against the same field,
+    until a sequential test (SPRT) on the per-deal differences decides or the budget is spent. Exit code:
+    0 H1 accepted, 1 H0 accepted, 3 undecided."""
+    from arena.match import MatchSettings, run_match
+    from arena.sprt import SprtSettings
+
+    try:
+        settings = MatchSettings(
+            candidate,
+            baseline,
+            tuple(field or ["sample_bots.rules:RulesBot"]),
+            {"variant": variant},
+            seed,
+            output,
+            SprtSettings(h0, h1, alpha, beta),
+            max_deals=max_deals,
+            concurrency=concurrency,
+            decision_ms=decision_ms,
+            sandbox=sandbox,
+        )
+        settings.event_config()  # every spec and the variant checked before anything starts
+    except (ConfigError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+
+    def on_look(state: Any) -> None:
+        if not quiet:
+            typer.echo(state.render(settings.sprt))
+
+    try:
+        result = asyncio.run(run_match(settings, on_look=on_look))
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except ArenaError as exc:
+        raise _fail(str(exc), 1) from None
+    except KeyboardInterrupt:
+        typer.echo(
+            f"\ninterrupted: finished games are stored in {output}; run the same command to resume", err=True
+        )
+        raise typer.Exit(130) from None
+    if quiet:
+        typer.echo(result.state.render(settings.sprt))
+    typer.echo(f"{result.games} games stored in {output} (arena leaderboard {output})")
+    raise typer.Exit({"H1": 0, "H0": 1}.get(result.state.result, 3))
 
 
 @app.command()
@@ -306,6 +435,108 @@ def replay(
         where = f"game {data['game_id']} in {str(directory)!r}"
         raise _fail(f"{where} is damaged (cannot render it: {exc!r})") from None
     typer.echo(text, nl=False)
+
+
+@app.command()
+def report(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="the HTML file (default DIR/report.html)"
+    ),
+) -> None:
+    """One self-contained HTML page of the event (leaderboard, rating plot, head to head, per-entrant
+    figures, faults, and every game as a visual replay); it works offline, from a USB stick or a web page."""
+    from arena.report import build_report
+
+    try:
+        built = build_report(directory, output)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write the report: {exc}") from None
+    size = built.size / 1e6
+    typer.echo(f"report: {built.path} ({size:.1f} MB, {built.games} games, {built.seconds:.1f} s)")
+
+
+@app.command()
+def games(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    entrant: str | None = typer.Option(None, "--entrant", "-e", help="only games this entrant played"),
+    as_csv: bool = typer.Option(False, "--csv", help="print CSV (the columns of arena export's games.csv)"),
+) -> None:
+    """The played games in schedule order: number (for arena replay), id, seats with final scores (* won),
+    hands, outcome and faults."""
+    from arena import views
+
+    with _store(directory) as store:
+        try:
+            rows = views.games(store, entrant)
+        except ConfigError as exc:
+            raise _fail(str(exc)) from None
+    if as_csv:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=views.GAME_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(views.game_row(g) for g in rows)
+        typer.echo(out.getvalue(), nl=False)
+    else:
+        title = f"{directory}: {len(rows)} games" + (f" with {entrant}" if entrant else "")
+        typer.echo(views.render_games(rows, title), nl=False)
+
+
+@app.command()
+def faults(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    entrant: str | None = typer.Option(None, "--entrant", "-e", help="only this entrant's faults"),
+    kind: str | None = typer.Option(None, "--kind", "-k", help="only this kind (timeout, crashed ...)"),
+    game: str | None = typer.Option(None, "--game", "-g", help="only this game (id or number)"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Every recorded fault: entrant, game, hand, kind and detail. Harness faults (the arena itself was late)
+    are listed as not charged: they never count against the bot."""
+    from arena import views
+
+    with _store(directory) as store:
+        try:
+            rows = views.faults(store, entrant, kind, game)
+        except ConfigError as exc:
+            raise _fail(str(exc)) from None
+    if as_json:
+        typer.echo(views.faults_json(rows))
+    else:
+        typer.echo(views.render_faults(rows, f"{directory}: {len(rows)} faults"), nl=False)
+
+
+@app.command()
+def export(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="where to write (default DIR/export)"),
+) -> None:
+    """Hand records as JSON Lines (hands.jsonl: one v1 record per line, docs/hand-record.md) and the games
+    as CSV (games.csv, whose first_hand_line and hands columns say which lines are each game's)."""
+    from arena import views
+
+    with _store(directory) as store:
+        try:
+            records, table, hands, played = views.export(store, output or directory / "export")
+        except OSError as exc:
+            raise _fail(f"cannot write the export: {exc}") from None
+    typer.echo(f"{records} ({hands} hand records)\n{table} ({played} games)")
+
+
+@contextmanager
+def _store(directory: Path) -> Iterator[Any]:
+    """The event's store for reading, or one clear line and exit 2."""
+    from arena.store import Store
+
+    try:
+        store = Store.open(directory, create=False)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except sqlite3.DatabaseError as exc:
+        raise _fail(f"{str(directory)!r}: cannot read {exc}") from None
+    with store:
+        yield store
 
 
 @app.command("check-bot")

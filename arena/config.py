@@ -31,6 +31,7 @@ TOP_KEYS = (
     "game",
     "faults",
     "house",
+    "ranking",
     "entrant",
     "entrants",
     "sandbox",
@@ -86,6 +87,60 @@ class EntrantSpec:
             "workdir": self.workdir,
             "env": dict(self.env),
         }
+
+
+RANKING_METHODS = ("auto", "points", "paired", "trueskill")
+
+
+@dataclass(frozen=True, slots=True)
+class RankingConfig:
+    """``[ranking]``: how the leaderboard orders entrants and when ``--until-settled`` stops.
+
+    ``method``: "auto" (the default) orders by paired points per hand in a duplicate event and by points per
+    hand otherwise; "trueskill" by mu - 3 sigma. ``confidence``: the probability at which an adjacent pair
+    of the order counts as settled. ``max_games``: the budget of ``--until-settled``. ``check_every``: games
+    between two looks at the confidence while extending. ``sharpen``: the probit scale of the pair
+    probabilities (arena.ranking.SHARPEN; 1.0 is the plain bootstrap).
+    """
+
+    method: str = "auto"
+    confidence: float = 0.95
+    max_games: int = 1000
+    check_every: int = 25
+    sharpen: float = 2.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "confidence": self.confidence,
+            "max_games": self.max_games,
+            "check_every": self.check_every,
+            "sharpen": self.sharpen,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> RankingConfig:
+        allowed = ("method", "confidence", "max_games", "check_every", "sharpen")
+        for key in raw:
+            if key not in allowed:
+                raise ConfigError(f"unknown key ranking.{key}: allowed keys are {', '.join(allowed)}")
+        method = raw.get("method", "auto")
+        if method not in RANKING_METHODS:
+            raise ConfigError(f"ranking.method={method!r}: expected one of {', '.join(RANKING_METHODS)}")
+        confidence = raw.get("confidence", 0.95)
+        number = isinstance(confidence, int | float) and not isinstance(confidence, bool)
+        if not number or not 0.5 < confidence < 1:
+            raise ConfigError(f"ranking.confidence={confidence!r}: expected a probability in (0.5, 1)")
+        sharpen = raw.get("sharpen", 2.0)
+        if not isinstance(sharpen, int | float) or isinstance(sharpen, bool) or not 1 <= sharpen <= 4:
+            raise ConfigError(f"ranking.sharpen={sharpen!r}: expected a number 1..4 (1 = plain bootstrap)")
+        ints = {}
+        for key, default, lo, hi in (("max_games", 1000, 1, 10_000_000), ("check_every", 25, 1, 1_000_000)):
+            value = raw.get(key, default)
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+                raise ConfigError(f"ranking.{key}={value!r}: expected an integer {lo}..{hi}")
+            ints[key] = value
+        return cls(method, float(confidence), sharpen=float(sharpen), **ints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +206,7 @@ class TournamentConfig:
     faults: FaultPolicy
     entrants: tuple[EntrantSpec, ...]
     house: EntrantSpec
+    ranking: RankingConfig = field(default_factory=RankingConfig)
     sandbox: str = "bubblewrap"  # for launched entrants that do not say otherwise
     executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec())
     source: Path | None = None  # the TOML file, hidden from sandboxed bots
@@ -182,10 +238,10 @@ class TournamentConfig:
         return replace(self, **given)
 
     def fingerprint(self) -> dict[str, Any]:
-        """What fixes the schedule and the deals: a resumed event must have the same."""
+        """What fixes the schedule and the deals: a resumed event must have the same. Not ``rounds``: an
+        event may grow by rounds and keep every game it played (``Store.begin_event``)."""
         return {
             "seed": self.seed,
-            "rounds": self.rounds,
             "duplicate": self.duplicate,
             "game": self.game.to_dict(),
             "entrants": [e.name for e in self.entrants],
@@ -204,6 +260,7 @@ class TournamentConfig:
             "faults": self.faults.to_dict(),
             "entrants": [e.to_dict() for e in self.entrants],
             "house": self.house.to_dict(),
+            "ranking": self.ranking.to_dict(),
             "sandbox": self.sandbox,
             "executor": self.executor.to_dict(),
             "deal_key": "fixed" if self.deal_key is not None else "random",
@@ -304,6 +361,7 @@ def parse_config(
         faults=faults,
         entrants=entrants,
         house=house,
+        ranking=RankingConfig.from_dict(_section(data, "ranking")),
         **values,
     )
 

@@ -26,6 +26,8 @@ class RatedGame:
     forfeited: tuple[str, ...] = ()
     rated: bool = True  # False: a void game (a forfeit under ``forfeit_result = "void"``)
     excluded: tuple[str, ...] = ()  # seats played by the autopilot for a disqualified entrant
+    block: str = ""  # the duplicate block (the game id itself outside duplicate mode); see arena.ranking
+    hands: int = 0  # hands played, the denominator of points per hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,20 +87,29 @@ class Standing:
             "forfeits": self.forfeits,
             "disqualified": self.disqualified,
             "house": self.house,
-        }
+        } | self.extra  # figures added by the ranking (arena/standings.py), so every output carries them
 
 
-def environment() -> trueskill.TrueSkill:
-    """TrueSkill's standard parameters (mu 25, sigma 25/3); the draw probability covers shared ranks."""
-    return trueskill.TrueSkill(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=25.0 / 300, draw_probability=0.10)
+DRIFT_TAU = 25.0 / 300
+"""TrueSkill's usual skill drift per game, for players who change between games; see ``environment``."""
+
+
+def environment(tau: float = 0.0) -> trueskill.TrueSkill:
+    """TrueSkill's standard parameters (mu 25, sigma 25/3); the draw probability covers shared ranks.
+
+    No drift (``tau = 0``) by default: within one event the entrants do not change, and the usual drift
+    (``DRIFT_TAU``) made sigma floor near 0.66, so the rating behaved like a moving average over the last
+    ~125 games of each entrant and threw away most of the evidence (docs/ranking.md).
+    """
+    return trueskill.TrueSkill(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=tau, draw_probability=0.10)
 
 
 def rate(
-    games: Iterable[RatedGame], entrants: Sequence[str]
+    games: Iterable[RatedGame], entrants: Sequence[str], tau: float = 0.0
 ) -> tuple[dict[str, trueskill.Rating], list[HistoryRow]]:
     """Apply ``games`` in ``seq`` order; returns the final ratings and the rating after every game."""
     history: list[HistoryRow] = []
-    ratings = apply_in_order(sorted(games, key=lambda g: g.seq), entrants, history.append)
+    ratings = apply_in_order(sorted(games, key=lambda g: g.seq), entrants, history.append, tau)
     return ratings, history
 
 
@@ -106,13 +117,14 @@ def apply_in_order(
     games: Iterable[RatedGame],
     entrants: Sequence[str],
     record: Callable[[HistoryRow], None] | None = None,
+    tau: float = 0.0,
 ) -> dict[str, trueskill.Rating]:
     """``rate`` for games already in ``seq`` order, one at a time: memory stays the size of the field,
     however long the event (``record`` gets each rating as it is made, e.g. to store it).
 
     :raises ValueError: the games are not in ``seq`` order.
     """
-    env = environment()
+    env = environment(tau)
     ratings = {name: env.create_rating() for name in entrants}
     last = None
     for game in games:
@@ -133,11 +145,3 @@ def apply_in_order(
             if record is not None:
                 record(HistoryRow(game.seq, game.game_id, name, rating.mu, rating.sigma))
     return ratings
-
-
-def order(standings: Iterable[Standing]) -> list[Standing]:
-    """Sort by conservative skill (then mu, then name, for a stable order) and number the ranks."""
-    out = sorted(standings, key=lambda s: (-round(s.conservative, 9), -round(s.mu, 9), s.name))
-    for i, standing in enumerate(out):
-        standing.rank = i + 1
-    return out

@@ -12,19 +12,20 @@ _SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠", "NT": "No-Trumps"}
 
 
 def _card(text: str | None) -> str:
-    if not text:
-        return "-"
-    if text == "JKR":
-        return "Joker"
-    rank = "10" if text[0] == "T" else text[0]
-    return rank + _SUITS[text[1]]
+    """A card as the hand records write it (``TD``, ``2S``, ``JKR``): what a reader can grep and paste."""
+    return text or "-"
+
+
+def _suit(suit: str) -> str:
+    """A suit as the records write it, the symbol only as decoration: ``D ♦``."""
+    return suit if suit == "NT" else f"{suit} {_SUITS[suit]}"
 
 
 def _action(text: str) -> str:
     if "(" not in text:
         return text.replace("_", " ").lower()
     kind, arg = text[:-1].split("(")
-    shown = _SUITS.get(arg) if len(arg) <= 2 and arg in _SUITS else _card(arg)
+    shown = _suit(arg) if arg in _SUITS else _card(arg)
     return f"{kind.replace('_', ' ').lower()} {shown}"
 
 
@@ -70,6 +71,7 @@ def render_game(game: dict[str, Any]) -> str:
             lines.append(f"  exposed: {_card(hand['exposed_card'])}")
         if hand["maker"] is None:
             lines.append("  everybody passed twice: thrown in, nobody scores")
+            lines += _faults(game, hand["hand_index"])
             continue
         call = (
             "alone"
@@ -79,7 +81,7 @@ def render_game(game: dict[str, Any]) -> str:
             else "with partner"
         )
         lines.append(
-            f"  trump {_SUITS[hand['trump']]}, maker {who(hand['maker'])}, {call}"
+            f"  trump {_suit(hand['trump'])}, maker {who(hand['maker'])}, {call}"
             + (f"; dealer discards {_card(hand['discard'])}" if hand["discard"] else "")
         )
         if hand["called_card"]:
@@ -93,6 +95,7 @@ def render_game(game: dict[str, Any]) -> str:
             f"  {hand['outcome']}: making side took {hand['making_tricks']} tricks; points "
             f"{_named(seats, hand['points'])}; scores {_scores(hand['scores_after'])}"
         )
+        lines += _faults(game, hand["hand_index"])
     lines.append("")
     outcome = game["outcome"]
     lines.append(
@@ -104,12 +107,21 @@ def render_game(game: dict[str, Any]) -> str:
     )
     if game["forfeited"]:
         lines.append("Forfeited: " + ", ".join(seats[s] for s in game["forfeited"]))
-    for fault in game["faults"]:
-        lines.append(
-            f"Fault: {fault['entrant']} hand {fault['hand_index'] + 1} decision {fault['decision_id']}: "
-            f"{fault['kind']} ({fault['detail']}); played {fault['substitute']} instead"
-        )
+    faults = len(game["faults"])
+    if faults:
+        lines.append(f"Faults: {faults}, each shown in its hand above")
     return "\n".join(lines) + "\n"
+
+
+def _faults(game: dict[str, Any], hand_index: int) -> list[str]:
+    """The faults of one hand, where they happened (harness faults marked: they are not the bot's)."""
+    return [
+        f"  fault: {f['entrant']} (seat {f['seat']}) at decision {f['decision_id']}: {f['kind']}"
+        f"{' (the arena was late; not charged)' if f['kind'] == 'harness' else ''} — {f['detail']}; "
+        f"the arena played {f['substitute']} instead"
+        for f in game["faults"]
+        if f["hand_index"] == hand_index
+    ]
 
 
 def _scores(scores: list[int]) -> str:

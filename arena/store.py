@@ -22,6 +22,7 @@ import json
 import os
 import sqlite3
 import urllib.parse
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.faults import Fault
+from arena.latency import histogram, merge
 from arena.outdir import DIR_MODE, create_private
 from arena.rating import HistoryRow, RatedGame
 from arena.schedule import ScheduledGame
@@ -72,10 +74,24 @@ CREATE TABLE IF NOT EXISTS ratings (
     seq INTEGER NOT NULL, game_id TEXT NOT NULL, entrant TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
     PRIMARY KEY (seq, entrant)
 );
+CREATE TABLE IF NOT EXISTS latency (
+    game_id TEXT NOT NULL, seat INTEGER NOT NULL, entrant TEXT NOT NULL,
+    decisions INTEGER NOT NULL, histogram TEXT NOT NULL, PRIMARY KEY (game_id, seat)
+);
 CREATE TABLE IF NOT EXISTS disqualified (
     entrant TEXT PRIMARY KEY, after_game TEXT NOT NULL, reason TEXT NOT NULL
 );
 """
+
+
+def _insert_schedule(db: sqlite3.Connection, games: Sequence[ScheduledGame]) -> None:
+    db.executemany(
+        "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (g.seq, g.game_id, g.round, g.table, g.block, g.rotation, g.seed, json.dumps(g.seats))
+            for g in games
+        ],
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,12 +237,15 @@ class Store:
     def check_same_event(self, fingerprint: dict[str, Any], schedule: Sequence[ScheduledGame]) -> bool:
         """True when the directory holds this event already, False when it holds none.
 
-        :raises ConfigError: the directory holds results of a different event (other seed, rounds, variant,
-            entrants ...), which resuming would corrupt.
+        :raises ConfigError: the directory holds results of a different event (other seed, variant,
+            entrants ...), which resuming would corrupt. More or fewer rounds are the same event.
         """
         stored = self.meta("fingerprint")
         if stored is None:
             return False
+        # rounds may grow (see begin_event); stores from before that still hold them
+        stored = {k: v for k, v in stored.items() if k != "rounds"}
+        fingerprint = {k: v for k, v in fingerprint.items() if k != "rounds"}
         if stored != fingerprint:
             changed = sorted(k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k))
             raise ConfigError(
@@ -234,7 +253,9 @@ class Store:
                 f"{', '.join(changed)}); use another output directory, or restore the original settings "
                 "to resume"
             )
-        if self.schedule() != list(schedule):
+        have, want = self.schedule(), list(schedule)
+        common = min(len(have), len(want))
+        if have[:common] != want[:common]:
             raise ConfigError(
                 f"{str(self.path.parent)!r} was scheduled differently (by another version of the "
                 "arena?); finish it with that version, or use another output directory"
@@ -250,6 +271,11 @@ class Store:
         deal_check: str | None = None,
     ) -> bool:
         """Record a new event, or check that a resumed one is the same event; returns True when resuming.
+
+        A resumed event may have more rounds than stored (``--until-settled`` or a larger ``rounds``): the
+        schedule of more rounds starts with the stored one (arena.schedule), so the extra games are added
+        and every stored game stays as it was. With fewer rounds, the stored schedule is kept whole, so a
+        resumed extension is finished rather than cut. Read the schedule to play from ``schedule()``.
 
         ``deal_check`` is the check value of the event's secret deal key (``arena.deals.key_check``), stored
         when it is given, so that a resumed event can tell its own key file; the key itself never enters
@@ -268,6 +294,10 @@ class Store:
                     if deal_check is not None:
                         check = json.dumps(deal_check)
                         db.execute("INSERT OR REPLACE INTO meta VALUES ('deal_key_check', ?)", (check,))
+            have = len(self.schedule())
+            if len(schedule) > have:
+                with self.transaction() as db:
+                    _insert_schedule(db, list(schedule)[have:])
             return True
         with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (json.dumps(FORMAT),))
@@ -279,14 +309,12 @@ class Store:
                 "INSERT INTO entrants VALUES (?, ?, ?, ?, NULL)",
                 [(n, k, t, int(h)) for n, k, t, h in entrants],
             )
-            db.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (g.seq, g.game_id, g.round, g.table, g.block, g.rotation, g.seed, json.dumps(g.seats))
-                    for g in schedule
-                ],
-            )
+            _insert_schedule(db, schedule)
         return False
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a JSON value beside the event (e.g. the settings of ``arena match``)."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def set_identity(self, entrant: str, identity: dict[str, Any]) -> None:
         self.db.execute("UPDATE entrants SET identity = ? WHERE name = ?", (json.dumps(identity), entrant))
@@ -318,8 +346,10 @@ class Store:
         faults: Sequence[Fault],
         rated: bool,
         excluded: Sequence[str],
+        latencies_ms: Sequence[Sequence[float]] = (),
     ) -> None:
-        """Store a finished game with its seats, hand records and faults, atomically."""
+        """Store a finished game with its seats, hand records and faults, atomically; ``latencies_ms`` (per
+        seat, the answered decisions' times) is kept as a histogram per seat (``arena.latency``)."""
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -378,6 +408,14 @@ class Store:
                     for f in faults
                 ],
             )
+            db.executemany(
+                "INSERT OR REPLACE INTO latency VALUES (?, ?, ?, ?, ?)",  # a game replayed replaces its times
+                [
+                    (game.game_id, seat, seats[seat].entrant, len(times), json.dumps(histogram(times)))
+                    for seat, times in enumerate(latencies_ms)
+                    if times
+                ],
+            )
 
     def disqualify(self, entrant: str, after_game: str, reason: str) -> None:
         self.db.execute("INSERT OR IGNORE INTO disqualified VALUES (?, ?, ?)", (entrant, after_game, reason))
@@ -399,9 +437,10 @@ class Store:
     def rated_games(self) -> Iterator[RatedGame]:
         """Every stored game in schedule order, read as it is consumed (an event may hold many)."""
         rows = self.db.execute(
-            "SELECT seq, game_id, seats, ranks, scores, forfeited, rated, excluded FROM games ORDER BY seq"
+            "SELECT g.seq, g.game_id, g.seats, g.ranks, g.scores, g.forfeited, g.rated, g.excluded, s.block, "
+            "g.hands FROM games g JOIN schedule s ON s.game_id = g.game_id ORDER BY g.seq"
         )
-        for seq, game_id, seats, ranks, scores, forfeited, rated, excluded in rows:
+        for seq, game_id, seats, ranks, scores, forfeited, rated, excluded, block, hands in rows:
             where = f"{self.path}: game {game_id}"
             names = tuple(_json(seats, where))
             try:
@@ -414,6 +453,8 @@ class Store:
                     tuple(names[s] for s in _json(forfeited, where)),
                     bool(rated),
                     tuple(_json(excluded, where)),
+                    block,
+                    hands,
                 )
             except (TypeError, IndexError):
                 raise ConfigError(f"{where} is damaged (a field has the wrong shape)") from None
@@ -515,6 +556,68 @@ class Store:
 
     def game_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT game_id FROM games ORDER BY seq")]
+
+    # ------------------------------------------------------------------ reading for the views and the report
+    # (arena/views.py and arena/report/ read an event only through these, so they work on any stored event)
+
+    def games_overview(self) -> list[dict[str, Any]]:
+        """Every played game in schedule order with its seats, scores, ranks, outcome and fault count."""
+        faults = dict(self.db.execute("SELECT game_id, COUNT(*) FROM faults GROUP BY game_id"))
+        rows = self.db.execute(
+            "SELECT g.seq, g.game_id, s.round, s.table_no, s.block, s.rotation, g.seats, g.scores, g.ranks, "
+            "g.winners, g.forfeited, g.excluded, g.rated, g.outcome, g.decisions, g.hands, g.wall_s "
+            "FROM games g JOIN schedule s USING (game_id) ORDER BY g.seq"
+        )
+        keys = (
+            "seq", "game_id", "round", "table", "block", "rotation", "seats", "scores", "ranks", "winners",
+            "forfeited", "excluded", "rated", "outcome", "decisions", "hands", "wall_s",
+        )  # fmt: skip
+        out = []
+        for row in rows:
+            game = dict(zip(keys, row, strict=True))
+            for key in ("seats", "scores", "ranks", "winners", "forfeited", "excluded", "outcome"):
+                game[key] = json.loads(game[key])
+            game["rated"] = bool(game["rated"])
+            game["faults"] = faults.get(game["game_id"], 0)
+            out.append(game)
+        return out
+
+    def all_faults(self) -> list[dict[str, Any]]:
+        """Every recorded fault (harness faults included: callers tell them apart by ``kind``), in the
+        order of the schedule and then of recording."""
+        keys = (
+            "game_id", "seq", "entrant", "seat", "hand_index", "decision_id", "kind", "detail", "elapsed_ms",
+            "substitute",
+        )  # fmt: skip
+        rows = self.db.execute(
+            "SELECT f.game_id, s.seq, f.entrant, f.seat, f.hand_index, f.decision_id, f.kind, f.detail, "
+            "f.elapsed_ms, f.substitute FROM faults f JOIN schedule s USING (game_id) ORDER BY s.seq, f.id"
+        )
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def charged_fault_counts(self) -> dict[str, int]:
+        """Faults per entrant charged to the bot: ``harness`` faults (the arena was late) left out."""
+        return dict(
+            self.db.execute("SELECT entrant, COUNT(*) FROM faults WHERE kind != 'harness' GROUP BY entrant")
+        )
+
+    def latency_histograms(self) -> dict[str, Counter[int]]:
+        """Per entrant, the merged histogram of its decision times (empty for events stored before
+        latencies were recorded)."""
+        rows: dict[str, list[dict[int, int]]] = {}
+        query = "SELECT entrant, histogram FROM latency WHERE game_id IN (SELECT game_id FROM games)"
+        for entrant, text in self.db.execute(query):
+            rows.setdefault(entrant, []).append({int(k): v for k, v in json.loads(text).items()})
+        return {entrant: merge(hists) for entrant, hists in rows.items()}
+
+    def hand_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every stored hand record as (game id, record), in schedule order, read as it is consumed."""
+        rows = self.db.execute(
+            "SELECT h.game_id, h.record FROM hands h JOIN games g USING (game_id) "
+            "ORDER BY g.seq, h.hand_index"
+        )
+        for game_id, record in rows:
+            yield game_id, json.loads(record)
 
 
 def _json(text: Any, where: str) -> Any:

@@ -11,8 +11,9 @@ directory (``arena/outdir.py``).
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -27,9 +28,10 @@ from arena.entrants import (  # EntrantRuntime and AutopilotPlayer lived here; i
 )
 from arena.errors import FaultKind
 from arena.players.remote import BotIdentity
+from arena.ranking import Confidence
 from arena.rating import Standing
 from arena.schedule import ScheduledGame, make_schedule
-from arena.standings import compute_standings
+from arena.standings import Board, compute_board
 from arena.store import SeatStats, Store
 from arena.table import TableResult, TableSpec
 
@@ -43,6 +45,8 @@ class EventSummary:
     games_total: int
     games_played_now: int
     standings: list[Standing]
+    confidence: Confidence
+    stopped: str = ""  # with --until-settled: "settled" or "budget"
 
 
 ProgressHook = Callable[[ScheduledGame, TableResult], None]
@@ -92,14 +96,23 @@ async def run_event(
     on_notice: Callable[[str], None] | None = None,
     start_over: bool = False,
     strict: bool = False,
+    until_settled: bool = False,
+    on_extend: Callable[[int, Board], None] | None = None,
     on_bots: StartProgress | None = None,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
+
+    With ``until_settled``, once the scheduled games are played the event grows by rounds (about
+    ``ranking.check_every`` games at a time) until every adjacent pair of the leaderboard is settled at
+    ``ranking.confidence`` or ``ranking.max_games`` would be exceeded. Each extension is stored as schedule
+    before it is played and depends only on the stored results, so an interrupted event resumes into the
+    same games and the same decisions.
 
     :param on_start: called with (games in the event, games already stored) once the event is set up.
     :param on_notice: told what the organiser should know, a line (or an indented block) at a time: how
         bots are confined, an entrant that cannot start (with its log's last lines) or came up later, a
         machine too loaded to time decisions fairly.
+    :param on_extend: called with (games in the event now, the board that asked for more) at each extension.
     :param start_over: discard an event already in the output directory and start afresh (the demo), once the
         directory is locked, so that a running event is never deleted under its arena.
     :param strict: refuse the event when an entrant cannot start, cannot be reached or speaks another
@@ -120,56 +133,98 @@ async def run_event(
             outdir.discard_event(config.output)
         with Store.open(config.output) as store:
             resumed, key = _begin(config, store, schedule, rows)
-            done = store.finished()
-            todo = [g for g in schedule if g.game_id not in done]
+            schedule = store.schedule()  # may be longer than configured: an event grown by --until-settled
             if on_start is not None:
-                on_start(len(schedule), len(done))
+                on_start(len(schedule), len(store.finished()))
             runtime = make_runtime(config, config.output / outdir.LOG_DIR, strict)
+            started: set[str] = set()
+            played_now = 0
+            stopped = ""
             try:
-                if todo:
-                    names = sorted({n for g in todo for n in g.seats})
-                    # Not seated at an earlier start: tried afresh (the bot may have been fixed since).
-                    store.forget_disqualified(names, START)
-                    await runtime.start(names, on_bots, notice)
-                    _record_start(store, runtime, notice)
-                    for line in runtime.notices():
-                        notice(line)
-                    await _play_all(config, store, runtime, todo, on_game, key, notice)
-                    for name, why in runtime.unavailable().items():
-                        if name in runtime.excluded:
-                            store.disqualify(name, START, why)  # kept as is if marked at the start
-                        else:
-                            store.disqualify(name, START, f"never came up: {why}")
-                            notice(f"warning: {name} never came up: marked disqualified")
+                while True:
+                    done = store.finished()
+                    todo = [g for g in schedule if g.game_id not in done]
+                    if todo:
+                        names = sorted({n for g in todo for n in g.seats} - started)
+                        if names:
+                            await start_entrants(runtime, store, names, notice, on_bots)
+                            started.update(names)
+                        await _play_all(config, store, runtime, todo, on_game, key, notice)
+                        played_now += len(todo)
+                    if not until_settled:
+                        break
+                    board = compute_board(store, ranking=config.ranking)
+                    rounds = _more_rounds(config, schedule, board)
+                    if rounds <= 0:
+                        stopped = "settled" if board.confidence.settled else "budget"
+                        break
+                    grown = replace(config, rounds=schedule[-1].round + rounds)
+                    store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
+                    schedule = store.schedule()
+                    if on_extend is not None:
+                        on_extend(len(schedule), board)
+                _mark_never_seated(store, runtime, notice)
             finally:
                 await runtime.stop()
             _store_identities(store, runtime)
             with store.rating_history_writer() as record:
-                standings = compute_standings(store, record)
-    return EventSummary(config, resumed, len(schedule), len(todo), standings)
+                board = compute_board(store, record, config.ranking)
+    return EventSummary(
+        config, resumed, len(schedule), played_now, board.standings, board.confidence, stopped
+    )
+
+
+async def start_entrants(
+    runtime: Runtime,
+    store: Store,
+    names: Sequence[str],
+    on_notice: Announce | None,
+    on_bots: StartProgress | None = None,
+) -> None:
+    """Start ``names`` and record what starting them found: entrants not seated (marked) or not up yet
+    (reported with their log's last lines; the runtime retries them), identities, notices.
+
+    An entrant marked at an earlier start of this event is tried afresh (its bot may have been fixed).
+    """
+    notice = on_notice or (lambda _line: None)
+    store.forget_disqualified(names, START)
+    await runtime.start(names, on_bots, notice)
+    unavailable = runtime.unavailable()
+    for name in names:
+        if name in runtime.excluded:
+            why = runtime.excluded[name]
+            store.disqualify(name, START, why)
+            notice(problem_block("warning", name, why, "its seats are played by the autopilot"))
+        elif name in unavailable:
+            then = "its seats are played by the autopilot until it is up; retrying in the background"
+            notice(problem_block("warning", name, unavailable[name], then))
+    for line in runtime.notices():
+        notice(line)
+    _store_identities(store, runtime)
+
+
+def _mark_never_seated(store: Store, runtime: Runtime, notice: Announce) -> None:
+    """At the end of the event: mark in the standings every entrant that was never seated."""
+    for name, why in runtime.unavailable().items():
+        if name in runtime.excluded:
+            store.disqualify(name, START, why)  # kept as it was if marked at the start
+        else:
+            store.disqualify(name, START, f"never came up: {why}")
+            notice(f"warning: {name} never came up: marked disqualified")
+
+
+def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], board: Board) -> int:
+    """Rounds to add before the next look at the order: 0 when it is settled or the budget is spent."""
+    if board.confidence.settled or not schedule:
+        return 0
+    per_round = len(schedule) / schedule[-1].round
+    step = max(1, math.ceil(config.ranking.check_every / per_round))
+    affordable = int((config.ranking.max_games - len(schedule)) // per_round)
+    return min(step, affordable)
 
 
 START = "(start)"
 """The ``after_game`` of a disqualification at start-up: not seated, or never came up."""
-
-
-def _record_start(store: Store, runtime: Runtime, notice: Announce) -> None:
-    """After the entrants' first start: mark those never seated, report those not up (yet)."""
-    for name, why in runtime.excluded.items():
-        store.disqualify(name, START, why)
-        notice(problem_block("warning", name, why, "its seats are played by the autopilot"))
-    for name, why in runtime.unavailable().items():
-        if name in runtime.excluded:
-            continue
-        notice(
-            problem_block(
-                "warning",
-                name,
-                why,
-                "its seats are played by the autopilot until it is up; retrying in the background",
-            )
-        )
-    _store_identities(store, runtime)
 
 
 def _store_identities(store: Store, runtime: Runtime) -> None:
@@ -311,7 +366,8 @@ async def _play_all(
             result = await runtime.play(spec, frozenset(absent), game.seed)
             rated = not (policy.forfeit_result == "void" and result.forfeited)
             data = result.to_dict() | {"wall_s": result.wall_s}
-            store.save_game(game, data, seat_stats(result), result.hands, result.faults, rated, excluded)
+            stats, latencies = seat_stats(result), result.latencies_ms
+            store.save_game(game, data, stats, result.hands, result.faults, rated, excluded, latencies)
             for seat, name in enumerate(game.seats):
                 count = totals.setdefault(name, [0, 0])
                 count[0] += 1
@@ -331,3 +387,7 @@ async def _play_all(
                 on_game(game, result)
 
     await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(todo)))))
+
+
+play_games = _play_all
+"""Play scheduled games into ``store`` (for runners other than ``run_event``, such as ``arena match``)."""

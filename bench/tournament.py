@@ -17,6 +17,7 @@ import asyncio
 import json
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,23 +62,28 @@ def child(games: int, concurrency: int, output: str, mode: str = "none") -> None
 
 
 def startup_child(mode: str, starts: int, output: str) -> None:
+    """Launch to SERVING, ``starts`` times: wall time, and the CPU the bot's processes used to get there
+    (read from its cgroup, so it does not depend on how busy the machine is)."""
     from arena.players.process import ManagedBot
     from arena.sandbox import SandboxSpec
 
     sandbox, command = MODES[mode]
 
-    async def run() -> list[float]:
-        times = []
+    async def run() -> tuple[list[float], list[float]]:
+        walls, cpus = [], []
         for i in range(starts):
             bot = ManagedBot("b", command, Path(output) / f"b{i}.log", sandbox=SandboxSpec(mode=sandbox))
             began = time.perf_counter()
             await bot.start()
-            times.append(time.perf_counter() - began)
+            walls.append(time.perf_counter() - began)
+            group = bot._cgroup
+            cpus.append(group.cpu_seconds() if group is not None else float("nan"))
             await bot.close()
-        return times
+        return walls, cpus
 
-    times = asyncio.run(run())
-    print(json.dumps({"startup_ms": 1000 * sum(times) / len(times)}))
+    walls, cpus = asyncio.run(run())
+    row = {"startup_ms": 1000 * statistics.median(walls), "cpu_ms": 1000 * statistics.median(cpus)}
+    print(json.dumps(row))
 
 
 def measure(games: int, concurrency: int, mode: str = "none") -> dict[str, float]:
@@ -96,18 +102,24 @@ def _child(args: list[str], mode: str) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def compare_sandboxes(games: int, starts: int) -> None:
-    print(f"sandbox modes: {games} games at concurrency 4; bot start-up: mean of {starts} starts")
-    print(f"{'mode':>13} {'games/s':>9} {'vs none':>8} {'start-up':>9} {'vs none':>8}")
+def compare_sandboxes(games: int, starts: int, repeat: int) -> None:
+    """Each mode ``repeat`` times, the modes interleaved, medians: a busy machine slows them all alike."""
+    print(f"sandbox modes: {games} games at concurrency 4, medians of {repeat} interleaved runs;")
+    print(f"bot start-up: medians of {starts} starts (wall; the bot's own CPU to SERVING, from its cgroup)")
+    print(f"{'mode':>13} {'games/s':>9} {'vs none':>8} {'start-up':>9} {'vs none':>8} {'bot CPU':>8}")
+    rates: dict[str, list[float]] = {m: [] for m in MODES}
+    for _ in range(repeat):
+        for mode in MODES:
+            r = measure(games, 4, mode)
+            rates[mode].append(r["games"] / r["seconds"])
     base: dict[str, float] = {}
     for mode in MODES:
-        r = measure(games, 4, mode)
         s = _child(["--startup", str(starts)], mode)
-        rate = r["games"] / r["seconds"]
+        rate = statistics.median(rates[mode])
         base = base or {"rate": rate, "startup": s["startup_ms"]}
         print(
             f"{mode:>13} {rate:>9.1f} {100 * (rate / base['rate'] - 1):>+7.1f}% "
-            f"{s['startup_ms']:>6.0f} ms {s['startup_ms'] - base['startup']:>+5.0f} ms"
+            f"{s['startup_ms']:>6.0f} ms {s['startup_ms'] - base['startup']:>+5.0f} ms {s['cpu_ms']:>5.0f} ms"
         )
 
 
@@ -119,6 +131,7 @@ def main() -> None:
     parser.add_argument("--big", type=int, default=2000, help="games for the memory comparison (0: skip)")
     parser.add_argument("--sandbox", action="store_true", help="compare the sandbox modes instead")
     parser.add_argument("--starts", type=int, default=10, help="bot starts per mode for --sandbox")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per mode for --sandbox")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--startup", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="none", choices=sorted(MODES), help=argparse.SUPPRESS)
@@ -130,7 +143,7 @@ def main() -> None:
         startup_child(args.mode, int(args.startup[0]), args.startup[1])
         return
     if args.sandbox:
-        compare_sandboxes(args.games, args.starts)
+        compare_sandboxes(args.games, args.starts, args.repeat)
         return
     print(f"Python {platform.python_version()} on {platform.platform()}, {platform.machine()}")
     print(f"five-handed, 5 sample random bots as gRPC processes, {args.games} games (one table per round)")

@@ -21,6 +21,10 @@ ActionId: TypeAlias = int
 
 
 class ActionKind(StrEnum):
+    """What an action does. Its argument: a card for ``PLAY``, ``DISCARD`` and ``CALL``; a ``Trump`` for
+    ``NAME``, ``JOKER_NAME``, ``BLIND_NAME`` and ``EXPOSE_NAME``; none for the others. Which kinds a
+    decision offers is in docs/protocol.md ("The decisions")."""
+
     PLAY = "PLAY"
     DISCARD = "DISCARD"
     CALL = "CALL"
@@ -70,7 +74,16 @@ _PLAIN_KINDS = {
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """A player's action. At most one of ``card`` and ``trump`` is set, as the kind requires."""
+    """A player's action, with one text form (``str(action)``: ``"PLAY(JH)"``, ``"NAME(NT)"``, ``"PASS"``).
+
+    Compare actions with ``==`` or by ``id``; every distinct action is one value of ``ACTIONS``.
+
+    Attributes:
+        kind: What the action does.
+        card: The card of ``PLAY``, ``DISCARD`` and ``CALL``, else ``None``.
+        trump: The suit (or No-Trumps) of ``NAME``, ``JOKER_NAME``, ``BLIND_NAME`` and ``EXPOSE_NAME``,
+            else ``None``.
+    """
 
     kind: ActionKind
     card: Card | None = None
@@ -78,6 +91,7 @@ class Action:
 
     @property
     def id(self) -> ActionId:
+        """The action's number in ``ACTIONS`` (0..NUM_ACTIONS-1), the same in every variant."""
         return encode(self)
 
     @classmethod

@@ -28,6 +28,7 @@ class Suit(IntEnum):
 
     @property
     def letter(self) -> str:
+        """The suit's letter in card and action texts: C, D, H or S."""
         return "CDHS"[self]
 
     @property
@@ -61,6 +62,7 @@ class Trump(IntEnum):
 
     @property
     def letter(self) -> str:
+        """The text in actions: C, D, H, S or NT (``NAME(NT)``)."""
         return ("C", "D", "H", "S", "NT")[self]
 
     @property
@@ -133,9 +135,14 @@ def plain_card(rank: str, suit: int) -> CardId:
 
 @dataclass(frozen=True, slots=True, order=True)
 class Card:
-    """A playing card. ``str(card)`` is its canonical text and ``Card.parse`` reads it back."""
+    """A playing card. ``str(card)`` is its canonical text and ``Card.parse`` reads it back.
+
+    The values in ``CARDS`` are the only ones there are, so cards compare with ``==`` and order by ``id``
+    (a fixed order, not the trick order: use ``TRICK_KEY`` or ``beats`` for that).
+    """
 
     id: CardId
+    """The card's index in ``CARDS``: ``suit * 9 + rank`` for 6..A, then 2S, 2H, Joker (36, 37, 38)."""
 
     def __post_init__(self) -> None:
         if not (isinstance(self.id, int) and 0 <= self.id < NUM_CARDS):
@@ -168,6 +175,7 @@ class Card:
 
 
 CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(NUM_CARDS))
+"""Every card of every variant, indexed by id; a variant's deck is a subset (``deck_of(config)``)."""
 
 
 def _effective_suit(card: CardId, trump: int) -> int:
@@ -223,6 +231,7 @@ def effective_suit(card: Card, trump: Trump) -> Suit:
 
 
 def is_trump(card: Card, trump: Trump) -> bool:
+    """Whether ``card`` is a trump: its effective suit is trump (the left bower, twos and Joker included)."""
     return trump != NO_TRUMP and EFFECTIVE_SUIT[trump][card.id] == trump
 
 

@@ -17,6 +17,9 @@ from arena.errors import ConfigError
 
 
 class Variant(StrEnum):
+    """The three rule sets (RULES.md CA, FH, CL); the value is the name used in configs and on the command
+    line."""
+
     CALL_ACE = "call-ace"
     FIVE_HANDED = "five-handed"
     CLASSIC = "classic"

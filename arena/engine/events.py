@@ -20,6 +20,16 @@ from arena.engine.views import TrickView, trick_view
 
 @dataclass(frozen=True, slots=True)
 class HandStarted:
+    """A new hand was dealt; each seat is told only its own cards.
+
+    Attributes:
+        hand_index: 0-based number of the hand, thrown-in hands included.
+        dealer: The seat dealing it.
+        up_card: The card turned up.
+        hand: This seat's five cards; ``None`` for a dealer facing a blind decision (``HandShown`` follows).
+        scores: Everybody's points before the hand.
+    """
+
     hand_index: int
     dealer: int
     up_card: Card
@@ -29,13 +39,25 @@ class HandStarted:
 
 @dataclass(frozen=True, slots=True)
 class HandShown:
-    """Private to the dealer: his cards, once his blind decisions are over (he has picked up)."""
+    """Private to the dealer: his cards, once his blind decisions are over (he has picked up).
+
+    Attributes:
+        hand: The dealer's cards, now visible to him.
+    """
 
     hand: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class ActionTaken:
+    """A seat acted (every action of every seat, this one's own included).
+
+    Attributes:
+        seat: Who acted.
+        action: What it did; ``None`` for the dealer's discard as told to everyone but the dealer.
+        exposed_card: Five-handed ``EXPOSE``: the dealer's card turned face up (public).
+    """
+
     seat: int
     action: Action | None  # None: the dealer's discard, as seen by everyone else
     exposed_card: Card | None = None  # FH EXPOSE: the card turned face up
@@ -43,16 +65,46 @@ class ActionTaken:
 
 @dataclass(frozen=True, slots=True)
 class TrickCompleted:
+    """A trick was completed; ``trick.winner`` leads the next one.
+
+    Attributes:
+        trick: The whole trick, with its winner.
+    """
+
     trick: TrickView
 
 
 @dataclass(frozen=True, slots=True)
 class PartnerRevealed:
+    """The called card was just played by ``seat``, so ``seat`` is the maker's partner (C-5.4).
+
+    Comes right after that ``ActionTaken``. From then on every view's ``partner`` names it and
+    ``teammates`` shows the sides.
+
+    Attributes:
+        seat: The partner, who played the called card.
+    """
+
     seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class HandEnded:
+    """A hand ended, played out or thrown in. Everything here is public, the partner included.
+
+    Attributes:
+        hand_index: The hand that ended.
+        outcome: Thrown in, euchred, made or march.
+        trump: Trump of the hand; ``None`` when it was thrown in.
+        maker: Who made trump; ``None`` when it was thrown in.
+        called_card: The card the maker called, if any.
+        alone: Whether the maker went alone.
+        partner: The maker's partner; ``None`` for a lone maker, or when the called card lay in the kitty.
+        tricks_won: Tricks per seat.
+        points: Points each seat scored in this hand.
+        scores: Everybody's points after it.
+    """
+
     hand_index: int
     outcome: HandOutcome
     trump: Trump | None
@@ -66,6 +118,7 @@ class HandEnded:
 
 
 Event = HandStarted | HandShown | ActionTaken | TrickCompleted | PartnerRevealed | HandEnded
+"""Any event: what ``Bot.on_event`` receives. Match on the class (``isinstance`` or ``match``)."""
 
 
 class Mark(NamedTuple):

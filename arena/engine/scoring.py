@@ -14,7 +14,8 @@ from arena.engine.config import GameConfig, Variant
 
 
 class HandOutcome(StrEnum):
-    """How a hand ended for the making side."""
+    """How a hand ended for the making side: ``THROWN_IN`` (everybody passed twice, nobody scores),
+    ``EUCHRED`` (0-2 tricks), ``MADE`` (3 or 4), ``MARCH`` (all 5)."""
 
     THROWN_IN = "thrown_in"  # everybody passed twice (CA-4.6, CL): nobody scores
     EUCHRED = "euchred"  # 0-2 making-side tricks

@@ -38,7 +38,14 @@ from arena.errors import IllegalActionError, RuleError
 
 
 class Phase(IntEnum):
-    """The kind of decision the current player faces."""
+    """The kind of decision the current player faces (the protocol's ``DecisionKind``).
+
+    ``TWO_CHOICE`` (FH-3.2, blind: ``BLIND_NAME(s)`` or ``EXPOSE``), ``JOKER_NAME`` (CA-4.2, blind: name
+    trump), ``EXPOSE_NAME`` (FH-3.2, seeing only the exposed card: name trump), ``BID_ROUND_1`` (``PASS``,
+    ``ORDER_UP``, dealer ``TAKE_UP``), ``BID_ROUND_2`` (``PASS``, ``NAME(s)``), ``DISCARD`` (the dealer
+    discards one of six), ``CALL`` (call-ace and five-handed: ``CALL(card)`` or ``ALONE``; classic:
+    ``PARTNER`` or ``ALONE``), ``PLAY``, and ``GAME_OVER`` (no decision).
+    """
 
     TWO_CHOICE = 0  # FH-3.2, blind: BLIND_NAME(s) or EXPOSE
     JOKER_NAME = 1  # CA-4.2, blind: name trump

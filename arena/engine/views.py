@@ -21,20 +21,35 @@ from arena.engine.state import P_EXPOSE, P_PLAY, P_TWO, GameState, Phase, Trick
 
 
 class UpCardFate(StrEnum):
+    """What became of the up-card: ``ON_TABLE`` while it is bid on, ``TAKEN`` once the dealer picked it up
+    (he may since have discarded it), ``TURNED_DOWN`` when everybody passed round 1 (it stays in the
+    kitty, publicly known)."""
+
     ON_TABLE = "on_table"  # bidding on it has not finished
     TAKEN = "taken"  # the dealer picked it up (he may since have discarded it)
     TURNED_DOWN = "turned_down"  # everybody passed round 1; it stays in the kitty, publicly known
 
 
 class Play(NamedTuple):
-    """A card played to a trick, and by whom (a NamedTuple: a view holds dozens, built per decision)."""
+    """A card played to a trick, and by whom (a NamedTuple: a view holds dozens, built per decision).
+
+    Attributes:
+        seat: Who played it.
+        card: The card.
+    """
 
     seat: int
     card: Card
 
 
 class TrickView(NamedTuple):
-    """A trick as everybody saw it; ``winner`` is ``None`` while the trick is in progress."""
+    """A trick as everybody saw it.
+
+    Attributes:
+        leader: The seat that led it.
+        plays: The cards in play order; empty when the leader has not played yet.
+        winner: Who won it; ``None`` while the trick is in progress.
+    """
 
     leader: int
     plays: tuple[Play, ...]
@@ -42,16 +57,63 @@ class TrickView(NamedTuple):
 
     @property
     def led_card(self) -> Card | None:
+        """The first card played, or ``None`` before the lead (its *printed* suit: see ``View.led_suit``)."""
         return self.plays[0].card if self.plays else None
 
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """One seat's knowledge of a game at one moment. ``legal_actions`` is empty unless it is this seat's turn.
+    """One seat's knowledge of a game at one moment (RULES.md C-5). Nothing in it is hidden information.
 
-    ``history`` holds every action of the current hand in order, with the seat that took it; the dealer's
-    discard appears as ``None`` to everybody but the dealer. ``partner`` is the called card's holder once
-    the card has been played, this seat itself if it holds the called card, or the fixed CL partner.
+    The arena builds one for every decision and the SDK hands it to ``Bot.act``; it is complete, so a bot
+    that ignores the events loses nothing. Seats are numbered 0..N-1 clockwise. A field that holds
+    ``None`` is not known to this seat yet (or does not apply in this variant), never a guess.
+
+    Attributes:
+        config: The rules of this game (variant and every option).
+        seat: The seat this view belongs to.
+        hand_index: 0-based number of the current hand, thrown-in hands included.
+        dealer: The seat dealing this hand.
+        phase: What is being decided now; at ``Phase.GAME_OVER`` the other fields show the last hand as
+            it ended.
+        to_act: Whose turn it is (-1 once the game is over).
+        scores: Points of every seat now.
+        scores_before: Points of every seat at the start of this hand (the five-handed tie rule uses them).
+        hand: This seat's cards, sorted; ``None`` during a blind decision (CA-4.2, FH-3.2), when the
+            dealer must choose without seeing them.
+        up_card: The card turned up after the deal.
+        up_card_fate: What became of the up-card (still bid on, taken by the dealer, turned down).
+        proposed_trump: The suit round 1 bids on: the up-card's suit, or the suit a five-handed dealer
+            named blind. ``None`` before it is known, in round 2, and when there is no bidding (Joker,
+            ``EXPOSE``).
+        exposed_card: Five-handed: the dealer's card turned face up by ``EXPOSE`` (public).
+        history: Every action of this hand in order, as ``(seat, action)``; the dealer's discard is
+            ``None`` to everybody but the dealer.
+        trump: Trump once made, else ``None``.
+        maker: The seat that made trump, else ``None``.
+        called_card: The card the maker called (call-ace, five-handed); ``None`` before the call, when the
+            maker went alone, and in classic.
+        alone: Whether the maker announced ``ALONE``.
+        partner: The *maker's* partner, when this seat may know who it is: in classic the seat opposite
+            the maker once he chose ``PARTNER``, so for a defender it names an opponent; in call-ace and
+            five-handed the called card's holder once that card has been played, or this seat itself if
+            it holds the called card. ``None`` before that, for a lone maker, and when the called card
+            lies in the kitty. Read ``teammates`` for "who is on my side".
+        teammates: The seats known to be on this seat's side right now, sorted; what a bot means by
+            "my partner". Classic: the fixed partner opposite (also while he sits out a lone hand).
+            Call-ace and five-handed, where sides form anew each hand: the maker's partner for the maker
+            and the maker for his partner once the partner is known to this seat, every other defender for
+            a defender once the partner has been revealed or the maker went alone; empty while the sides
+            are unknown to this seat (before the call, and before the called card is played unless this
+            seat holds it) and for a lone maker.
+        discard: The dealer's own discard, for the dealer only; ``None`` for everyone else.
+        tricks: The completed tricks of this hand, in order.
+        current_trick: The trick in progress during play, present with no plays when it is this seat's
+            lead; ``None`` outside the play phase.
+        tricks_won: Tricks won so far this hand, per seat.
+        sitting_out: Classic: the partner of a lone maker, who sits this hand out; else ``None``.
+        legal_actions: Every action this seat may take now, in a fixed order; empty unless it is this
+            seat's turn. ``Bot.act`` returns one of them.
     """
 
     config: GameConfig
@@ -73,6 +135,7 @@ class View:
     called_card: Card | None
     alone: bool
     partner: int | None
+    teammates: tuple[int, ...]
     discard: Card | None
     tricks: tuple[TrickView, ...]
     current_trick: TrickView | None
@@ -82,10 +145,12 @@ class View:
 
     @property
     def num_players(self) -> int:
+        """Seats at the table (``config.num_players``)."""
         return self.config.num_players
 
     @property
     def is_my_turn(self) -> bool:
+        """Whether this seat must act now (then ``legal_actions`` is not empty)."""
         return self.to_act == self.seat
 
     @property
@@ -95,7 +160,8 @@ class View:
 
     @property
     def led_suit(self) -> Suit | None:
-        """Effective suit led to the current trick, if a card has been led."""
+        """Effective suit led to the current trick (a led left bower leads trump); ``None`` before the lead
+        and outside play. Following suit means following this, not the led card's printed suit."""
         trick = self.current_trick
         if trick is None or not trick.plays or self.trump is None:
             return None
@@ -156,6 +222,7 @@ def build_view(state: GameState, seat: int) -> View:
         called_card=CARDS[called] if called >= 0 else None,
         alone=state.alone,
         partner=partner,
+        teammates=_teammates(state, seat),
         discard=CARDS[state.discard] if state.discard >= 0 and seat == dealer else None,
         tricks=tuple([_completed(t) for t in state.tricks]),
         current_trick=trick,
@@ -163,6 +230,29 @@ def build_view(state: GameState, seat: int) -> View:
         sitting_out=state.sitting_out if state.sitting_out >= 0 else None,
         legal_actions=tuple([ACTIONS[a] for a in state.legal_actions()]) if state.to_act == seat else (),
     )
+
+
+def _teammates(state: GameState, seat: int) -> tuple[int, ...]:
+    """The seats ``seat`` knows to be on its side (see ``View.teammates``).
+
+    Why a field of its own: ``partner`` names the maker's partner, which for a defender is an opponent,
+    and in call-ace and five-handed the sides change every hand and become known only as the hand goes on.
+    """
+    n = state.n
+    if state.config.team_play:
+        return ((seat + 2) % n,)  # classic: fixed partnerships, seats 0+2 and 1+3 (CL-2.1)
+    maker = state.maker
+    if maker < 0:
+        return ()
+    if state.alone:
+        makers = {maker}
+    elif state.partner >= 0 and (state.partner_revealed or state.partner == seat):
+        makers = {maker, state.partner}
+    else:
+        return ()  # the called card is unplayed and not in this seat's hand (or lies in the kitty)
+    if seat in makers:
+        return tuple(sorted(makers - {seat}))
+    return tuple([s for s in range(n) if s != seat and s not in makers])
 
 
 def _proposed(state: GameState) -> Trump | None:

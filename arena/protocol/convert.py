@@ -288,6 +288,7 @@ def _fill_view_rest(msg: pb.View, view: View) -> None:
         msg.maker = view.maker
     if view.partner is not None:
         msg.partner = view.partner
+    msg.teammates.extend(view.teammates)
     if view.sitting_out is not None:
         msg.sitting_out = view.sitting_out
     if view.current_trick is not None:
@@ -336,6 +337,7 @@ def view_from_pb(
         called_card=_card_or_none(msg.called_card),
         alone=msg.alone,
         partner=msg.partner if msg.HasField("partner") else None,
+        teammates=tuple(msg.teammates),
         discard=_card_or_none(msg.discard),
         tricks=tuple([_trick_from_pb(t) for t in msg.tricks]) if tricks is None else tricks,
         current_trick=_trick_from_pb(msg.current_trick) if msg.HasField("current_trick") else None,

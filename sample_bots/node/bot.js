@@ -8,12 +8,13 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
-const { HealthImplementation } = require('grpc-health-check');
+const { HealthImplementation, protoPath: HEALTH_PROTO } = require('grpc-health-check');
+const { ReflectionService } = require('@grpc/reflection');
 
 const NAME = 'node-random';
 const PROTO = path.join(__dirname, '../../proto/arena/protocol/v1/player.proto');
 
-const definition = protoLoader.loadSync(PROTO, {
+const definition = protoLoader.loadSync([PROTO, HEALTH_PROTO], {
   keepCase: true, // field names exactly as in the .proto: decision_id, legal_actions, ...
   enums: String, // enum values as their names, e.g. 'ACTION_KIND_PLAY', 'TRUMP_HEARTS'
   defaults: true, // unset scalars and lists appear as '', 0, false, [] instead of undefined
@@ -57,6 +58,8 @@ const server = new grpc.Server();
 server.addService(Player.service, { Hello: hello, PlayGame: playGame });
 // The arena's launcher deems a bot ready once the standard gRPC health check answers SERVING.
 new HealthImplementation({ '': 'SERVING', 'euchre.arena.v1.Player': 'SERVING' }).addToServer(server);
+// Server reflection (grpc.reflection.v1 and v1alpha) lets grpcurl and other tools list and call the bot.
+new ReflectionService(definition).addToServer(server);
 server.bindAsync(where, grpc.ServerCredentials.createInsecure(), (err, port) => {
   if (err) {
     console.error(`${NAME}: cannot listen on ${where}: ${err.message}`);

@@ -149,3 +149,12 @@ def test_node_bot_exits_cleanly_on_signal(tmp_path: Path, sig: signal.Signals) -
     with launched(tmp_path) as (proc, _):
         proc.send_signal(sig)
         assert proc.wait(timeout=5) == 0
+
+
+@pytest.mark.parametrize("method", ["v1", "v1alpha"])
+def test_node_bot_serves_reflection(address: str, method: str) -> None:
+    """``@grpc/reflection`` answers both reflection versions and lists the game and health services."""
+    from test_reflection import V1_METHOD, V1ALPHA_METHOD, list_services
+
+    services = list_services(address, V1_METHOD if method == "v1" else V1ALPHA_METHOD)
+    assert {"euchre.arena.v1.Player", "grpc.health.v1.Health"} <= services

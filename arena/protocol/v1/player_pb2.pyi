@@ -246,7 +246,7 @@ class Decision(_message.Message):
     def __init__(self, decision_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("config", "seat", "hand_index", "dealer", "to_act", "scores", "scores_before", "hand", "hand_hidden", "up_card", "up_card_fate", "proposed_trump", "exposed_card", "history", "trump", "maker", "called_card", "alone", "partner", "discard", "tricks", "current_trick", "tricks_won", "sitting_out")
+    __slots__ = ("config", "seat", "hand_index", "dealer", "to_act", "scores", "scores_before", "hand", "hand_hidden", "up_card", "up_card_fate", "proposed_trump", "exposed_card", "history", "trump", "maker", "called_card", "alone", "partner", "discard", "tricks", "current_trick", "tricks_won", "sitting_out", "teammates")
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     HAND_INDEX_FIELD_NUMBER: _ClassVar[int]
@@ -271,6 +271,7 @@ class View(_message.Message):
     CURRENT_TRICK_FIELD_NUMBER: _ClassVar[int]
     TRICKS_WON_FIELD_NUMBER: _ClassVar[int]
     SITTING_OUT_FIELD_NUMBER: _ClassVar[int]
+    TEAMMATES_FIELD_NUMBER: _ClassVar[int]
     config: GameConfig
     seat: int
     hand_index: int
@@ -295,7 +296,8 @@ class View(_message.Message):
     current_trick: Trick
     tricks_won: _containers.RepeatedScalarFieldContainer[int]
     sitting_out: int
-    def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., seat: _Optional[int] = ..., hand_index: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., scores_before: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_hidden: _Optional[bool] = ..., up_card: _Optional[str] = ..., up_card_fate: _Optional[_Union[UpCardFate, str]] = ..., proposed_trump: _Optional[_Union[Trump, str]] = ..., exposed_card: _Optional[str] = ..., history: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ..., trump: _Optional[_Union[Trump, str]] = ..., maker: _Optional[int] = ..., called_card: _Optional[str] = ..., alone: _Optional[bool] = ..., partner: _Optional[int] = ..., discard: _Optional[str] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., tricks_won: _Optional[_Iterable[int]] = ..., sitting_out: _Optional[int] = ...) -> None: ...
+    teammates: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., seat: _Optional[int] = ..., hand_index: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., scores_before: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_hidden: _Optional[bool] = ..., up_card: _Optional[str] = ..., up_card_fate: _Optional[_Union[UpCardFate, str]] = ..., proposed_trump: _Optional[_Union[Trump, str]] = ..., exposed_card: _Optional[str] = ..., history: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ..., trump: _Optional[_Union[Trump, str]] = ..., maker: _Optional[int] = ..., called_card: _Optional[str] = ..., alone: _Optional[bool] = ..., partner: _Optional[int] = ..., discard: _Optional[str] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., tricks_won: _Optional[_Iterable[int]] = ..., sitting_out: _Optional[int] = ..., teammates: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class HistoryEntry(_message.Message):
     __slots__ = ("seat", "action", "hidden")

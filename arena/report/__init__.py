@@ -1,0 +1,272 @@
+"""``arena report``: one self-contained HTML file of an event, for a course page or a USB stick.
+
+The page is rendered from a Jinja2 template (``templates/report.html.j2``) with its CSS, its scripts and the
+plotting library (Vega and Vega-Lite, vendored in ``static/vendor``) inlined, so it needs no network and no
+other file. Numbers come from ``stats.event_figures`` (the store alone); the replays are packed by
+``encode``. Everything the page shows of a game is in the page: a published report is a published record of
+every hand, exactly as ``arena export`` would give it (the per-seat view is a way of watching, not a
+secret).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError
+from arena.outdir import create_private
+from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
+from arena.report.stats import EventFigures, event_figures, fault_kinds
+from arena.store import Store
+
+REPORT_NAME = "report.html"
+MAX_POINTS_PER_ENTRANT = 600  # the rating plot thins longer histories evenly (the last point always kept)
+
+# The leaderboard's columns as ``Standing.to_dict`` names them: header and what it means. Keys the standings
+# carry beyond these (the ranking work's intervals and probabilities) are shown after them, under their key.
+LEADERBOARD_COLUMNS: dict[str, tuple[str, str]] = {
+    "rank": ("#", "place, by conservative skill (mu − 3σ)"),
+    "name": ("entrant", "the entrant's name in the config"),
+    "conservative": ("mu−3σ", "TrueSkill mu − 3σ: a skill the entrant very probably has; the order"),
+    "mu": ("mu", "TrueSkill mean skill estimate"),
+    "sigma": ("σ", "TrueSkill uncertainty of mu (smaller: surer)"),
+    "games": ("games", "games played"),
+    "wins": ("wins", "games finished first (shared first places count)"),
+    "avg_points": ("pts/game", "mean points scored per game"),
+    "maker_hands": ("made trump", "hands in which the entrant fixed trump (was the maker)"),
+    "maker_success": ("maker won", "share of those hands its side took 3 or more tricks"),
+    "faults": ("faults", "faults charged to the bot (the arena's own lateness not counted)"),
+    "forfeits": ("forfeits", "games forfeited after too many faults"),
+    "disqualified": ("disq.", "disqualified for forfeiting too often"),
+    "house": ("house", "a house bot filling seats, not an entrant"),
+}
+
+
+@dataclass(frozen=True)
+class Built:
+    path: Path
+    size: int
+    games: int
+    seconds: float
+
+
+def build_report(directory: Path, output: Path | None = None) -> Built:
+    """Write the report of the event in ``directory`` to ``output`` (default ``directory/report.html``).
+
+    :raises ConfigError: ``directory`` holds no event.
+    """
+    started = time.perf_counter()
+    if not directory.is_dir():
+        raise ConfigError(f"{str(directory)!r} is not a directory")
+    with Store.open(directory, create=False) as store:
+        if store.meta("format") is None:
+            raise ConfigError(f"{str(directory)!r} holds no event results (its {store.path.name} is empty)")
+        figures = event_figures(store)
+        replays = _replays(store, figures)
+    html = render_html(figures, replays)
+    path = output if output is not None else directory / REPORT_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if output is None:
+        create_private(path)  # inside the private output directory, private like the rest (docs/security.md)
+    path.write_text(html, encoding="utf-8")
+    return Built(path, len(html.encode()), len(figures.games), time.perf_counter() - started)
+
+
+def _replays(store: Store, figures: EventFigures) -> dict[str, Any]:
+    """Every played game in replay form, keyed by schedule order (see ``encode``)."""
+    max_faults = int(figures.meta["faults_policy"].get("max_faults_per_game", 3))
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for fault in figures.faults:
+        by_game.setdefault(fault["game_id"], []).append(fault)
+    out: list[dict[str, Any]] = []
+    hands: list[dict[str, Any]] = []
+    games = iter(figures.games)
+    current: dict[str, Any] | None = None
+
+    def close() -> None:
+        if current is not None:
+            out.append(_game_entry(current, hands, by_game.get(current["game_id"], []), max_faults))
+
+    for game_id, record in store.hand_records():
+        if current is None or game_id != current["game_id"]:
+            close()
+            hands = []
+            current = next(games)
+            while current["game_id"] != game_id:  # a game without hands (cannot happen; keep the order)
+                out.append(_game_entry(current, [], by_game.get(current["game_id"], []), max_faults))
+                current = next(games)
+        hands.append(record)
+    close()
+    num_players = hands[0]["num_players"] if hands else figures.meta.get("num_players")
+    return {"cards": CARD_LIST, "num_players": num_players, "games": out}
+
+
+def _game_entry(
+    game: dict[str, Any], hands: list[dict[str, Any]], faults: list[dict[str, Any]], max_faults: int
+) -> dict[str, Any]:
+    return {
+        "id": game["game_id"],
+        "n": game["seq"],
+        "round": game["round"],
+        "table": game["table"],
+        "seats": game["seats"],
+        "scores": game["scores"],
+        "ranks": game["ranks"],
+        "forfeited": game["forfeited"],
+        "termination": game["outcome"]["termination"],
+        "rated": game["rated"],
+        "hands": [encode_hand(h) for h in hands],
+        "faults": place_faults(hands, faults, max_faults),
+    }
+
+
+def _thin(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if len(rows) <= MAX_POINTS_PER_ENTRANT:
+        return rows
+    step = len(rows) / MAX_POINTS_PER_ENTRANT
+    kept = [rows[int(i * step)] for i in range(MAX_POINTS_PER_ENTRANT)]
+    return kept if kept[-1] is rows[-1] else [*kept, rows[-1]]
+
+
+def rating_spec(figures: EventFigures) -> dict[str, Any]:
+    """The rating plot as a Vega-Lite spec: per entrant, mu as a line in a ±σ band, mu − 3σ dashed."""
+    series: dict[str, list[dict[str, Any]]] = {s.name: [] for s in figures.standings}
+    for row in figures.history:
+        series.setdefault(row.entrant, []).append(
+            {
+                "entrant": row.entrant,
+                "game": row.seq + 1,
+                "mu": round(row.mu, 3),
+                "sigma": round(row.sigma, 3),
+            }
+        )
+    values = [point for rows in series.values() for point in _thin(rows)]
+    names = [s.name for s in figures.standings]
+    colour = {"field": "entrant", "type": "nominal", "scale": {"domain": names}, "title": "entrant"}
+    x = {
+        "field": "game",
+        "type": "quantitative",
+        "title": "game of the event (schedule order)",
+        "axis": {"format": "d", "tickMinStep": 1},
+    }
+    pick = {"param": "pick", "empty": True}
+    return {
+        "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+        "width": "container",
+        "height": 340,
+        "data": {"values": values},
+        "transform": [
+            {"calculate": "datum.mu - datum.sigma", "as": "low"},
+            {"calculate": "datum.mu + datum.sigma", "as": "high"},
+            {"calculate": "datum.mu - 3 * datum.sigma", "as": "conservative"},
+        ],
+        "encoding": {"x": x, "color": colour},
+        "layer": [
+            {
+                "mark": {"type": "area", "opacity": 0.13},
+                "encoding": {
+                    "y": {
+                        "field": "low",
+                        "type": "quantitative",
+                        "title": "rating",
+                        "scale": {"zero": False},
+                    },
+                    "y2": {"field": "high"},
+                    "opacity": {"condition": {**pick, "value": 0.13}, "value": 0.02},
+                },
+            },
+            {
+                "mark": {"type": "line", "strokeWidth": 1.2, "strokeDash": [4, 3]},
+                "encoding": {
+                    "y": {"field": "conservative", "type": "quantitative"},
+                    "opacity": {"condition": {**pick, "value": 0.8}, "value": 0.1},
+                },
+            },
+            {
+                "name": "mu",
+                "mark": {"type": "line", "strokeWidth": 2},
+                "params": [
+                    {"name": "pick", "select": {"type": "point", "fields": ["entrant"]}, "bind": "legend"}
+                ],
+                "encoding": {
+                    "y": {"field": "mu", "type": "quantitative"},
+                    "opacity": {"condition": {**pick, "value": 1}, "value": 0.15},
+                    "tooltip": [
+                        {"field": "entrant"},
+                        {"field": "game"},
+                        {"field": "mu", "format": ".2f"},
+                        {"field": "sigma", "title": "σ", "format": ".2f"},
+                        {"field": "conservative", "title": "mu − 3σ", "format": ".2f"},
+                    ],
+                },
+            },
+        ],
+        "config": {"legend": {"orient": "right"}, "view": {"stroke": None}},
+    }
+
+
+def leaderboard(figures: EventFigures) -> dict[str, Any]:
+    """The leaderboard rows exactly as ``arena leaderboard --json`` gives them (``rows``, which the browser
+    test compares with the CLI), what to show of each (``shown``: the same, plus any figures the standings
+    carry in ``extra``), and the columns in order."""
+    rows = [s.to_dict() for s in figures.standings]
+    shown = [
+        row | {k: v for k, v in s.extra.items() if k not in row}
+        for s, row in zip(figures.standings, rows, strict=True)
+    ]
+    keys = list(dict.fromkeys(k for row in shown for k in row)) or list(LEADERBOARD_COLUMNS)
+    columns = []
+    for key in keys:
+        if key in ("disqualified", "house"):
+            continue  # shown as tags after the row
+        label, help_text = LEADERBOARD_COLUMNS.get(key, (key.replace("_", " "), "added by the ranking"))
+        numeric = any(isinstance(row.get(key), int | float) for row in shown)
+        columns.append({"key": key, "label": label, "help": help_text, "numeric": numeric})
+    return {"rows": [{"data": r, "shown": d} for r, d in zip(rows, shown, strict=True)], "columns": columns}
+
+
+def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(
+        loader=PackageLoader("arena.report", "templates"), autoescape=select_autoescape(["html", "j2"])
+    )
+    env.filters["pct"] = lambda v: "–" if v is None else f"{v:.0%}"
+    env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
+    env.filters["json"] = _script_json
+    env.filters["ms"] = lambda v: f"{v:.2g} ms" if v < 10 else f"{v:.0f} ms"
+    static = resources.files("arena.report") / "static"
+    names = [s.name for s in figures.standings]
+    return env.get_template("report.html.j2").render(
+        meta=figures.meta,
+        board=leaderboard(figures),
+        names=names,
+        entrants=[figures.entrants[n] for n in names if n in figures.entrants],
+        h2h=figures.head_to_head,
+        faults=figures.faults,
+        kinds=fault_kinds(figures),
+        games=figures.games,
+        rating_spec=rating_spec(figures),
+        replays=pack(replays),
+        css=(static / "report.css").read_text(encoding="utf-8"),
+        script=(static / "report.js").read_text(encoding="utf-8"),
+        replay_script=(static / "replay.js").read_text(encoding="utf-8"),
+        vendor=[_strip_map((static / "vendor" / f).read_text(encoding="utf-8"))
+                for f in ("vega.min.js", "vega-lite.min.js")],
+    )  # fmt: skip
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside a <script> element (no ``</`` can end it early)."""
+    from markupsafe import Markup
+
+    return Markup(json.dumps(value, separators=(",", ":")).replace("</", "<\\/"))
+
+
+def _strip_map(js: str) -> str:
+    """Drop the source-map comment: the map is not in the page, and a browser would try to fetch it."""
+    return "\n".join(line for line in js.splitlines() if not line.startswith("//# sourceMappingURL="))

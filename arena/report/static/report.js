@@ -1,0 +1,84 @@
+// The report's page behaviour: the rating plot (Vega-Lite, compiled in the page), the fault and game filters,
+// and opening a game's replay from the lists or from the address (#game=N).
+"use strict";
+(function () {
+  async function plot() {
+    const spec = JSON.parse(document.getElementById("rating-spec").textContent);
+    const compiled = vegaLite.compile(spec).spec;
+    const view = new vega.View(vega.parse(compiled), { renderer: "svg", container: "#rating-plot", hover: true });
+    window.ratingView = view;
+    await view.runAsync();
+    return view;
+  }
+
+  function filterRows(table, tests) {
+    let shown = 0;
+    document.querySelectorAll(`#${table} tbody tr`).forEach((tr) => {
+      const ok = tests.every(([attr, value]) => !value || tr.dataset[attr] === value ||
+        (attr === "seats" && tr.dataset.seats.split("|").includes(value)));
+      tr.hidden = !ok;
+      shown += ok;
+    });
+    return shown;
+  }
+
+  function faultFilter() {
+    const entrant = document.getElementById("fault-entrant"), kind = document.getElementById("fault-kind");
+    if (!entrant) return;
+    const apply = () => {
+      const shown = filterRows("fault-table", [["entrant", entrant.value], ["kind", kind.value]]);
+      document.getElementById("fault-count").textContent = `${shown} shown`;
+    };
+    entrant.addEventListener("change", apply);
+    kind.addEventListener("change", apply);
+    apply();
+  }
+
+  // The list is drawn from the packed replays, so a 2,000-game event does not carry its games twice.
+  async function gameList() {
+    await window.arenaReplay.ready;
+    const esc = (t) => String(t).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
+    const rows = window.arenaReplay.data().games.map((g) => {
+      const seats = g.seats.map((s, i) => {
+        const won = g.ranks[i] === 1, out = g.forfeited.includes(i);
+        return `<span class="seat${won ? " won" : ""}${out ? " forfeit" : ""}">${esc(s)} ${g.scores[i]}${won ? "★" : ""}${out ? " F" : ""}</span>`;
+      }).join("");
+      const tags = (g.forfeited.length ? '<span class="tag bad">forfeit</span>' : "") + (g.rated ? "" : '<span class="tag">void</span>') +
+        (g.termination !== "target_reached" ? `<span class="tag">${esc(g.termination.replace(/_/g, " "))}</span>` : "");
+      return `<tr class="open-game" data-n="${g.n}" data-seats="${esc(g.seats.join("|"))}"><td class="num">${g.n}</td>` +
+        `<td><a href="#game=${g.n}">${esc(g.id)}</a></td><td class="num">${g.round}</td><td>${seats}</td>` +
+        `<td class="num">${g.hands.length}</td><td class="num">${g.faults.length || ""}</td><td>${tags}</td></tr>`;
+    });
+    const body = document.querySelector("#game-table tbody");
+    body.innerHTML = rows.join("");
+    body.querySelectorAll(".open-game").forEach(opener);
+  }
+
+  function gameFilter() {
+    const entrant = document.getElementById("game-entrant");
+    entrant.addEventListener("change", () => filterRows("game-table", [["seats", entrant.value]]));
+  }
+
+  function opener(el) {
+    el.addEventListener("click", (e) => {
+      e.preventDefault();
+      const n = +el.dataset.n;
+      history.replaceState(null, "", `#game=${n}`);
+      window.arenaReplay.open(n);
+    });
+  }
+
+  function openers() {
+    document.querySelectorAll(".open-game").forEach(opener);
+    const m = /^#game=(\d+)$/.exec(location.hash);
+    if (m) window.arenaReplay.open(+m[1]);
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    window.reportReady = plot().catch((err) => { document.getElementById("rating-plot").textContent = `plot failed: ${err}`; throw err; });
+    faultFilter();
+    window.gamesReady = gameList();
+    gameFilter();
+    openers();
+  });
+})();

@@ -1,0 +1,199 @@
+"""The report's numbers, from the store alone: leaderboard, rating history, head-to-head, per-entrant figures.
+
+Kept apart from the HTML so the figures can be tested against hand-computed ones (tests/report) and so the
+same numbers can serve other views. One pass over the hand records gives every per-hand figure; an event
+of a few thousand games takes a second or two.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.errors import FaultKind
+from arena.latency import percentile
+from arena.rating import HistoryRow, Standing
+from arena.standings import compute_standings
+from arena.store import Store
+
+MADE = ("made", "march")
+
+
+@dataclass
+class EntrantStats:
+    """What one entrant did over the event. Rates are None where their denominator is 0."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    hands: int = 0  # hands dealt at the tables it sat at, thrown-in hands included
+    points: int = 0
+    maker: int = 0  # hands it made trump in
+    maker_made: int = 0  # ... and its side took 3 or more tricks
+    partner: int = 0  # hands it was the maker's partner in
+    alone: int = 0  # announced lone hands
+    alone_made: int = 0
+    alone_march: int = 0
+    euchred: int = 0  # hands its making side (as maker or partner) was euchred
+    faults: dict[str, int] = field(default_factory=dict)  # charged to the bot, by kind
+    harness_faults: int = 0  # the arena's own lateness at its decisions: not the bot's
+    forfeits: int = 0
+    decisions_timed: int = 0  # answered decisions whose time the event recorded
+    latency_p50_ms: float | None = None  # from log-scale histograms: within 9% (arena/latency.py)
+    latency_p99_ms: float | None = None
+
+    @property
+    def points_per_hand(self) -> float | None:
+        return self.points / self.hands if self.hands else None
+
+    @property
+    def maker_share(self) -> float | None:
+        return self.maker / self.hands if self.hands else None
+
+    @property
+    def made_share(self) -> float | None:
+        return self.maker_made / self.maker if self.maker else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "hands": self.hands,
+            "points": self.points,
+            "points_per_hand": self.points_per_hand,
+            "maker": self.maker,
+            "maker_share": self.maker_share,
+            "maker_made": self.maker_made,
+            "made_share": self.made_share,
+            "partner": self.partner,
+            "alone": self.alone,
+            "alone_made": self.alone_made,
+            "alone_march": self.alone_march,
+            "alone_euchred": self.alone - self.alone_made - self.alone_march,
+            "euchred": self.euchred,
+            "faults": dict(sorted(self.faults.items())),
+            "faults_charged": sum(self.faults.values()),
+            "harness_faults": self.harness_faults,
+            "forfeits": self.forfeits,
+            "decisions_timed": self.decisions_timed,
+            "latency_p50_ms": self.latency_p50_ms,
+            "latency_p99_ms": self.latency_p99_ms,
+        }
+
+
+@dataclass
+class Pair:
+    """Two entrants over the games they shared: how often each finished above the other."""
+
+    a: str
+    b: str
+    games: int = 0
+    a_above: int = 0
+    b_above: int = 0
+
+    @property
+    def level(self) -> int:
+        return self.games - self.a_above - self.b_above
+
+
+@dataclass
+class EventFigures:
+    standings: list[Standing]
+    history: list[HistoryRow]
+    entrants: dict[str, EntrantStats]
+    pairs: dict[tuple[str, str], Pair]
+    games: list[dict[str, Any]]
+    faults: list[dict[str, Any]]
+    meta: dict[str, Any]
+
+    def head_to_head(self, a: str, b: str) -> tuple[int, int, int]:
+        """(games shared, a above b, b above a)."""
+        if (a, b) in self.pairs:
+            p = self.pairs[a, b]
+            return p.games, p.a_above, p.b_above
+        if (b, a) in self.pairs:
+            p = self.pairs[b, a]
+            return p.games, p.b_above, p.a_above
+        return 0, 0, 0
+
+
+def event_figures(store: Store) -> EventFigures:
+    """Every number of the report, computed from what ``store`` holds."""
+    history: list[HistoryRow] = []
+    standings = compute_standings(store, history.append)
+    names = [s.name for s in standings]
+    order = {n: i for i, n in enumerate(names)}
+    per = {n: EntrantStats(n) for n in names}
+    pairs: dict[tuple[str, str], Pair] = {}
+    games = store.games_overview()
+    seats_of: dict[str, list[str]] = {}
+    for game in games:
+        seats, ranks = game["seats"], game["ranks"]
+        seats_of[game["game_id"]] = seats
+        for s, name in enumerate(seats):
+            e = per.setdefault(name, EntrantStats(name))
+            e.games += 1
+            e.wins += ranks[s] == 1
+            e.forfeits += s in game["forfeited"]
+        for i in range(len(seats)):
+            for j in range(i + 1, len(seats)):
+                a, b, ra, rb = seats[i], seats[j], ranks[i], ranks[j]
+                if a == b:
+                    continue
+                if order.get(a, len(order)) > order.get(b, len(order)):
+                    a, b, ra, rb = b, a, rb, ra
+                pair = pairs.setdefault((a, b), Pair(a, b))
+                pair.games += 1
+                pair.a_above += ra < rb
+                pair.b_above += rb < ra
+    for game_id, hand in store.hand_records():
+        seats = seats_of[game_id]
+        maker, partner = hand["maker"], hand["partner"]
+        for s, name in enumerate(seats):
+            e = per[name]
+            e.hands += 1
+            e.points += hand["points"][s]
+        if maker is None:
+            continue
+        m = per[seats[maker]]
+        m.maker += 1
+        m.maker_made += hand["outcome"] in MADE
+        if hand["alone"]:
+            m.alone += 1
+            m.alone_made += hand["outcome"] == "made"
+            m.alone_march += hand["outcome"] == "march"
+        if partner is not None:
+            per[seats[partner]].partner += 1
+        if hand["outcome"] == "euchred":
+            for seat in {maker, partner} - {None}:
+                per[seats[seat]].euchred += 1
+    faults = store.all_faults()
+    for f in faults:
+        e = per.setdefault(f["entrant"], EntrantStats(f["entrant"]))
+        if f["kind"] == FaultKind.HARNESS.value:
+            e.harness_faults += 1
+        else:
+            e.faults[f["kind"]] = e.faults.get(f["kind"], 0) + 1
+    for name, hist in store.latency_histograms().items():
+        e = per.setdefault(name, EntrantStats(name))
+        e.decisions_timed = sum(hist.values())
+        e.latency_p50_ms, e.latency_p99_ms = percentile(hist, 0.5), percentile(hist, 0.99)
+    config = store.meta("config") or {}
+    meta = {
+        "name": config.get("name", str(store.path.parent.name)),
+        "variant": config.get("game", {}).get("variant", "?"),
+        "num_players": config.get("game", {}).get("num_players"),
+        "seed": config.get("seed"),
+        "duplicate": bool(config.get("duplicate")),
+        "games_played": len(games),
+        "games_scheduled": len(store.schedule()),
+        "faults_policy": config.get("faults", {}),
+    }
+    return EventFigures(standings, history, per, pairs, games, faults, meta)
+
+
+def fault_kinds(figures: EventFigures) -> list[str]:
+    """The fault kinds that occur in the event, most frequent first."""
+    return [k for k, _ in Counter(f["kind"] for f in figures.faults).most_common()]

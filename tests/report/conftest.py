@@ -1,0 +1,65 @@
+"""Two small real events shared by the report tests (built once per session, a few seconds each).
+
+``five``: five-handed; a launched bot (tests/bots/chaos.py, illegal plays: faults, forfeits, disqualified)
+and in-process sample bots. ``ace``: Call-Ace, five in-process sample bots (random bots give thrown-in and
+lone hands). Fixed seeds and deal keys, so the same hands every run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.config import parse_config
+from arena.tournament import run_event
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "5eed" * 16
+sys.path.insert(0, str(Path(__file__).parent))  # report_bots, the in-process Passer
+CHAOS = ROOT / "tests" / "bots" / "chaos.py"
+
+
+def _event(out: Path, variant: str, entrants: list[dict[str, str]], rounds: int) -> Path:
+    config = parse_config(
+        {
+            "name": f"report-{variant}",
+            "seed": 3,
+            "rounds": rounds,
+            "concurrency": 2,
+            "output": str(out),
+            "deal_key": KEY,
+            "sandbox": "none",
+            "game": {"variant": variant} | ({"use_joker": True} if variant == "call-ace" else {}),
+            "faults": {"max_faults_per_game": 1, "decision_ms": 5000},
+            "entrant": entrants,
+        }
+    )
+    asyncio.run(run_event(config))
+    return out
+
+
+@pytest.fixture(scope="session")
+def five(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    entrants = [
+        {"name": "chaos", "command": f"{sys.executable} {CHAOS} --mode illegal --port {{port}}"},
+        {"name": "rules", "class": "sample_bots.rules:RulesBot"},
+        {"name": "random", "class": "sample_bots.random:RandomBot"},
+        {"name": "random-b", "class": "sample_bots.random:RandomBot"},
+        {"name": "rules-b", "class": "sample_bots.rules:RulesBot"},
+    ]
+    return _event(tmp_path_factory.mktemp("five") / "out", "five-handed", entrants, 5)
+
+
+@pytest.fixture(scope="session")
+def ace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    entrants = [
+        {"name": "rules", "class": "sample_bots.rules:RulesBot"},
+        {"name": "random", "class": "sample_bots.random:RandomBot"},
+        {"name": "random-b", "class": "sample_bots.random:RandomBot"},
+        {"name": "passer", "class": "report_bots:Passer"},
+        {"name": "passer-b", "class": "report_bots:Passer"},
+    ]
+    return _event(tmp_path_factory.mktemp("ace") / "out", "call-ace", entrants, 10)

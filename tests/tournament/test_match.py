@@ -1,0 +1,158 @@
+"""``arena match``: the SPRT against the textbook formula, and whole matches that decide for a clearly better
+candidate, against a clearly worse one, and not at all for identical bots until the budget."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+from statistics import NormalDist
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.errors import ConfigError
+from arena.match import MatchSettings, deal_differences, match_schedule, parse_spec, run_match, sprt_of_store
+from arena.rating import RatedGame
+from arena.sprt import SprtSettings, llr, run_sprt
+from arena.store import Store
+
+DIFFS = [0.12, -0.05, 0.3, 0.08, 0.0, 0.21, -0.11, 0.17, 0.09, 0.26, 0.04, 0.15]
+
+
+def test_llr_equals_the_sum_of_normal_log_density_ratios() -> None:
+    """Textbook: LLR = Σ ln N(x; h1, s²) - ln N(x; h0, s²), s the sample sd of the differences."""
+    n = len(DIFFS)
+    mean = sum(DIFFS) / n
+    s = math.sqrt(sum((x - mean) ** 2 for x in DIFFS) / (n - 1))
+    h0, h1 = 0.0, 0.1
+    expected = sum(math.log(NormalDist(h1, s).pdf(x)) - math.log(NormalDist(h0, s).pdf(x)) for x in DIFFS)
+    assert llr(DIFFS, h0, h1) == pytest.approx(expected, rel=1e-9)
+    assert llr(DIFFS[:1], h0, h1) == 0.0  # no variance from one deal
+
+
+def test_wald_bounds_and_the_first_crossing_decides() -> None:
+    settings = SprtSettings(0.0, 0.1, alpha=0.05, beta=0.1, min_deals=3)
+    assert settings.lower == pytest.approx(math.log(0.1 / 0.95))
+    assert settings.upper == pytest.approx(math.log(0.9 / 0.05))
+    state = run_sprt(DIFFS, settings)
+    crossing = next(n for n in range(3, len(DIFFS) + 1) if llr(DIFFS[:n], 0.0, 0.1) >= settings.upper)
+    assert state.result == "H1" and state.deals == crossing and state.llr >= settings.upper
+    against = run_sprt([-x for x in DIFFS], settings)
+    assert against.result == "H0" and against.llr <= settings.lower
+    assert run_sprt([0.05] * 30, settings).result == ""  # identical differences midway: LLR 0
+    assert run_sprt(DIFFS[:2], settings).result == ""  # too few deals to look
+
+
+def test_bad_sprt_settings_are_refused() -> None:
+    for kwargs in ({"h0": 0.1, "h1": 0.1}, {"alpha": 0.0}, {"beta": 0.5}, {"min_deals": 1}):
+        with pytest.raises(ValueError):
+            SprtSettings(**kwargs)  # type: ignore[arg-type]
+
+
+def test_specs_and_schedule_pair_the_two_sides_on_the_same_deals_and_seats() -> None:
+    assert parse_spec("c", "sample_bots.rules:RulesBot") == {
+        "name": "c",
+        "class": "sample_bots.rules:RulesBot",
+    }
+    assert parse_spec("c", "127.0.0.1:50051") == {"name": "c", "address": "127.0.0.1:50051"}
+    assert parse_spec("c", "class:pkg.m:C") == {"name": "c", "class": "pkg.m:C"}
+    assert parse_spec("c", "{python} bot.py --port {port}")["command"].endswith("{port}")
+    with pytest.raises(ConfigError, match=r"expected package\.module:Class"):
+        parse_spec("c", "not a spec")
+    games = match_schedule(3, 5, ["f1", "f2", "f3", "f4"], 2)
+    assert len(games) == 20 and [g.seq for g in games] == list(range(20))
+    for block in ("d00001", "d00002"):
+        deal = [g for g in games if g.block == block]
+        assert len({g.seed for g in deal}) == 1
+        cand = [g.seats for g in deal if "candidate" in g.seats]
+        base = [g.seats for g in deal if "baseline" in g.seats]
+        assert [tuple("X" if n == "candidate" else n for n in s) for s in cand] == [
+            tuple("X" if n == "baseline" else n for n in s) for s in base
+        ]
+        assert sorted(s.index("candidate") for s in cand) == [0, 1, 2, 3, 4]
+    assert match_schedule(3, 5, ["f1", "f2", "f3", "f4"], 3)[:20] == games
+
+
+def test_deal_differences_need_whole_deals_in_order() -> None:
+    def g(seq: int, block: str, who: str, score: int, hands: int = 10) -> RatedGame:
+        return RatedGame(
+            seq, f"{block}-{who}-{seq}", (who, "f"), (1, 2), (score, 0), block=block, hands=hands
+        )
+
+    games = [
+        g(0, "d1", "candidate", 6),
+        g(1, "d1", "candidate", 4),
+        g(2, "d1", "baseline", 3),
+        g(3, "d1", "baseline", 1),
+        g(4, "d2", "candidate", 9),
+    ]
+    assert deal_differences(games, 2) == [pytest.approx(10 / 20 - 4 / 20)]
+
+
+def settings(tmp_path: Path, candidate: str, baseline: str, max_deals: int, h0: float = 0.0) -> MatchSettings:
+    return MatchSettings(
+        candidate,
+        baseline,
+        ("sample_bots.rules:RulesBot",),
+        {"variant": "call-ace"},
+        7,
+        tmp_path / "match",
+        SprtSettings(h0, 0.1, 0.05, 0.05),
+        max_deals=max_deals,
+        concurrency=1,
+    )
+
+
+def test_a_clearly_better_candidate_is_accepted_and_a_clearly_worse_one_rejected(tmp_path: Path) -> None:
+    better = asyncio.run(
+        run_match(settings(tmp_path / "a", "sample_bots.noisy:Noisy00", "sample_bots.noisy:Noisy100", 40))
+    )
+    assert better.state.result == "H1" and better.state.deals <= 20 and better.state.mean > 0.1
+    worse = asyncio.run(
+        run_match(settings(tmp_path / "b", "sample_bots.noisy:Noisy100", "sample_bots.noisy:Noisy00", 40))
+    )
+    assert worse.state.result == "H0" and worse.state.deals <= 20 and worse.state.mean < 0
+    with Store.open(tmp_path / "a" / "match") as store:  # stored like an event, and reportable
+        stored = sprt_of_store(store)
+        assert stored is not None and stored[1] == better.state
+        assert len(store.finished()) == better.games and better.games % 10 == 0
+
+
+def test_identical_bots_stay_undecided_until_the_budget_and_resume_identically(tmp_path: Path) -> None:
+    """Symmetric hypotheses (-0.1 vs +0.1): a difference of exactly 0 on every deal sits midway, so the
+    LLR stays 0. (Against H0 = 0 it would rightly accept H0 at once: a constant 0 is strong evidence.)"""
+    same = settings(tmp_path, "sample_bots.rules:RulesBot", "sample_bots.rules:RulesBot", 12, h0=-0.1)
+    result = asyncio.run(run_match(same))
+    assert result.state.result == "" and result.state.deals == 12 and result.state.llr == 0.0
+    assert result.games == 12 * 2 * 5
+    again = asyncio.run(run_match(same))  # nothing left to play: the stored match is read back
+    assert again.resumed and again.state == result.state and again.games == result.games
+
+
+def test_cli_match_prints_the_running_llr_and_exits_by_result(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "m"
+    result = runner.invoke(
+        app,
+        [
+            "match",
+            "sample_bots.noisy:Noisy00",
+            "sample_bots.noisy:Noisy100",
+            "--output",
+            str(out),
+            "--max-deals",
+            "30",
+            "--concurrency",
+            "1",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "LLR" in result.output and "H1 accepted" in result.output
+    board = runner.invoke(app, ["leaderboard", str(out)])
+    assert board.exit_code == 0 and "SPRT" in board.output
+    bad = runner.invoke(app, ["match", "nonsense", "sample_bots.rules:RulesBot", "--output", str(out)])
+    assert bad.exit_code == 2 and "expected package.module:Class" in bad.output
+    bad = runner.invoke(app, ["match", "a.b:C", "a.b:C", "--h1", "-1", "--output", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "must be greater than h0" in bad.output
