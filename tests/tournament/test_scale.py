@@ -346,3 +346,28 @@ def test_arena_run_is_told_once_when_the_machine_is_overloaded(
     asyncio.run(run_event(cfg, on_notice=notices.append))
     assert len(seen) == 3 and all(d > 0 for d in seen)
     assert notices.count("warning: this machine is overloaded") == 1
+
+
+def test_on_dask_an_address_that_does_not_answer_is_played_by_the_autopilot_and_marked(
+    tmp_path: Path,
+) -> None:
+    """The same as locally, with two Dask workers: each worker tries the entrant, the conductor seats it
+    nowhere while any worker has it down, and marks it at the end."""
+    pytest.importorskip("distributed")
+    path = write_toml(
+        tmp_path / "event.toml",
+        {"name": "d", "seed": 3, "rounds": 3, "concurrency": 2, "output": str(tmp_path / "out")},
+        {
+            "game": {"variant": "five-handed"},
+            "faults": {"restart_backoff_s": 0.1, "restart_backoff_max_s": 0.4},
+        },
+        [{"name": "ghost", "address": f"127.0.0.1:{free_port()}"}, *IN_PROCESS],
+    )
+    result = arena_cli("run", "-q", str(path), "--workers", "2")
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    assert any(line.startswith("warning: ghost: ") for line in out.splitlines()), out[-3000:]
+    reasons = dict(rows(tmp_path / "out", "SELECT entrant, reason FROM disqualified"))
+    assert list(reasons) == ["ghost"] and reasons["ghost"].startswith("never came up: ")
+    for seats, excluded in rows(tmp_path / "out", "SELECT seats, excluded FROM games"):
+        assert json.loads(excluded) == (["ghost"] if "ghost" in json.loads(seats) else [])
