@@ -92,11 +92,15 @@ def _plugin(worker: Any = None) -> EntrantsPlugin:
     return plugin
 
 
-def play_on_worker(spec: TableSpec, disqualified: frozenset[str], public_seed: int) -> TableResult:
-    """The task: play one table on this worker's entrants (run in one of the worker's threads)."""
+def play_batch_on_worker(games: list[tuple[TableSpec, frozenset[str], int]]) -> list[TableResult]:
+    """The task: play these tables at once on this worker's entrants (run in one of the worker's threads)."""
     plugin = _plugin()
-    result: TableResult = plugin._call(plugin.runtime.play(spec, disqualified, public_seed))
-    return result
+
+    async def play_all() -> list[TableResult]:
+        return list(await asyncio.gather(*(plugin.runtime.play(*game) for game in games)))
+
+    results: list[TableResult] = plugin._call(play_all())
+    return results
 
 
 def _worker_state(dask_worker: Any) -> dict[str, Any]:
@@ -118,6 +122,10 @@ class DaskRuntime:
         self._watch: asyncio.Task[None] | None = None
         self.cluster: LocalCluster | None = None
         self.client: Client | None = None
+        self.batch = 1  # games per task: set from the number of workers once connected
+        self._pending: list[tuple[TableSpec, frozenset[str], int, Any]] = []
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._batches: set[asyncio.Task[None]] = set()
 
     async def start(
         self,
@@ -172,6 +180,8 @@ class DaskRuntime:
                 if line not in self._notices:
                     self._notices.append(line)
         self._notices.append(f"workers: {len(states)}; bots' logs in {self.log_dir}/worker-*/")
+        # About one task in flight per worker, the event's concurrent games shared between them.
+        self.batch = max(1, self.config.concurrency // len(states))
         if self.down:
             self._watch = asyncio.get_running_loop().create_task(self._watch_down(announce))
 
@@ -205,31 +215,64 @@ class DaskRuntime:
     async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> TableResult:
         """Play one table on whichever worker Dask chooses; a game lost with its worker is played again.
 
+        Games asked for at about the same moment travel as one task (up to ``batch`` of them): a Dask task
+        costs a few milliseconds, as much as a whole game between in-process bots, and the conductor's
+        ``concurrency`` games are asked for in bursts anyway (each finished batch frees its seats at once).
+
         :raises ArenaError: the scheduler went away (the event stops; the stored games are kept).
         """
         assert self.client is not None, "start() first"
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[TableResult] = loop.create_future()
+        self._pending.append((spec, frozenset(disqualified), public_seed, waiter))
+        if len(self._pending) >= self.batch:
+            self._flush()
+        elif self._flush_handle is None:
+            self._flush_handle = loop.call_later(0.002, self._flush)
+        return await waiter
+
+    def _flush(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        batch, self._pending = self._pending, []
+        if batch:
+            task = asyncio.get_running_loop().create_task(self._run_batch(batch))
+            self._batches.add(task)
+            task.add_done_callback(self._batches.discard)
+
+    async def _run_batch(self, batch: list[tuple[TableSpec, frozenset[str], int, Any]]) -> None:
+        assert self.client is not None
+        ids = ",".join(spec.game_id for spec, _, _, _ in batch)
         future = self.client.submit(
-            play_on_worker,
-            spec,
-            frozenset(disqualified),
-            public_seed,
-            key=f"game-{spec.game_id}-{uuid.uuid4().hex[:8]}",
+            play_batch_on_worker,
+            [(spec, disqualified, seed) for spec, disqualified, seed, _ in batch],
+            key=f"games-{batch[0][0].game_id}-{len(batch)}-{uuid.uuid4().hex[:8]}",
             pure=False,
             retries=2,
         )
         try:
-            result: TableResult = await future
+            results: list[TableResult] = await future
         except KilledWorker:
-            raise ArenaError(
-                f"game {spec.game_id} was lost with three Dask workers in a row; the games stored are "
+            error = ArenaError(
+                f"games {ids} were lost with three Dask workers in a row; the games stored are "
                 "kept: run the same command to resume"
-            ) from None
+            )
         except (OSError, TimeoutError, FutureCancelledError) as exc:
-            raise ArenaError(
-                f"lost the Dask cluster while playing {spec.game_id} ({type(exc).__name__}: {exc}); the "
+            error = ArenaError(
+                f"lost the Dask cluster while playing {ids} ({type(exc).__name__}: {exc}); the "
                 "games already stored are kept: run the same command to resume"
-            ) from None
-        return result
+            )
+        except BaseException as exc:  # any other failure reaches the games that waited for it
+            error = exc  # type: ignore[assignment]
+        else:
+            for (_, _, _, waiter), result in zip(batch, results, strict=True):
+                if not waiter.done():
+                    waiter.set_result(result)
+            return
+        for _, _, _, waiter in batch:
+            if not waiter.done():
+                waiter.set_exception(error)
 
     async def stop(self) -> None:
         """Stop every worker's bots, then leave (or shut down the local) cluster."""
