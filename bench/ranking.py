@@ -54,7 +54,7 @@ from sample_bots.rules import RulesBot
 EPSILONS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 NAMES = tuple(f"eps{round(e * 100):03d}" for e in EPSILONS)  # the true order, best first
 CONFIG = GameConfig.from_dict({"variant": "call-ace"})
-SHARPENS = (1.0, 1.5, 2.0)
+SHARPENS = (1.0, 1.5, 1.75, 2.0)
 LEVELS = (0.8, 0.95)
 SPRT = SprtSettings(h0=0.0, h1=0.1, alpha=0.05, beta=0.05, min_deals=10)
 

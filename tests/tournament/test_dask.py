@@ -17,6 +17,7 @@ pytest.importorskip("distributed", reason="the dask executor needs distributed (
 from test_tournament import ROOT, arena_cli, board, event, stored_hands, write_toml
 
 from arena.players.process import free_port
+from arena.players.shim import group_members
 from arena.store import Store
 
 KEY = "ab" * 32
@@ -114,15 +115,7 @@ def _children(pid: int) -> list[int]:
 
 
 def _group_alive(pgid: int) -> bool:
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(stat[2]) == pgid and stat[0] not in ("Z", "X"):
-                return True
-    return False
+    return bool(group_members(pgid))
 
 
 def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(tmp_path: Path) -> None:
