@@ -139,7 +139,8 @@ class EntrantRuntime:
             others = tuple(d for n, d in dirs.items() if n != s.name and not (own and own.is_relative_to(d)))
             out[s.name] = SandboxSpec(
                 mode=self.config.sandbox_of(s),
-                workdir=self.config.path(s.workdir) if s.workdir else None,
+                # The directory found above, so that the bot's launcher need not look for it again.
+                workdir=own or (self.config.path(s.workdir) if s.workdir else None),
                 env=dict(s.env),
                 hide=(*hide, *others),
             )
