@@ -164,9 +164,9 @@ class ManagedBot:
                 )
                 # Removed by close(); if the owner only ever calls stop(), when the bot object goes away.
                 weakref.finalize(self, self._cgroup.remove)
-                self.limits_note = "limits hold for all of the bot's processes together, for the whole event"
+                self.limits_note = "per bot (cgroups): all of its processes together, for the whole event"
             else:
-                self.limits_note = f"limits hold per process only ({problem})"
+                self.limits_note = f"per process only ({problem})"
 
     def _argv(self) -> list[str]:
         if not self.sandbox.sandboxed:
