@@ -19,6 +19,7 @@ from arena.deals import parse_key
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
 from arena.faults import FaultPolicy
+from arena.ranking import SHARPEN
 
 TOP_KEYS = (
     "name",
@@ -107,7 +108,7 @@ class RankingConfig:
     confidence: float = 0.95
     max_games: int = 1000
     check_every: int = 25
-    sharpen: float = 2.0
+    sharpen: float = SHARPEN
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -131,7 +132,7 @@ class RankingConfig:
         number = isinstance(confidence, int | float) and not isinstance(confidence, bool)
         if not number or not 0.5 < confidence < 1:
             raise ConfigError(f"ranking.confidence={confidence!r}: expected a probability in (0.5, 1)")
-        sharpen = raw.get("sharpen", 2.0)
+        sharpen = raw.get("sharpen", SHARPEN)
         if not isinstance(sharpen, int | float) or isinstance(sharpen, bool) or not 1 <= sharpen <= 4:
             raise ConfigError(f"ranking.sharpen={sharpen!r}: expected a number 1..4 (1 = plain bootstrap)")
         ints = {}
@@ -215,6 +216,7 @@ class TournamentConfig:
     def path(self, value: str) -> Path:
         """A path written in the config, as the arena must open it."""
         return (self.base / value) if self.base is not None else Path(value)
+
     # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
     # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
     deal_key: bytes | None = field(default=None, repr=False)

@@ -85,6 +85,8 @@ class EventResult:
     exact: dict[tuple[str, int], bool]  # (method, budget)
     top1: dict[tuple[str, int], bool]
     z: dict[int, list[tuple[float, bool]]]  # budget -> adjacent pairs: (gap / sd, pair in the true order)
+    whole: dict[tuple[float, int], float] | None = None  # (sharpen, budget) -> stated whole-order figure
+    seed: int = -1
 
 
 def budgets(games: int, step: int) -> list[int]:
@@ -100,10 +102,17 @@ def run_event(task: EventTask) -> EventResult:
         list(NAMES), 5, math.ceil(task.games / per_round), task.seed, duplicate=duplicate
     )
     games = asyncio.run(play(schedule[: task.games], classes))
+    return analyse(EventResult(task.mode, games, {}, {}, {}, None, task.seed), task.step)
+
+
+def analyse(result: EventResult, step: int) -> EventResult:
+    """Rank every budget-long prefix of a played event by every method, and state the confidence."""
+    games, duplicate = result.games, result.mode == "duplicate"
     exact: dict[tuple[str, int], bool] = {}
     top1: dict[tuple[str, int], bool] = {}
     zs: dict[int, list[tuple[float, bool]]] = {}
-    marks = set(budgets(task.games, task.step))
+    whole: dict[tuple[float, int], float] = {}
+    marks = set(budgets(len(games), step))
     for tau, method in ((DRIFT_TAU, "trueskill-drift"), (0.0, "trueskill")):
         env = environment(tau)
         ratings = {n: env.create_rating() for n in NAMES}
@@ -122,21 +131,27 @@ def run_event(task: EventTask) -> EventResult:
             order = ranking_order(scores(units, method))
             exact[method, b] = tuple(order) == NAMES
             top1[method, b] = order[0] == NAMES[0]
-        # The pair probabilities at sharpen 1 are Φ(gap / sd): keep gap / sd, so any sharpening can be
-        # judged afterwards without another bootstrap.
-        conf = confidence(units, "auto", 0.95, task.seed, replicates=500, sharpen=1.0)
-        zs[b] = [(_z(p.probability), NAMES.index(p.upper) < NAMES.index(p.lower)) for p in conf.adjacent]
-    return EventResult(task.mode, games, exact, top1, zs)
+        # The pair probabilities at sharpen 1 are Φ(gap / sd): keep gap / sd, so any sharpening of a pair
+        # can be judged afterwards without another bootstrap. The whole-order figure is joint over the
+        # replicates, so it is kept for each sharpening.
+        for k in SHARPENS:
+            conf = confidence(units, "auto", 0.95, result.seed, replicates=500, sharpen=k)
+            whole[k, b] = conf.whole
+            if k == 1.0:
+                zs[b] = [
+                    (_z(p.probability), NAMES.index(p.upper) < NAMES.index(p.lower)) for p in conf.adjacent
+                ]
+    return EventResult(result.mode, games, exact, top1, zs, whole, result.seed)
 
 
 def _z(p: float) -> float:
     return NormalDist().inv_cdf(min(max(p, 1e-12), 1 - 1e-12))
 
 
-def stated(zs: list[tuple[float, bool]], k: float) -> tuple[float, list[tuple[float, bool]]]:
-    """The whole-order figure and the adjacent pairs' probabilities at sharpening ``k``."""
-    pairs = [(NormalDist().cdf(k * z), right) for z, right in zs]
-    return math.prod(p for p, _ in pairs), pairs
+def stated(r: EventResult, b: int, k: float) -> tuple[float, list[tuple[float, bool]]]:
+    """The whole-order figure and the adjacent pairs' probabilities at sharpening ``k`` after ``b`` games."""
+    pairs = [(NormalDist().cdf(k * z), right) for z, right in r.z[b]]
+    return (r.whole or {})[k, b], pairs
 
 
 @dataclass(frozen=True)
@@ -208,8 +223,8 @@ def report_mode(mode: str, results: list[EventResult], marks: list[int], step: i
         print(f"    {m:<18} {need[m]}")
     default = resolve_method("auto", mode == "duplicate")
     for k in SHARPENS:
-        whole = [(stated(r.z[b], k)[0], r.exact[default, b]) for r in results for b in marks]
-        pairs = [pair for r in results for b in marks for pair in stated(r.z[b], k)[1]]
+        whole = [(stated(r, b, k)[0], r.exact[default, b]) for r in results for b in marks]
+        pairs = [pair for r in results for b in marks for pair in stated(r, b, k)[1]]
         print(f"--- {mode}: calibration of the stated confidence ({default}, sharpen {k}) ---")
         print("  whole order:")
         print("\n".join(calibration(whole)))
@@ -223,7 +238,7 @@ def report_mode(mode: str, results: list[EventResult], marks: list[int], step: i
                     (
                         b
                         for b in marks
-                        if all(p >= level for p, _ in stated(r.z[b], k)[1])
+                        if all(p >= level for p, _ in stated(r, b, k)[1])
                         and b // (5 if mode == "duplicate" else 1) >= MIN_UNITS
                     ),
                     None,
@@ -294,6 +309,33 @@ def report_sprt(outcomes: list[tuple[str, list[float], str, int]]) -> None:
         )
 
 
+def _reanalyse(item: tuple[EventResult, int]) -> EventResult:
+    return analyse(*item)
+
+
+def analyse_saved(path: Path, step: int, workers: int, started: float) -> None:
+    """Rank and state the confidence again on stored games: a change to the statistics is judged on the same
+    events in minutes, without playing them again."""
+    saved = pickle.loads(path.read_bytes())
+    results: list[EventResult] = saved["results"]
+    for mode in ("plain", "duplicate"):  # saves made before the seed was kept: the seeds main() gives
+        for e, r in enumerate(x for x in results if x.mode == mode):
+            if getattr(r, "seed", -1) < 0:
+                r.seed = 1000 * (mode == "duplicate") + e
+            if not hasattr(r, "whole"):
+                r.whole = None
+    games = len(results[0].games)
+    print(f"ranking bench: analysing {len(results)} stored events of {games} games from {path}", flush=True)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(_reanalyse, [(r, step) for r in results], chunksize=4))
+    marks = budgets(games, step)
+    report_ladder(results)
+    for mode in ("plain", "duplicate"):
+        report_mode(mode, [r for r in results if r.mode == mode], marks, step)
+    report_sprt(saved["outcomes"])
+    print(f"\ntotal wall time {time.monotonic() - started:.0f} s")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=40, help="seeded events per mode (default 40)")
@@ -303,8 +345,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-deals", type=int, default=200, help="SPRT budget in deals (default 200)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--save", type=Path, help="also pickle the raw results here (to study them later)")
+    parser.add_argument(
+        "--load", type=Path, help="analyse the games and SPRT outcomes a --save stored instead of playing"
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
+    if args.load:
+        analyse_saved(args.load, args.step, args.workers, started)
+        return
     tasks = [
         EventTask(mode, 1000 * (mode == "duplicate") + e, args.games, args.step)
         for mode in ("plain", "duplicate")

@@ -80,9 +80,26 @@ def test_p_above_on_a_constructed_event_matches_the_normal_formula() -> None:
     assert conf.order == ("a", "b")
     assert conf.pairwise[0][1] == pytest.approx(expected, abs=0.02)
     assert conf.pairwise[1][0] == pytest.approx(1 - conf.pairwise[0][1], abs=1e-9)
-    assert conf.whole == conf.adjacent[0].probability == conf.pairwise[0][1]
+    assert conf.adjacent[0].probability == conf.pairwise[0][1]
+    # the whole order of two is their one pair: read from the replicates, it is that pair's P up to noise
+    assert conf.whole == pytest.approx(conf.pairwise[0][1], abs=0.02) and conf.whole <= conf.pairwise[0][1]
     assert not conf.adjacent[0].settled  # about 0.83: open, with a finite estimate of the games it needs
     assert conf.adjacent[0].more_games is not None and conf.adjacent[0].more_games > n
+
+
+def test_whole_order_is_joint_over_the_replicates_not_the_product_of_the_pairs() -> None:
+    """a and c score the same every game; b's score swings. When b is lucky the gap a-b shrinks exactly as
+    b-c widens, so the two pairs are rarely both in doubt in one replicate: being right about both is less
+    likely than the product of the two pairs' P says only if their errors are anti-correlated, and here they
+    are perfectly so (one can fail or the other, never both), so P(whole) = P1 + P2 - 1, below the product."""
+    swings = [4, -3, 5, -2, 6, -4, 3, -5, 2, 1, -1, 4, -6, 5, 0, 3, -2, 2, -3, -9]  # mean 0: b is midway
+    games = [game(i, ("a", "b", "c"), (20, 10 + 10 * d, 0)) for i, d in enumerate(swings)]
+    conf = confidence(collect(games, ["a", "b", "c"]), "points", 0.95, 5, replicates=4000, sharpen=1.0)
+    assert conf.order == ("a", "b", "c")
+    p1, p2 = (pair.probability for pair in conf.adjacent)
+    assert 0.7 < p1 < 0.999 and 0.7 < p2 < 0.999  # both pairs in doubt, so the two figures differ
+    assert conf.whole == pytest.approx(p1 + p2 - 1, abs=0.03)
+    assert conf.whole < p1 * p2 - 0.01
 
 
 def test_pair_probability_is_the_normal_cdf_of_the_sharpened_gap_over_its_sd() -> None:
