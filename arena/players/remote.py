@@ -288,7 +288,7 @@ class RemotePlayer(Player):
         self._reader = asyncio.create_task(self._read(self._call))
         start = pb.GameStart(
             game_id=info.game_id,
-            config=convert.config_to_pb(info.config),
+            config=convert.cached_config_pb(info.config),
             seat=info.seat,
             seats=[pb.SeatInfo(seat=i, name=n) for i, n in enumerate(info.seat_names)],
             decision_time_ms=info.decision_time_ms,

@@ -119,6 +119,12 @@ def _config_pb(config: GameConfig) -> pb.GameConfig:
     return config_to_pb(config)
 
 
+def cached_config_pb(config: GameConfig) -> pb.GameConfig:
+    """``config_to_pb``, built once per configuration (every stream of a game starts with it); read-only:
+    copy it into the message that carries it."""
+    return _config_pb(config)
+
+
 def config_to_pb(config: GameConfig) -> pb.GameConfig:
     data = config.to_dict()
     data.pop("variant")
