@@ -142,9 +142,9 @@ def _measure(args: argparse.Namespace, bots: list[str]) -> dict[str, Any]:
 
 
 def _with_bots(args: argparse.Namespace, body: Any, bare: bool = False) -> Any:
-    import protocol as protocol_bench
-
     from contextlib import ExitStack
+
+    import protocol as protocol_bench
 
     bot_cpu: int | None = None
     if args.pin:
@@ -207,7 +207,8 @@ def _print_profile(stats: Any, decisions: int, top: int, real: dict[str, Any]) -
     print(f"profiled main thread: {total / decisions * 1e6:.0f} us/decision (with the profiler's overhead)")
     print(f"{'own us/dec':>10} {'cum us/dec':>10} {'calls/dec':>9}  function")
     for tottime, cumtime, calls, name in rows[:top]:
-        print(f"{tottime / decisions * 1e6:>10.1f} {cumtime / decisions * 1e6:>10.1f} {calls / decisions:>9.2f}  {name}")
+        own, cum = tottime / decisions * 1e6, cumtime / decisions * 1e6
+        print(f"{own:>10.1f} {cum:>10.1f} {calls / decisions:>9.2f}  {name}")
     main, process = real["main_thread_us_per_decision"], real["cpu_us_per_decision"]
     print(
         f"\nwhere the arena's {process:.0f} us of CPU per decision go (measured without the profiler; "
@@ -224,24 +225,35 @@ def _ab(args: argparse.Namespace) -> None:
     rates: dict[str, list[float]] = {d: [] for d in dirs}
     for _ in range(args.repeats):
         for d in dirs:
-            cmd = [
-                sys.executable, __file__, "--code", d, "--json", "--repeats", "1",
-                "--tables", str(args.tables), "--bots", str(args.bots), "--seconds", str(args.seconds),
-                "--warmup", str(args.warmup), "--decision-ms", str(args.decision_ms),
-                "--pin" if args.pin else "--no-pin", "--bot", args.bot, *(["--uvloop"] if args.uvloop else []),
-            ]  # fmt: skip
+            cmd = [*_child_command(args), "--code", d, "--json", "--pin" if args.pin else "--no-pin"]
             out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
             figure = json.loads(out.strip().splitlines()[-1])
             results[d].append(figure["cpu_us_per_decision"])
             rates[d].append(figure["decisions_per_s"])
     print(
-        f"arena CPU per decision, {args.tables} tables, {args.bots} bot processes, {args.repeats} alternating rounds"
+        f"arena CPU per decision, {args.tables} tables, {args.bots} bot processes ({args.bot}), "
+        f"{args.repeats} alternating rounds"
     )
     print(f"{'checkout':<40} {'best us/dec':>11} {'median':>8} {'dec/s (median, noisy)':>22}")
     for d in dirs:
-        print(
-            f"{d:<40} {min(results[d]):>11.1f} {statistics.median(results[d]):>8.1f} {statistics.median(rates[d]):>22,.0f}"
-        )
+        best, median = min(results[d]), statistics.median(results[d])
+        print(f"{d:<40} {best:>11.1f} {median:>8.1f} {statistics.median(rates[d]):>22,.0f}")
+
+
+def _child_command(args: argparse.Namespace) -> list[str]:
+    """This script with the same load, one measurement."""
+    return [
+        *(sys.executable, __file__, "--repeats", "1", "--tables", str(args.tables), "--bots", str(args.bots)),
+        *(
+            "--seconds",
+            str(args.seconds),
+            "--warmup",
+            str(args.warmup),
+            "--decision-ms",
+            str(args.decision_ms),
+        ),
+        *("--bot", args.bot, *(["--uvloop"] if args.uvloop else [])),
+    ]
 
 
 def main() -> None:
@@ -262,8 +274,8 @@ def main() -> None:
         "--bot",
         choices=("sdk", "zero"),
         default="sdk",
-        help="sdk: trivial SDK bots (as bench/arena.py); zero: bench/protocol.py's zero-work servicer, so the "
-        "arena is never waiting on slow bots (its CPU per decision is lowest when it is saturated)",
+        help="sdk: trivial SDK bots (as bench/arena.py); zero: bench/protocol.py's zero-work servicer, so "
+        "the arena never waits on slow bots (its CPU per decision is lowest when it is saturated)",
     )
     parser.add_argument("--uvloop", action="store_true", help="run the arena's loop on uvloop")
     parser.add_argument(
@@ -280,10 +292,18 @@ def main() -> None:
         return
     _import_arena(args.code)
     if args.py_spy:
-        cmd = [sys.executable, __file__, "--repeats", "1", "--tables", str(args.tables), "--bots", str(args.bots),
-               "--seconds", str(args.seconds), "--warmup", str(args.warmup), "--decision-ms", str(args.decision_ms), "--bot", args.bot]  # fmt: skip
         subprocess.run(
-            ["py-spy", "record", "--native", "--format", "speedscope", "-o", args.py_spy, "--", *cmd],
+            [
+                "py-spy",
+                "record",
+                "--native",
+                "--format",
+                "speedscope",
+                "-o",
+                args.py_spy,
+                "--",
+                *_child_command(args),
+            ],
             check=True,
         )
         return
@@ -306,7 +326,9 @@ def main() -> None:
         real, figure = _with_bots(args, both)
         if args.profile_out:
             profiler.dump_stats(args.profile_out)
-        print(f"{figure['all_decisions']:,} decisions (warm-up included) at {args.tables} tables under cProfile")
+        print(
+            f"{figure['all_decisions']:,} decisions (warm-up included) at {args.tables} tables under cProfile"
+        )
         _print_profile(pstats.Stats(profiler), figure["all_decisions"], args.top, real)
         return
     if args.bare:
@@ -329,10 +351,13 @@ def main() -> None:
         return
     cpu = [f["cpu_us_per_decision"] for f in figures]
     main = [f["main_thread_us_per_decision"] for f in figures]
+    other = min(c - m for c, m in zip(cpu, main, strict=True))
+    rate = statistics.median(f["decisions_per_s"] for f in figures)
+    who = "bare client" if args.bare else "arena"
     print(
-        f"{'bare client' if args.bare else 'arena'} CPU per decision at {args.tables} tables: best {min(cpu):.1f} us, median {statistics.median(cpu):.1f} us "
-        f"(main thread {min(main):.1f} us, other threads {min(c - m for c, m in zip(cpu, main, strict=True)):.1f} us) "
-        f"over {args.repeats} runs; decisions/s median {statistics.median(f['decisions_per_s'] for f in figures):,.0f}"
+        f"{who} CPU per decision at {args.tables} tables: best {min(cpu):.1f} "
+        f"us, median {statistics.median(cpu):.1f} us (main thread {min(main):.1f} us, other threads "
+        f"{other:.1f} us) over {args.repeats} runs; decisions/s median {rate:,.0f}"
     )
 
 
