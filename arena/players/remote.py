@@ -376,6 +376,11 @@ class RemotePlayer(Player):
             raise self._failure from None  # type: ignore[misc]
         finally:
             guard.cancel()
+        if blocked.set:  # the write went through as the guard cancelled the call: the stream is gone
+            self._fail(
+                BotTimeout(f"{self.name} stopped reading its stream (write blocked {WRITE_TIMEOUT_S}s)")
+            )
+            raise self._failure  # type: ignore[misc]
 
     def queue_events(self, events: Sequence[Event]) -> None:
         self._pending.extend([convert.event_bytes(e) for e in events])
