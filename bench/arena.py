@@ -35,13 +35,14 @@ NAMES = tuple(f"seat{s}" for s in range(CONFIG.num_players))
 
 
 async def arena_figures(
-    addresses: list[str], tables: int, warmup_s: float, seconds: float
-) -> tuple[float, float]:
-    """(decisions/s, games/s) of ``tables`` concurrent tables, counting only whole games."""
+    addresses: list[str], tables: int, warmup_s: float, seconds: float, decision_ms: int
+) -> tuple[float, float, float]:
+    """(decisions/s, games/s, this process's CPU µs per decision) of ``tables`` concurrent tables, counting
+    only whole games. The CPU figure is the arena's own cost, whatever the bots' speed."""
     connections = [BotConnection(a) for a in addresses]
     for c in connections:
         await c.hello()
-    policy = FaultPolicy(decision_ms=protocol_bench.DECISION_MS)
+    policy = FaultPolicy(decision_ms=decision_ms)
     seeds = iter(range(10**9))
     totals = {"decisions": 0, "games": 0}
     counting = {"on": False}
@@ -59,21 +60,24 @@ async def arena_figures(
     try:
         await asyncio.gather(*(table_loop(k, time.perf_counter() + warmup_s) for k in range(tables)))
         counting["on"] = True
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(table_loop(k, started + seconds) for k in range(tables)))
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         for c in connections:
             await c.close()
-    return totals["decisions"] / elapsed, totals["games"] / elapsed
+    decisions = max(1, totals["decisions"])
+    return totals["decisions"] / elapsed, totals["games"] / elapsed, cpu / decisions * 1e6
 
 
 async def bare_rate(
     addresses: list[str], request: bytes, streams: int, warmup_s: float, seconds: float
-) -> float:
+) -> tuple[float, float]:
+    """(decisions/s, this process's CPU µs per decision) of the bare ping-pong over ``streams`` streams."""
     per = [
         streams // len(addresses) + (1 if i < streams % len(addresses) else 0) for i in range(len(addresses))
     ]
+    cpu = time.process_time()
     figures = await asyncio.gather(
         *(
             protocol_bench.bare_figures(a, request, n, warmup_s, seconds)
@@ -81,7 +85,9 @@ async def bare_rate(
             if n
         )
     )
-    return sum(f.rate for f in figures)
+    cpu = time.process_time() - cpu  # warm-up included (``bare_figures`` does it inside): an estimate
+    decisions = sum(f.decisions for f in figures) * (warmup_s + seconds) / seconds
+    return sum(f.rate for f in figures), cpu / max(1.0, decisions) * 1e6
 
 
 async def inprocess_games(tables: int, seconds: float) -> float:
@@ -108,6 +114,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=1.0)
     parser.add_argument("--tables", default="1,5,25")
     parser.add_argument("--bots", type=int, default=5, help="bot processes (and bare server processes)")
+    parser.add_argument(
+        "--decision-ms",
+        type=int,
+        default=protocol_bench.DECISION_MS,
+        help="the tables' decision time; raise it on a loaded machine, where a timeout stops the bench",
+    )
     can_pin = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
     parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=can_pin)
     args = parser.parse_args()
@@ -130,7 +142,10 @@ def main() -> None:
         f"{args.warmup:.0f} s warm-up + {args.seconds:.0f} s measured each; "
         + (f"arena pinned to CPU {arena_cpu}, bots to CPU {bot_cpu}" if args.pin else "not pinned")
     )
-    print(f"{'tables':>6} {'arena decisions/s':>18} {'games/s':>8} {'bare decisions/s':>17} {'ratio':>6}")
+    print(
+        f"{'tables':>6} {'arena decisions/s':>18} {'games/s':>8} {'bare decisions/s':>17} {'ratio':>6}"
+        f" {'arena CPU us/dec':>17} {'bare CPU us/dec':>16}"
+    )
     with ExitStack() as stack:
         bots = [
             stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_sdk, "async", bot_cpu))
@@ -141,16 +156,25 @@ def main() -> None:
             for _ in range(args.bots)
         ]
         for tables in counts:
-            decisions, games = asyncio.run(arena_figures(bots, tables, args.warmup, args.seconds))
-            bare = asyncio.run(bare_rate(bares, request, tables, args.warmup, args.seconds))
-            print(f"{tables:>6} {decisions:>18,.0f} {games:>8.1f} {bare:>17,.0f} {decisions / bare:>6.2f}")
+            decisions, games, cpu = asyncio.run(
+                arena_figures(bots, tables, args.warmup, args.seconds, args.decision_ms)
+            )
+            bare, bare_cpu = asyncio.run(bare_rate(bares, request, tables, args.warmup, args.seconds))
+            print(
+                f"{tables:>6} {decisions:>18,.0f} {games:>8.1f} {bare:>17,.0f} {decisions / bare:>6.2f}"
+                f" {cpu:>17.0f} {bare_cpu:>16.0f}"
+            )
     single = asyncio.run(inprocess_games(1, args.seconds))
     many = asyncio.run(inprocess_games(max(counts), args.seconds))
     print(
         f"in-process (no gRPC), same bots: {single:.0f} games/s at 1 table, {many:.0f} games/s at "
         f"{max(counts)} tables"
     )
-    print("ratio = arena decisions/s over bare decisions/s (goal >= 0.8)")
+    print(
+        "ratio = arena decisions/s over bare decisions/s over as many streams (goal >= 0.8); CPU us/dec = "
+        "this process's CPU time per decision (arena: independent of the bots' speed; bare: warm-up "
+        "included); bench/profile_arena.py splits the arena's"
+    )
 
 
 if __name__ == "__main__":

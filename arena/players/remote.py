@@ -55,6 +55,25 @@ _CLOSED = object()
 _TIMEOUT = object()
 
 
+class _Flag:
+    """Set by a guard timer that fired, so the failure it caused is told apart from any other."""
+
+    __slots__ = ("set",)
+
+    def __init__(self) -> None:
+        self.set = False
+
+
+def _cancel_blocked(call: grpc.aio.StreamStreamCall, flag: _Flag) -> None:
+    flag.set = True
+    call.cancel()
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 @dataclass(frozen=True, slots=True)
 class BotIdentity:
     """What a bot said about itself in the handshake."""
@@ -202,6 +221,10 @@ class RemotePlayer(Player):
         self._unsolicited = 0
         self._read_late = False  # the open decision's reply was found only by draining the transport
         self._timer_late_ms = 0.0  # how late the loop ran the open decision's deadline
+        # The open decision's reply future, call and deadline (``time.monotonic()``), for the seat's timer.
+        self._deadline: tuple[asyncio.Future[object], grpc.aio.StreamStreamCall, float] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
 
     @property
     def connection(self) -> BotConnection:
@@ -265,7 +288,7 @@ class RemotePlayer(Player):
         self._reader = asyncio.create_task(self._read(self._call))
         start = pb.GameStart(
             game_id=info.game_id,
-            config=convert.config_to_pb(info.config),
+            config=convert.cached_config_pb(info.config),
             seat=info.seat,
             seats=[pb.SeatInfo(seat=i, name=n) for i, n in enumerate(info.seat_names)],
             decision_time_ms=info.decision_time_ms,
@@ -327,21 +350,37 @@ class RemotePlayer(Player):
         call = self._call
         if call is None or self._failure is not None:
             raise self._failure or StreamClosed(f"{self.name}: no open stream")
+        # The bound is a timer that cancels the call, not ``asyncio.wait_for`` (a task per write: a share
+        # of a stream's cost worth measuring, paid twice per seat per game).
+        blocked = _Flag()
+        guard = asyncio.get_running_loop().call_later(WRITE_TIMEOUT_S, _cancel_blocked, call, blocked)
         try:
-            await asyncio.wait_for(call.write(message), WRITE_TIMEOUT_S)
-        except TimeoutError:
-            self._fail(
-                BotTimeout(f"{self.name} stopped reading its stream (write blocked {WRITE_TIMEOUT_S}s)")
-            )
-            call.cancel()
-            raise self._failure from None  # type: ignore[misc]
-        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as exc:
-            if isinstance(exc, grpc.aio.AioRpcError):
+            await call.write(message)
+        except (
+            grpc.aio.AioRpcError,
+            asyncio.InvalidStateError,
+            grpc.aio.UsageError,
+            asyncio.CancelledError,
+        ) as exc:
+            if blocked.set:
+                self._fail(
+                    BotTimeout(f"{self.name} stopped reading its stream (write blocked {WRITE_TIMEOUT_S}s)")
+                )
+            elif isinstance(exc, asyncio.CancelledError):
+                raise
+            elif isinstance(exc, grpc.aio.AioRpcError):
                 self._fail(error_from_status(exc, f"stream of {self.name}"))
             else:
                 await asyncio.sleep(0)  # let the reader record why the stream ended
                 self._fail(StreamClosed(f"stream of {self.name} is closed: {exc!r}"))
             raise self._failure from None  # type: ignore[misc]
+        finally:
+            guard.cancel()
+        if blocked.set:  # the write went through as the guard cancelled the call: the stream is gone
+            self._fail(
+                BotTimeout(f"{self.name} stopped reading its stream (write blocked {WRITE_TIMEOUT_S}s)")
+            )
+            raise self._failure  # type: ignore[misc]
 
     def queue_events(self, events: Sequence[Event]) -> None:
         self._pending.extend([convert.event_bytes(e) for e in events])
@@ -374,13 +413,16 @@ class RemotePlayer(Player):
         loop = asyncio.get_running_loop()
         reply: asyncio.Future[object] = loop.create_future()
         self._waiter = (decision_id, reply)
-        # One timer for the whole decision (cheaper than wait_for, which makes a task per call). It also
-        # covers a write that blocks because the bot stopped reading: expiring cancels the call.
+        # The deadline covers the whole decision, a write that blocks because the bot stopped reading
+        # included (expiring cancels the call). It is checked by one timer per seat that outlives the
+        # decisions (``_arm``): a decision answered in time leaves it armed, so most decisions create and
+        # cancel no timer at all.
         limit_s = (timing.time_ms + timing.bank_ms) / 1000
         sent = time.monotonic()
         self._read_late = False
         self._timer_late_ms = 0.0
-        timer = loop.call_later(limit_s, self._expire, reply, call, sent + limit_s)
+        self._deadline = (reply, call, sent + limit_s)
+        self._arm(loop, sent + limit_s)
         try:
             try:
                 self._write_pending = True
@@ -407,7 +449,7 @@ class RemotePlayer(Player):
                 raise self._failure from None  # type: ignore[misc]
             message = await reply
         finally:
-            timer.cancel()
+            self._deadline = None
             self._waiter = None
             self._write_pending = False
             self._last_id = max(self._last_id, decision_id)
@@ -437,6 +479,31 @@ class RemotePlayer(Player):
             raise MalformedAction(f"{self.name} sent a malformed action: {exc}") from None
         elapsed_ms = (time.monotonic() - sent) * 1000
         return Reply(action, elapsed_ms, max(0.0, elapsed_ms - timing.time_ms))
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        """Make sure the seat's timer fires no later than ``deadline`` (a ``time.monotonic()`` value).
+
+        A timer armed for a later time is moved; one armed for an earlier time (an earlier decision's
+        deadline) is kept: when it fires, ``_on_timer`` re-arms it for the open decision's deadline.
+        """
+        timer = self._timer
+        if timer is not None:
+            if self._timer_at <= deadline:
+                return
+            timer.cancel()
+        self._timer_at = deadline
+        self._timer = loop.call_at(loop.time() + (deadline - time.monotonic()), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        deadline = self._deadline
+        if deadline is None or deadline[0].done():
+            return  # no decision open: the timer is armed again by the next one
+        reply, call, at = deadline
+        if time.monotonic() < at:
+            self._arm(asyncio.get_running_loop(), at)  # armed for an earlier decision: wait for this one
+            return
+        self._expire(reply, call, at)
 
     def _expire(
         self, reply: asyncio.Future[object], call: grpc.aio.StreamStreamCall, deadline: float
@@ -489,15 +556,41 @@ class RemotePlayer(Player):
             termination=final.termination,
             forfeited=final.forfeited,
         )
+        call, reader = self._call, self._reader
+        loop = asyncio.get_running_loop()
+        blocked = _Flag()
         try:
             await self._write(self._with_pending(pb.ArenaMessage(game_over=over)))
-            await asyncio.wait_for(self._call.done_writing(), WRITE_TIMEOUT_S)
-            if self._reader is not None:
-                await asyncio.wait_for(asyncio.shield(self._reader), 0.5)
-        except (BotError, TimeoutError, grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
-            pass  # the game is over; a bot that fumbles the goodbye loses nothing
+            guard = loop.call_later(WRITE_TIMEOUT_S, _cancel_blocked, call, blocked)
+            try:
+                await call.done_writing()
+            finally:
+                guard.cancel()
+            if reader is not None and not reader.done():
+                # Let the bot end the stream (it has then read GameOver) for up to 0.5 s: a future and a
+                # timer, cheaper than ``wait_for(shield(reader))`` (a task and a future per seat per game).
+                ended: asyncio.Future[None] = loop.create_future()
+                reader.add_done_callback(lambda _: _settle(ended))
+                guard = loop.call_later(0.5, _settle, ended)
+                try:
+                    await ended
+                finally:
+                    guard.cancel()
+        except (
+            BotError,
+            grpc.aio.AioRpcError,
+            asyncio.InvalidStateError,
+            grpc.aio.UsageError,
+            asyncio.CancelledError,
+        ) as exc:
+            if isinstance(exc, asyncio.CancelledError) and not blocked.set:
+                raise
+            # the game is over; a bot that fumbles the goodbye loses nothing
 
     async def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         await self._drop_call()
         held, self._held = self._held, None
         if held is not None:

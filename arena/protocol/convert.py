@@ -119,6 +119,12 @@ def _config_pb(config: GameConfig) -> pb.GameConfig:
     return config_to_pb(config)
 
 
+def cached_config_pb(config: GameConfig) -> pb.GameConfig:
+    """``config_to_pb``, built once per configuration (every stream of a game starts with it); read-only:
+    copy it into the message that carries it."""
+    return _config_pb(config)
+
+
 def config_to_pb(config: GameConfig) -> pb.GameConfig:
     data = config.to_dict()
     data.pop("variant")
@@ -365,8 +371,9 @@ def decision_request(view: View, decision_id: int, time_ms: int, time_bank_ms: i
 # request: the config, the hand's history so far, the completed tricks. ``RequestEncoder`` writes it as wire
 # bytes from parts it encoded once, relying on two rules of the protobuf encoding: fields may come in any
 # order, and the concatenated encodings of a repeated field's elements encode the whole list. Every part is
-# encoded by the generated code (a message holding only that part); the only bytes written here are the
-# two length-delimited wrappers, whose tags come from the descriptors. ``decision_request`` stays the
+# encoded by the generated code (a message holding only that part, down to single fields of the view, kept
+# in tables by value); the only bytes written here are the three length-delimited wrappers (the request,
+# its view, the current trick), whose tags come from the descriptors. ``decision_request`` stays the
 # reference: a test checks that the bytes parse to exactly the message it builds.
 
 
@@ -476,19 +483,11 @@ class RequestEncoder:
             self._tricks_part += b"".join([_trick_bytes(t) for t in tricks[self._tricks_count :]])
             self._tricks_count = len(tricks)
 
-        head = pb.View()
-        _fill_view_rest(head, view)
-        view_part = b"".join(
-            (self._config_part, head.SerializeToString(), self._history_part, self._tricks_part)
-        )
+        view_part = b"".join((self._config_part, _view_head(view), self._history_part, self._tricks_part))
         body = b"".join(
             (
-                pb.DecisionRequest(
-                    decision_id=decision_id,
-                    kind=_PHASE[view.phase],
-                    time_ms=time_ms,
-                    time_bank_ms=time_bank_ms,
-                ).SerializeToString(),
+                _decision_id_bytes(decision_id),
+                _request_rest_bytes(_PHASE[view.phase], time_ms, time_bank_ms),
                 *[_legal_bytes(a) for a in view.legal_actions],
                 _VIEW_TAG,
                 _length_prefix(len(view_part)),
@@ -496,6 +495,114 @@ class RequestEncoder:
             )
         )
         return b"".join((*events, _REQUEST_TAG, _length_prefix(len(body)), body))
+
+
+# The rest of a view (``_fill_view_rest``) from the encodings of its single fields, each made once by the
+# generated code (a ``View`` holding only that field, with that value) and kept in a table indexed by the
+# value: a lookup per field instead of setting it on a message and serializing. Seats, hand numbers and
+# cards are small integers, so the tables are small; anything past them is encoded on the spot.
+
+
+def _one(**field: object) -> bytes:
+    return pb.View(**field).SerializeToString()  # type: ignore[arg-type]
+
+
+_TABLE = 64
+_SEAT_F = tuple(_one(seat=v) for v in range(_TABLE))
+_HAND_INDEX_F = tuple(_one(hand_index=v) for v in range(_TABLE))
+_DEALER_F = tuple(_one(dealer=v) for v in range(_TABLE))
+_TO_ACT_F = tuple(_one(to_act=v) for v in range(_TABLE))
+_MAKER_F = tuple(_one(maker=v) for v in range(_TABLE))
+_PARTNER_F = tuple(_one(partner=v) for v in range(_TABLE))
+_SITTING_OUT_F = tuple(_one(sitting_out=v) for v in range(_TABLE))
+_HAND_F = tuple(_one(hand=[t]) for t in _TEXT_BY_ID)  # one element of the repeated field
+_UP_CARD_F = tuple(_one(up_card=t) for t in _TEXT_BY_ID)
+_EXPOSED_F = tuple(_one(exposed_card=t) for t in _TEXT_BY_ID)
+_CALLED_F = tuple(_one(called_card=t) for t in _TEXT_BY_ID)
+_DISCARD_F = tuple(_one(discard=t) for t in _TEXT_BY_ID)
+_FATE_F = {fate: _one(up_card_fate=_FATE[fate]) for fate in UpCardFate}
+_TRUMP_F = {t: _one(trump=trump_to_pb(t)) for t in (None, *Trump)}
+_PROPOSED_F = {t: _one(proposed_trump=trump_to_pb(t)) for t in (None, *Trump)}
+_ALONE_F = (_one(alone=False), _one(alone=True))
+_HAND_HIDDEN_F = _one(hand_hidden=True)
+_CURRENT_TRICK_TAG = _length_delimited_tag(pb.View, "current_trick")
+_LEADER_F = tuple(pb.Trick(leader=v).SerializeToString() for v in range(_TABLE))
+_TRICK_PLAY_F = tuple(  # (seat, card id) -> one element of Trick.plays
+    tuple(pb.Trick(plays=[pb.CardPlay(seat=s, card=t)]).SerializeToString() for t in _TEXT_BY_ID)
+    for s in range(_TABLE)
+)
+
+
+@lru_cache(maxsize=4096)
+def _ints_f(field: str, values: tuple[int, ...]) -> bytes:
+    """A repeated integer field (scores, tricks won, teammates): a few distinct values per hand."""
+    return _one(**{field: values})
+
+
+def _small(table: tuple[bytes, ...], field: str, value: int) -> bytes:
+    return table[value] if value < _TABLE else _one(**{field: value})
+
+
+def _view_head(view: View) -> bytes:
+    """The wire bytes of ``_fill_view_rest(pb.View(), view)`` (a test compares the two on whole games)."""
+    parts = [
+        _small(_SEAT_F, "seat", view.seat),
+        _small(_HAND_INDEX_F, "hand_index", view.hand_index),
+        _small(_DEALER_F, "dealer", view.dealer),
+        _small(_TO_ACT_F, "to_act", max(view.to_act, 0)),
+        _ints_f("scores", view.scores),
+        _ints_f("scores_before", view.scores_before),
+        _UP_CARD_F[view.up_card.id],
+        _FATE_F[view.up_card_fate],
+        _PROPOSED_F[view.proposed_trump],
+        _TRUMP_F[view.trump],
+        _ALONE_F[view.alone],
+        _ints_f("tricks_won", view.tricks_won),
+        _ints_f("teammates", view.teammates),
+    ]
+    if view.hand is None:
+        parts.append(_HAND_HIDDEN_F)
+    else:
+        parts += [_HAND_F[c.id] for c in view.hand]
+    if view.exposed_card is not None:
+        parts.append(_EXPOSED_F[view.exposed_card.id])
+    if view.called_card is not None:
+        parts.append(_CALLED_F[view.called_card.id])
+    if view.discard is not None:
+        parts.append(_DISCARD_F[view.discard.id])
+    if view.maker is not None:
+        parts.append(_small(_MAKER_F, "maker", view.maker))
+    if view.partner is not None:
+        parts.append(_small(_PARTNER_F, "partner", view.partner))
+    if view.sitting_out is not None:
+        parts.append(_small(_SITTING_OUT_F, "sitting_out", view.sitting_out))
+    trick = view.current_trick
+    if trick is not None:
+        if trick.winner is not None or trick.leader >= _TABLE or any(p.seat >= _TABLE for p in trick.plays):
+            inner = _trick_to_pb(trick).SerializeToString()  # not seen in a current trick; kept exact
+        else:
+            inner = b"".join(
+                (_LEADER_F[trick.leader], *[_TRICK_PLAY_F[p.seat][p.card.id] for p in trick.plays])
+            )
+        parts += (_CURRENT_TRICK_TAG, _length_prefix(len(inner)), inner)
+    return b"".join(parts)
+
+
+_DECISION_ID_F = tuple(pb.DecisionRequest(decision_id=v).SerializeToString() for v in range(1024))
+
+
+def _decision_id_bytes(decision_id: int) -> bytes:
+    if decision_id < len(_DECISION_ID_F):
+        return _DECISION_ID_F[decision_id]
+    return pb.DecisionRequest(decision_id=decision_id).SerializeToString()
+
+
+@lru_cache(maxsize=1024)
+def _request_rest_bytes(kind: int, time_ms: int, time_bank_ms: int) -> bytes:
+    """The request's own fields but the id: the same for most decisions of a game."""
+    return pb.DecisionRequest(
+        kind=cast("pb.DecisionKind", kind), time_ms=time_ms, time_bank_ms=time_bank_ms
+    ).SerializeToString()
 
 
 def view_from_request(request: pb.DecisionRequest) -> View:
