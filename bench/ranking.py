@@ -3,7 +3,8 @@ stated confidence is true, and whether ``arena match``'s SPRT keeps its error ra
 
 Usage::
 
-    python bench/ranking.py [--events E] [--games G] [--step S] [--matches M] [--workers W]
+    python bench/ranking.py [--events E] [--games G] [--step S] [--matches M] [--workers W] [--save F]
+    python bench/ranking.py --load F     # the statistics again on the games a --save stored
 
 The ladder: six in-process rules bots that play a uniformly random legal action with probability
 ε = 0, 0.2, ..., 1.0 (sample_bots/noisy.py), call-ace with 5 players, so six entrants share one table of
