@@ -71,7 +71,7 @@ def child(kind: str, executor: str, games: int, output: str) -> None:
         "name": "scale",
         "seed": 3,
         "rounds": games,
-        "concurrency": 8,
+        "concurrency": int(os.environ.get("SCALE_CONCURRENCY", "8")),
         "output": output,
         "game": {"variant": "five-handed"},
         "entrant": [{"name": f"b{i}", **KINDS[kind]} for i in range(5)],
@@ -142,13 +142,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="runs per row; the best games/s is shown")
     parser.add_argument("--executors", default="local,dask-1,dask-2", help="comma-separated")
     parser.add_argument("--kinds", default="in-process,launched", help="comma-separated")
+    parser.add_argument("--concurrency", type=int, default=8, help="games in flight, whatever the executor")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    os.environ["SCALE_CONCURRENCY"] = str(args.concurrency)
     if args.child:
         child(args.child[0], args.child[1], int(args.child[2]), args.child[3])
         return
     print(f"Python {platform.python_version()} on {platform.platform()}, {os.cpu_count()} CPUs")
-    print("five-handed, 5 sample random bots, concurrency 8, Dask local clusters on this machine")
+    print(f"five-handed, 5 sample random bots, concurrency {args.concurrency}, Dask local clusters here")
     print("games/s in steady state (first to last finished game, best of the repeats); total = with")
     print("start-up; CPU ms per game in each kind of process over the last nine tenths of the games")
     head = ("code", "bots", "executor", "games", "games/s", "speed-up", "total", "cond", "sched", "worker")
