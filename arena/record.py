@@ -16,7 +16,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from arena.errors import FaultKind
 from arena.faults import Fault
 from arena.latency import histogram
 from arena.store import SeatStats
@@ -35,10 +34,6 @@ class GameRecord:
     latency: tuple[tuple[int, int, str], ...]  # (seat, answered decisions, histogram as JSON text)
     forfeited: tuple[int, ...]
     decisions: int
-
-    @property
-    def harness_faults(self) -> int:
-        return sum(1 for f in self.faults if f.kind is FaultKind.HARNESS)
 
 
 def seat_stats(result: TableResult) -> list[SeatStats]:

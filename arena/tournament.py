@@ -26,6 +26,7 @@ from arena.entrants import (  # EntrantRuntime and AutopilotPlayer lived here; i
     EntrantRuntime,
     StartProgress,
 )
+from arena.errors import FaultKind
 from arena.players.remote import BotIdentity
 from arena.ranking import Confidence
 from arena.rating import Standing
@@ -293,7 +294,7 @@ class OverloadWatch:
     def add(self, result: GameRecord) -> str | None:
         """Count one finished game; the warning the first time the threshold is crossed, else None."""
         self.decisions += result.decisions
-        self.late += result.harness_faults
+        self.late += sum(1 for f in result.faults if f.kind is FaultKind.HARNESS)
         if self.warned or self.late < self.min_faults or self.late <= self.share * self.decisions:
             return None
         self.warned = True
