@@ -2,8 +2,13 @@
 
 The same five-handed event played by the local executor and by Dask with 1 and 2 local workers, once with
 in-process bots (the engine and referee are the work) and once with launched trivial bots (the protocol is
-the work), in one run. Prints games/s, the speed-up over the local executor, and the conductor's own CPU
-time per decision (the part that does not scale out). Each measurement runs in a fresh child process.
+the work), in one run. Prints games/s, the speed-up over the local executor, and the CPU time per game of
+each kind of process: the conductor (the part that does not scale out; with a local cluster it also hosts
+Dask's scheduler and nannies), the Dask workers, and the bots (launchers, sandboxes, interpreters), with the
+conductor's CPU per decision. CPU time, unlike games/s, stays readable on a shared machine; on n cores the
+Dask executor's games/s is at most n / (all processes' CPU per game) (docs/scale-out.md). Each measurement
+runs in a fresh child process; ``--baseline DIR`` measures another checkout (with its own .venv) row by
+row, alternately with this one.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ def role(proc: Any, me: int) -> str:
 
 def cpu_by_role() -> dict[int, tuple[str, float]]:
     """CPU seconds (user + system) so far of this process and every process under it, by pid."""
-    import psutil
+    import psutil  # type: ignore[import-untyped]  # installed with distributed
 
     me = psutil.Process()
     seen: dict[int, tuple[str, float]] = {}
@@ -153,9 +158,9 @@ def main() -> None:
     print(f"five-handed, 5 sample random bots, concurrency {args.concurrency}, Dask local clusters here")
     print("games/s in steady state (first to last finished game, best of the repeats); total = with")
     print("start-up; CPU ms per game in each kind of process over the last nine tenths of the games")
-    head = ("code", "bots", "executor", "games", "games/s", "speed-up", "total", "cond", "sched", "worker")
-    widths = (9, 11, 9, 6, 9, 9, 7, 7, 7, 7)
-    print("".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)) + "   bots  all (ms/game)")
+    head = ("code", "bots", "executor", "games", "games/s", "speed-up", "total", "cond/dec", "cond", "worker")
+    widths = (9, 11, 9, 6, 9, 9, 7, 9, 7, 7)
+    print("".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)) + "   bots    all (ms/game)")
     checkouts: list[tuple[str, Path | None]] = [("this", None)]
     if args.baseline is not None:
         checkouts.insert(0, ("baseline", args.baseline.resolve()))
@@ -175,10 +180,13 @@ def main() -> None:
                 base.setdefault(label, rate)
                 total = r["games"] / r["seconds"]
                 ms = {k: 1e3 * v for k, v in r["roles"].items()}
-                cells = [ms.get(k, 0.0) for k in ("conductor", "scheduler", "worker", "bots")]
+                cells = [ms.get(k, 0.0) for k in ("conductor", "worker", "bots")]
+                per_decision = 1e3 * ms.get("conductor", 0.0) * r["games"] / max(1, r["decisions"])
                 print(
                     f"{label:>9}{kind:>11}{executor:>9}{r['games']:>6}{rate:>9.1f}{rate / base[label]:>8.2f}x"
-                    f"{total:>7.1f}" + "".join(f"{c:>7.2f}" for c in cells) + f"{sum(ms.values()):>7.2f}"
+                    f"{total:>7.1f}{per_decision:>6.0f} us"
+                    + "".join(f"{c:>7.2f}" for c in cells)
+                    + f"{sum(ms.values()):>7.2f}"
                 )
 
 
