@@ -35,9 +35,10 @@ from arena.players.endpoint import RestartingEndpoint
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
+from arena.record import GameRecord, record_of
 from arena.sandbox import SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_directory
-from arena.table import TableResult, TableSpec, play_table
+from arena.table import TableSpec, play_table
 
 STARTING_AT_ONCE = max(2, 2 * (os.cpu_count() or 1))
 """How many launched bots may be starting at the same time (each one's start is mostly CPU)."""
@@ -280,14 +281,15 @@ class EntrantRuntime:
             return InProcessPlayer(self.classes[name], name)
         return RemotePlayer(self.endpoints[name], name)
 
-    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> TableResult:
+    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord:
         """Play one scheduled game here, on this process's event loop: the executor seam's one call.
 
         ``public_seed`` (the schedule's, not the secret deal seed) seeds the autopilot of disqualified
-        seats, so that their play is the same whoever runs the table.
+        seats, so that their play is the same whoever runs the table. The game comes back as the store
+        will keep it, made here (``arena.record``: on a Dask worker, not on the conductor).
         """
         players = [self.player(name, name in disqualified, public_seed) for name in spec.seat_names]
-        return await play_table(spec, players)
+        return record_of(await play_table(spec, players))
 
     async def stop(self) -> None:
         for task in self._retries.values():

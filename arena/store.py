@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ConfigError
 from arena.faults import Fault
@@ -35,6 +35,9 @@ from arena.latency import histogram, merge
 from arena.outdir import DIR_MODE, create_private
 from arena.rating import HistoryRow, RatedGame
 from arena.schedule import ScheduledGame
+
+if TYPE_CHECKING:  # arena.record builds on SeatStats, below
+    from arena.record import GameRecord
 
 FORMAT = "euchre-arena/results/v1"
 DB_NAME = "event.sqlite"
@@ -350,6 +353,32 @@ class Store:
     ) -> None:
         """Store a finished game with its seats, hand records and faults, atomically; ``latencies_ms`` (per
         seat, the answered decisions' times) is kept as a histogram per seat (``arena.latency``)."""
+        texts = [(h["hand_index"], json.dumps(h, separators=(",", ":"))) for h in hands]
+        latency = [
+            (seat, len(times), json.dumps(histogram(times))) for seat, times in enumerate(latencies_ms)
+        ]
+        self.save_encoded(game, result, seats, texts, faults, rated, excluded, [x for x in latency if x[1]])
+
+    def save_record(
+        self, game: ScheduledGame, record: GameRecord, rated: bool, excluded: Sequence[str]
+    ) -> None:
+        """Store a game made into its record where it was played (``arena.record``), atomically."""
+        self.save_encoded(
+            game, record.result, record.seats, record.hands, record.faults, rated, excluded, record.latency
+        )
+
+    def save_encoded(
+        self,
+        game: ScheduledGame,
+        result: dict[str, Any],
+        seats: Sequence[SeatStats],
+        hands: Sequence[tuple[int, str]],
+        faults: Sequence[Fault],
+        rated: bool,
+        excluded: Sequence[str],
+        latency: Sequence[tuple[int, int, str]],
+    ) -> None:
+        """Store a game whose hands are JSON text already; latencies as (seat, decisions, histogram JSON)."""
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -387,8 +416,7 @@ class Store:
                 ],
             )
             db.executemany(
-                "INSERT INTO hands VALUES (?, ?, ?)",
-                [(game.game_id, h["hand_index"], json.dumps(h, separators=(",", ":"))) for h in hands],
+                "INSERT INTO hands VALUES (?, ?, ?)", [(game.game_id, index, text) for index, text in hands]
             )
             db.executemany(
                 "INSERT INTO faults (game_id, entrant, seat, hand_index, decision_id, kind, detail, "
@@ -410,11 +438,7 @@ class Store:
             )
             db.executemany(
                 "INSERT OR REPLACE INTO latency VALUES (?, ?, ?, ?, ?)",  # a game replayed replaces its times
-                [
-                    (game.game_id, seat, seats[seat].entrant, len(times), json.dumps(histogram(times)))
-                    for seat, times in enumerate(latencies_ms)
-                    if times
-                ],
+                [(game.game_id, seat, seats[seat].entrant, count, hist) for seat, count, hist in latency],
             )
 
     def disqualify(self, entrant: str, after_game: str, reason: str) -> None:
@@ -652,9 +676,7 @@ def _check_file(path: Path) -> None:
     pages = int.from_bytes(header[28:32], "big")
     header_valid = header[24:28] == header[92:96]  # the page count is current (SQLite's own rule)
     if header_valid and pages and size < pages * page_size:
-        raise ConfigError(
-            f"{str(path)!r} is truncated ({size} bytes; its header says {pages * page_size})"
-        )
+        raise ConfigError(f"{str(path)!r} is truncated ({size} bytes; its header says {pages * page_size})")
 
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:

@@ -30,12 +30,13 @@ from arena.errors import FaultKind
 from arena.players.remote import BotIdentity
 from arena.ranking import Confidence
 from arena.rating import Standing
+from arena.record import GameRecord, seat_stats
 from arena.schedule import ScheduledGame, make_schedule
 from arena.standings import Board, compute_board
-from arena.store import SeatStats, Store
-from arena.table import TableResult, TableSpec
+from arena.store import Store
+from arena.table import TableSpec
 
-__all__ = ["AutopilotPlayer", "EntrantRuntime", "EventSummary", "Runtime", "run_event"]
+__all__ = ["AutopilotPlayer", "EntrantRuntime", "EventSummary", "Runtime", "run_event", "seat_stats"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,32 +50,7 @@ class EventSummary:
     stopped: str = ""  # with --until-settled: "settled" or "budget"
 
 
-ProgressHook = Callable[[ScheduledGame, TableResult], None]
-
-
-def seat_stats(result: TableResult) -> list[SeatStats]:
-    n = len(result.spec.seat_names)
-    makers = [0] * n
-    made = [0] * n
-    for hand in result.hands:
-        maker = hand["maker"]
-        if maker is not None:
-            makers[maker] += 1
-            made[maker] += hand["outcome"] in ("made", "march")
-    # Only faults charged to the bot: a harness fault is the arena's own lateness (docs/protocol.md).
-    faults = [sum(1 for f in result.faults if f.seat == s and f.counts) for s in range(n)]
-    return [
-        SeatStats(
-            result.spec.seat_names[s],
-            result.scores[s],
-            result.ranks[s],
-            s in result.forfeited,
-            makers[s],
-            made[s],
-            faults[s],
-        )
-        for s in range(n)
-    ]
+ProgressHook = Callable[[ScheduledGame, GameRecord], None]
 
 
 def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
@@ -285,7 +261,7 @@ class Runtime(Protocol):
 
     def notices(self) -> list[str]: ...
 
-    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> TableResult: ...
+    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord: ...
 
     async def stop(self) -> None: ...
 
@@ -315,7 +291,7 @@ class OverloadWatch:
         self.late = 0
         self.warned = False
 
-    def add(self, result: TableResult) -> str | None:
+    def add(self, result: GameRecord) -> str | None:
         """Count one finished game; the warning the first time the threshold is crossed, else None."""
         self.decisions += result.decisions
         self.late += sum(1 for f in result.faults if f.kind is FaultKind.HARNESS)
@@ -365,9 +341,7 @@ async def _play_all(
             spec = TableSpec(game.game_id, config.game, deal_seed(key, game.seed), game.seats, policy)
             result = await runtime.play(spec, frozenset(absent), game.seed)
             rated = not (policy.forfeit_result == "void" and result.forfeited)
-            data = result.to_dict() | {"wall_s": result.wall_s}
-            stats, latencies = seat_stats(result), result.latencies_ms
-            store.save_game(game, data, stats, result.hands, result.faults, rated, excluded, latencies)
+            store.save_record(game, result, rated, excluded)
             for seat, name in enumerate(game.seats):
                 count = totals.setdefault(name, [0, 0])
                 count[0] += 1
