@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.config import parse_config
 from arena.errors import ConfigError
-from arena.ranking import collect, confidence, pair_probability, scores
+from arena.ranking import collect, confidence, effective_sharpen, pair_probability, scores
 from arena.rating import RatedGame
 from arena.standings import compute_board
 from arena.store import Store
@@ -100,6 +100,13 @@ def test_whole_order_is_joint_over_the_replicates_not_the_product_of_the_pairs()
     assert 0.7 < p1 < 0.999 and 0.7 < p2 < 0.999  # both pairs in doubt, so the two figures differ
     assert conf.whole == pytest.approx(p1 + p2 - 1, abs=0.03)
     assert conf.whole < p1 * p2 - 0.01
+
+
+def test_the_sharpening_ramps_up_over_the_first_fifty_games() -> None:
+    assert effective_sharpen(1.75, 0) == 1.0
+    assert effective_sharpen(1.75, 25) == pytest.approx(1.375)
+    assert effective_sharpen(1.75, 50) == effective_sharpen(1.75, 5000) == 1.75
+    assert effective_sharpen(1.0, 10) == 1.0  # the plain bootstrap stays plain
 
 
 def test_pair_probability_is_the_normal_cdf_of_the_sharpened_gap_over_its_sd() -> None:
