@@ -39,6 +39,7 @@ from arena.engine.events import Event
 from arena.engine.views import View
 from arena.gameinfo import GameInfo, GameResult
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert, reflection
+from arena.protocol.lazyview import LazyViewDecoder
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 
@@ -140,7 +141,7 @@ class PlayerServicer(pb_grpc.PlayerServicer):
         self, request_iterator: AsyncIterator[pb.ArenaMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.BotMessage]:
         bot = self.bot_class()
-        decoder = convert.ViewDecoder()
+        decoder = LazyViewDecoder()
         wants_events = type(bot).on_event is not Bot.on_event  # decoding events costs; skip it if unused
         async_act = inspect.iscoroutinefunction(bot.act)
         async for message in request_iterator:

@@ -51,6 +51,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
@@ -64,6 +65,7 @@ from arena.gameinfo import GameInfo
 from arena.players.base import DecisionTiming
 from arena.players.remote import MAX_REPLY_BYTES, BotConnection, RemotePlayer
 from arena.protocol import SERVICE_NAME, convert
+from arena.protocol.lazyview import LazyViewDecoder
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 from arena.table import TableSpec, play_table
@@ -454,31 +456,40 @@ async def table_figures(
         await connection.close()
 
 
-def conversion_costs(items: list[Item], repeats: int = 5) -> tuple[float, float]:
-    """Microseconds per decision, outside gRPC, of the two conversions every decision needs: the arena
-    encoding the request (``RequestEncoder``, with the queued events) and the SDK decoding it into a
-    ``View`` (``ViewDecoder``). Items come seat by seat and game by game, so both reuse their parts as they
-    do on a real stream; the best of ``repeats`` passes (the caches warm) is kept."""
+def conversion_costs(items: list[Item], repeats: int = 5) -> dict[str, float]:
+    """Microseconds per decision, outside gRPC, of the conversions every decision needs: the arena
+    encoding the request (``RequestEncoder``, with the queued events) and the SDK decoding it: eagerly into
+    a ``View`` (``convert.ViewDecoder``, the reference), lazily as the SDK does (``LazyViewDecoder``) with
+    the first legal action read (what the bench's bots read), and lazily with every field read. Items come
+    seat by seat and game by game, so all reuse their parts as they do on a real stream; the best of
+    ``repeats`` passes (the caches warm) is kept."""
     raw = [request_bytes(item, 1 + i) for i, item in enumerate(items)]
     messages = [pb.ArenaMessage.FromString(r).decision_request for r in raw]
-    best_encode = best_decode = float("inf")
+    decoders: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]] = {
+        "decode eager": (convert.ViewDecoder, lambda view: view),
+        "decode lazy, legal_actions read": (LazyViewDecoder, lambda view: view.legal_actions[0]),
+        "decode lazy, every field read": (LazyViewDecoder, lambda view: view.materialize()),
+    }
+    best = dict.fromkeys(["encode", *decoders], float("inf"))
     for _ in range(repeats):
-        encoder, decoder = convert.RequestEncoder(), convert.ViewDecoder()
+        encoder = convert.RequestEncoder()
         seat = -1
         started = time.perf_counter()
         for i, item in enumerate(items):
             if item.view.seat != seat:
                 encoder, seat = convert.RequestEncoder(), item.view.seat
             encoder.encode(item.view, 1 + i, DECISION_MS, 0, [convert.event_bytes(e) for e in item.events])
-        best_encode = min(best_encode, time.perf_counter() - started)
-        seat = -1
-        started = time.perf_counter()
-        for message in messages:
-            if message.view.seat != seat:
-                decoder, seat = convert.ViewDecoder(), message.view.seat
-            decoder.decode(message)
-        best_decode = min(best_decode, time.perf_counter() - started)
-    return best_encode / len(items) * 1e6, best_decode / len(items) * 1e6
+        best["encode"] = min(best["encode"], time.perf_counter() - started)
+        for name, (make, read) in decoders.items():
+            seat = -1
+            decoder = make()
+            started = time.perf_counter()
+            for message in messages:
+                if message.view.seat != seat:
+                    decoder, seat = make(), message.view.seat
+                read(decoder.decode(message))
+            best[name] = min(best[name], time.perf_counter() - started)
+    return {name: seconds / len(items) * 1e6 for name, seconds in best.items()}
 
 
 # ---------------------------------------------------------------------------------------------- main
@@ -653,10 +664,10 @@ def main(argv: list[str] | None = None) -> None:
             f"{1e6 / sdk.rate - 1e6 / floor.rate:.0f} us of latency, "
             f"{sdk_cpu.cpu_us(sdk_cpu.bot_cpu_s) - floor_cpu.cpu_us(floor_cpu.bot_cpu_s):.0f} us of bot CPU"
         )
-    encode_us, decode_us = conversion_costs(items)
+    costs = conversion_costs(items)
     print(
-        f"conversions alone, outside gRPC (warm, in this process): arena encodes a request in "
-        f"{encode_us:.0f} us, the SDK decodes it into a View in {decode_us:.0f} us"
+        "conversions alone, outside gRPC (warm, in this process), us per decision: "
+        + ", ".join(f"{name} {us:.1f}" for name, us in costs.items())
     )
     ours = figures["ours: RemotePlayer.decide <-> SDK, async act"]
     print(
