@@ -40,12 +40,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib.metadata
 import multiprocessing
 import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -136,6 +138,45 @@ def _serve_bare(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> 
     asyncio.run(main())
 
 
+_CHECKOUT_BOT = """
+import asyncio, os, sys
+sys.path.insert(0, sys.argv[1])
+from arena.bot import Bot, create_server
+if sys.argv[3] != "-":
+    os.sched_setaffinity(0, {int(sys.argv[3])})
+class FirstLegal(Bot):
+    async def act(self, view):
+        return view.legal_actions[0]
+class FirstLegalSync(Bot):
+    def act(self, view):
+        return view.legal_actions[0]
+async def main():
+    server, port, _ = await create_server(FirstLegal if sys.argv[2] == "async" else FirstLegalSync)
+    print(port, flush=True)
+    await server.wait_for_termination()
+asyncio.run(main())
+"""
+
+
+class CheckoutBot:
+    """The bench's SDK bot served by another checkout's ``arena`` (``--baseline``), so that a change is
+    measured against the code before it in one run, under the same load."""
+
+    def __init__(self, root: Path, kind: str, cpu: int | None) -> None:
+        self.args = [sys.executable, "-c", _CHECKOUT_BOT, str(root), kind, "-" if cpu is None else str(cpu)]
+
+    def __enter__(self) -> CheckoutBot:
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.address = f"127.0.0.1:{int(self.proc.stdout.readline())}"
+        self.pid = self.proc.pid
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
 class ZeroWorkPlayer(pb_grpc.PlayerServicer):
     """The least a ``Player`` can do: answer every request with its first legal action, read nothing else."""
 
@@ -177,6 +218,7 @@ class BotProcess:
         self.proc.start()
         port = self.ports.get(timeout=30)
         self.address = f"127.0.0.1:{port}"
+        self.pid = self.proc.pid
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -519,6 +561,13 @@ def main(argv: list[str] | None = None) -> None:
         help="(five-handed)",
     )
     parser.add_argument("--no-tables", action="store_true", help="skip the whole-table measurement")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another checkout (e.g. `git archive main | tar -x -C /tmp/base`) whose SDK is measured too, "
+        "in the same run, as 'baseline' rows",
+    )
     can_pin = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
     parser.add_argument(
         "--pin",
@@ -568,9 +617,10 @@ def main(argv: list[str] | None = None) -> None:
         BotProcess(_serve_zero_work, bot_cpu) as floor_bot,
         BotProcess(_serve_sdk, "async", bot_cpu) as async_bot,
         BotProcess(_serve_sdk, "sync", bot_cpu) as sync_bot,
+        contextlib.ExitStack() as stack,
     ):
         k, w, s = args.streams, args.warmup, args.seconds
-        measurements: list[tuple[str, BotProcess, Callable[[], Awaitable[Figures]]]] = [
+        measurements: list[tuple[str, BotProcess | CheckoutBot, Callable[[], Awaitable[Figures]]]] = [
             (
                 f"bare grpc.aio ping-pong ({len(request)} B / {len(reply)} B raw)",
                 bare_bot,
@@ -602,6 +652,21 @@ def main(argv: list[str] | None = None) -> None:
                 lambda: floor_figures(sync_bot.address, start, prebuilt, k, w, s),
             ),
         ]
+        if args.baseline is not None:
+            for kind in ("async", "sync"):
+                old = stack.enter_context(CheckoutBot(args.baseline, kind, bot_cpu))
+                measurements += [
+                    (
+                        f"baseline: ours, {kind} act",
+                        old,
+                        lambda old=old: decide_figures(old.address, config, items, opening, k, w, s),  # type: ignore[misc]
+                    ),
+                    (
+                        f"baseline: SDK alone, {kind} act",
+                        old,
+                        lambda old=old: floor_figures(old.address, start, prebuilt, k, w, s),  # type: ignore[misc]
+                    ),
+                ]
         if not args.no_tables:
             measurements.append(
                 (
@@ -616,7 +681,7 @@ def main(argv: list[str] | None = None) -> None:
         least_cpu: dict[str, Figures] = {}
         for _ in range(args.repeats):
             for label, bot, run in measurements:
-                BOT_PID = bot.proc.pid
+                BOT_PID = bot.pid
                 figures = asyncio.run(run())
                 if label not in best or figures.rate > best[label].rate:
                     best[label] = figures
