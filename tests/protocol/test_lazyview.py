@@ -82,7 +82,8 @@ def test_equality_hash_and_repr_match_the_eager_view_before_any_field_is_read(co
         decoder = LazyViewDecoder()
         for expected, request in zip(stream, wire(stream), strict=True):
             got = decoder.decode(request)
-            assert got == expected and expected == got and not (got != expected)
+            assert got == expected and expected == got
+            assert not got != expected  # noqa: SIM202 (__ne__ is what is tested)
             assert hash(decoder.decode(request)) == hash(expected)
             assert repr(decoder.decode(request)) == repr(expected)
             assert got in {expected} and expected in {got}
