@@ -154,52 +154,59 @@ class PlayerServicer(pb_grpc.PlayerServicer):
         wants_events = type(bot).on_event is not Bot.on_event  # decoding events costs; skip it if unused
         thinker = None if inspect.iscoroutinefunction(bot.act) else _Thinker.get()
         try:
-            async for reply in self._play(bot, decoder, wants_events, thinker, request_iterator, context):
-                yield reply
+            async for message in request_iterator:
+                kind = message.WhichOneof("body")
+                try:
+                    if kind == "game_start":
+                        bot.game = _game_info(message.game_start)
+                        await _maybe_await(bot.on_game_start(bot.game))
+                    if wants_events:
+                        for event in message.events:
+                            await _maybe_await(bot.on_event(convert.event_from_pb(event)))
+                    if kind == "decision_request":
+                        request = message.decision_request
+                        received = time.monotonic()
+                        bot._deadline = received + request.time_ms / 1000 * 0.9 - SAFETY_MARGIN_S
+                        view = decoder.decode(request)
+                        if thinker is None:
+                            result = await bot.act(view)  # type: ignore[misc]
+                        else:
+                            result = await thinker.call(bot.act, view)
+                            if type(result) is not Action and inspect.isawaitable(result):
+                                result = await result
+                        yield _reply(request.decision_id, result)
+                    elif kind == "game_over":
+                        await _maybe_await(bot.on_game_over(_game_result(message.game_over)))
+                except Exception as exc:  # a bug in the bot: report it to the arena, which records a fault
+                    log.exception("%s failed on %s", type(bot).__name__, kind)
+                    await context.abort(
+                        grpc.StatusCode.INTERNAL, f"{type(bot).__name__} raised {exc!r} on {kind}"
+                    )
         finally:
             if thinker is not None:
                 thinker.release()
 
-    async def _play(
-        self,
-        bot: Bot,
-        decoder: LazyViewDecoder,
-        wants_events: bool,
-        thinker: _Thinker | None,
-        request_iterator: AsyncIterator[pb.ArenaMessage],
-        context: grpc.aio.ServicerContext,
-    ) -> AsyncIterator[pb.BotMessage]:
-        async for message in request_iterator:
-            kind = message.WhichOneof("body")
-            try:
-                if kind == "game_start":
-                    bot.game = _game_info(message.game_start)
-                    await _maybe_await(bot.on_game_start(bot.game))
-                if wants_events:
-                    for event in message.events:
-                        await _maybe_await(bot.on_event(convert.event_from_pb(event)))
-                if kind == "decision_request":
-                    request = message.decision_request
-                    received = time.monotonic()
-                    bot._deadline = received + request.time_ms / 1000 * 0.9 - SAFETY_MARGIN_S
-                    view = decoder.decode(request)
-                    if thinker is None:
-                        action = to_action(await bot.act(view))  # type: ignore[misc]
-                    else:
-                        result = await thinker.call(bot.act, view)
-                        action = to_action(await result if inspect.isawaitable(result) else result)
-                    yield pb.BotMessage(
-                        decision=pb.Decision(
-                            decision_id=request.decision_id, action=convert.cached_action_pb(action)
-                        )
-                    )
-                elif kind == "game_over":
-                    await _maybe_await(bot.on_game_over(_game_result(message.game_over)))
-            except Exception as exc:  # a bug in the bot: report it to the arena, which records a fault
-                log.exception("%s failed on %s", type(bot).__name__, kind)
-                await context.abort(
-                    grpc.StatusCode.INTERNAL, f"{type(bot).__name__} raised {exc!r} on {kind}"
-                )
+
+_REPLY_ACTIONS: dict[int, tuple[Action, pb.Action]] = {}
+"""Encoded actions by the identity of the ``Action`` a bot returned (nearly always one of the view's
+``legal_actions``, which are shared objects): hashing an ``Action`` costs more than this lookup."""
+
+
+def _reply(decision_id: int, result: Action | str | int) -> pb.BotMessage:
+    """The reply carrying ``result`` (what ``act`` returned: see ``to_action``)."""
+    hit = _REPLY_ACTIONS.get(id(result))
+    if hit is None or hit[0] is not result:
+        action = to_action(result)
+        hit = (action, convert.cached_action_pb(action))
+        if type(result) is Action:  # ints and strings need the parse; the entry keeps the object alive
+            if len(_REPLY_ACTIONS) >= 1024:
+                _REPLY_ACTIONS.clear()
+            _REPLY_ACTIONS[id(result)] = hit
+    message = pb.BotMessage()
+    decision = message.decision
+    decision.decision_id = decision_id
+    decision.action.CopyFrom(hit[1])
+    return message
 
 
 class _Thinker:

@@ -102,14 +102,21 @@ def _pin(cpu: int | None) -> None:
 
 
 def _serve_sdk(kind: str, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    """``kind`` is ``async`` or ``sync``, with ``-uvloop`` to run the SDK on uvloop."""
     _pin(cpu)
 
     async def main() -> None:
-        server, port, _ = await create_server(BOTS[kind], "127.0.0.1:0")
+        server, port, _ = await create_server(BOTS[kind.removesuffix("-uvloop")], "127.0.0.1:0")
         ports.put(port)
         await server.wait_for_termination()
 
-    asyncio.run(main())
+    if kind.endswith("-uvloop"):
+        import uvloop
+
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(main())
+    else:
+        asyncio.run(main())
 
 
 def _serve_bare(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
@@ -562,6 +569,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--no-tables", action="store_true", help="skip the whole-table measurement")
     parser.add_argument(
+        "--uvloop", action="store_true", help="also measure the SDK bots running on uvloop (if installed)"
+    )
+    parser.add_argument(
         "--baseline",
         type=Path,
         default=None,
@@ -665,6 +675,21 @@ def main(argv: list[str] | None = None) -> None:
                         f"baseline: SDK alone, {kind} act",
                         old,
                         lambda old=old: floor_figures(old.address, start, prebuilt, k, w, s),  # type: ignore[misc]
+                    ),
+                ]
+        if args.uvloop:
+            for kind in ("async", "sync"):
+                uv = stack.enter_context(BotProcess(_serve_sdk, f"{kind}-uvloop", bot_cpu))
+                measurements += [
+                    (
+                        f"uvloop (bot side): ours, {kind} act",
+                        uv,
+                        lambda uv=uv: decide_figures(uv.address, config, items, opening, k, w, s),  # type: ignore[misc]
+                    ),
+                    (
+                        f"uvloop (bot side): SDK alone, {kind} act",
+                        uv,
+                        lambda uv=uv: floor_figures(uv.address, start, prebuilt, k, w, s),  # type: ignore[misc]
                     ),
                 ]
         if not args.no_tables:
