@@ -22,13 +22,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import inspect
 import logging
-import queue
 import signal
 import sys
-import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, ClassVar
@@ -36,6 +33,7 @@ from typing import Any, ClassVar
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from arena.botthreads import pool_for_running_loop
 from arena.engine.actions import ACTIONS, Action, parse_action_id
 from arena.engine.config import Variant
 from arena.engine.events import Event
@@ -50,12 +48,6 @@ log = logging.getLogger("arena.bot")
 
 SAFETY_MARGIN_S = 0.05
 """``time_left`` keeps this much (plus 10 % of the decision's time) in hand for the reply to travel."""
-
-INLINE_WAIT_S = 0.0005
-"""How long the event loop waits, blocked, for a plain ``def act`` to return before it goes back to its other
-games and lets the reply come through the loop. Most acts return well within it, and then the reply leaves
-at once, with two thread switches and no trip through the loop (about 80 us less per decision than
-``run_in_executor``); a thinking act delays the loop's other work by at most this much per decision."""
 
 
 class Bot:
@@ -152,39 +144,35 @@ class PlayerServicer(pb_grpc.PlayerServicer):
         bot = self.bot_class()
         decoder = LazyViewDecoder()
         wants_events = type(bot).on_event is not Bot.on_event  # decoding events costs; skip it if unused
-        thinker = None if inspect.iscoroutinefunction(bot.act) else _Thinker.get()
-        try:
-            async for message in request_iterator:
-                kind = message.WhichOneof("body")
-                try:
-                    if kind == "game_start":
-                        bot.game = _game_info(message.game_start)
-                        await _maybe_await(bot.on_game_start(bot.game))
-                    if wants_events:
-                        for event in message.events:
-                            await _maybe_await(bot.on_event(convert.event_from_pb(event)))
-                    if kind == "decision_request":
-                        request = message.decision_request
-                        received = time.monotonic()
-                        bot._deadline = received + request.time_ms / 1000 * 0.9 - SAFETY_MARGIN_S
-                        view = decoder.decode(request)
-                        if thinker is None:
-                            result = await bot.act(view)  # type: ignore[misc]
-                        else:
-                            result = await thinker.call(bot.act, view)
-                            if type(result) is not Action and inspect.isawaitable(result):
-                                result = await result
-                        yield _reply(request.decision_id, result)
-                    elif kind == "game_over":
-                        await _maybe_await(bot.on_game_over(_game_result(message.game_over)))
-                except Exception as exc:  # a bug in the bot: report it to the arena, which records a fault
-                    log.exception("%s failed on %s", type(bot).__name__, kind)
-                    await context.abort(
-                        grpc.StatusCode.INTERNAL, f"{type(bot).__name__} raised {exc!r} on {kind}"
-                    )
-        finally:
-            if thinker is not None:
-                thinker.release()
+        pool = None if inspect.iscoroutinefunction(bot.act) else pool_for_running_loop()
+        async for message in request_iterator:
+            kind = message.WhichOneof("body")
+            try:
+                if kind == "game_start":
+                    bot.game = _game_info(message.game_start)
+                    await _maybe_await(bot.on_game_start(bot.game))
+                if wants_events:
+                    for event in message.events:
+                        await _maybe_await(bot.on_event(convert.event_from_pb(event)))
+                if kind == "decision_request":
+                    request = message.decision_request
+                    received = time.monotonic()
+                    bot._deadline = received + request.time_ms / 1000 * 0.9 - SAFETY_MARGIN_S
+                    view = decoder.decode(request)
+                    if pool is None:
+                        result = await bot.act(view)  # type: ignore[misc]
+                    else:
+                        result = await pool.call(bot.act, view)
+                        if type(result) is not Action and inspect.isawaitable(result):
+                            result = await result
+                    yield _reply(request.decision_id, result)
+                elif kind == "game_over":
+                    await _maybe_await(bot.on_game_over(_game_result(message.game_over)))
+            except Exception as exc:  # a bug in the bot: report it to the arena, which records a fault
+                log.exception("%s failed on %s", type(bot).__name__, kind)
+                await context.abort(
+                    grpc.StatusCode.INTERNAL, f"{type(bot).__name__} raised {exc!r} on {kind}"
+                )
 
 
 _REPLY_ACTIONS: dict[int, tuple[Action, pb.Action]] = {}
@@ -207,101 +195,6 @@ def _reply(decision_id: int, result: Action | str | int) -> pb.BotMessage:
     decision.decision_id = decision_id
     decision.action.CopyFrom(hit[1])
     return message
-
-
-class _Thinker:
-    """A thread that runs one stream's plain ``def act`` calls, one at a time.
-
-    Why not ``loop.run_in_executor``: its hand-off (a concurrent future, the pool's queue, a chained asyncio
-    future, a wake-up of the loop through its self-pipe) cost about 100 us per decision, and the default
-    pool has a handful of threads, so a few thinking games queued the others' decisions behind them. Here
-    every stream has its own thread (idle ones are reused by later streams), so a thinking bot never holds
-    up another game, and the loop first waits ``INLINE_WAIT_S`` on a plain lock for the result, so a quick
-    act's reply needs no trip through the loop; only a slower act is awaited as a future.
-    """
-
-    _idle: ClassVar[list[_Thinker]] = []
-    _idle_lock: ClassVar[threading.Lock] = threading.Lock()
-    MAX_IDLE: ClassVar[int] = 64
-
-    @classmethod
-    def get(cls) -> _Thinker:
-        """An idle thinker of this event loop, or a new one."""
-        loop = asyncio.get_running_loop()
-        with cls._idle_lock:
-            for thinker in [t for t in cls._idle if t._loop.is_closed()]:  # left by an earlier loop
-                cls._idle.remove(thinker)
-                thinker._jobs.put(None)
-            for i, thinker in enumerate(cls._idle):
-                if thinker._loop is loop:
-                    return cls._idle.pop(i)
-        return cls(loop)
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._jobs: queue.SimpleQueue[tuple[Callable[[View], Any], View] | None] = queue.SimpleQueue()
-        self._lock = threading.Lock()  # guards _waiter and the choice between the two ways back
-        self._ready = threading.Lock()  # released by the thread when _outcome holds a result
-        self._ready.acquire()
-        self._outcome: tuple[bool, Any] | None = None
-        self._waiter: asyncio.Future[tuple[bool, Any]] | None = None
-        self._busy = False
-        threading.Thread(target=self._run, name="arena-bot-act", daemon=True).start()
-
-    def _run(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            act, view = job
-            try:
-                outcome: tuple[bool, Any] = (True, act(view))
-            except BaseException as exc:  # handed to the stream, which reports it to the arena
-                outcome = (False, exc)
-            del job, act, view
-            with self._lock:
-                waiter = self._waiter
-                if waiter is None:  # the loop is waiting on _ready (or will find the outcome at once)
-                    self._outcome = outcome
-                    self._ready.release()
-                    continue
-                self._waiter = None
-            with contextlib.suppress(RuntimeError):  # the loop closed while act ran: nobody waits
-                self._loop.call_soon_threadsafe(_settle, waiter, outcome)
-
-    async def call(self, act: Callable[[View], Any], view: View) -> Any:
-        """``act(view)`` in the thread; returns its result or raises its exception."""
-        self._busy = True
-        self._jobs.put((act, view))
-        if self._ready.acquire(timeout=INLINE_WAIT_S):
-            outcome = self._outcome
-        else:
-            with self._lock:
-                if self._ready.acquire(blocking=False):  # it finished just after the wait
-                    outcome = self._outcome
-                else:
-                    outcome, waiter = None, self._loop.create_future()
-                    self._waiter = waiter
-            if outcome is None:
-                outcome = await waiter
-        self._outcome = None
-        self._busy = False
-        assert outcome is not None
-        ok, value = outcome
-        if ok:
-            return value
-        raise value
-
-    def release(self) -> None:
-        """The stream is over: keep the thread for another stream, or let it end once ``act`` returns."""
-        if not self._busy:
-            with self._idle_lock:
-                if len(self._idle) < self.MAX_IDLE:
-                    self._idle.append(self)
-                    return
-        self._jobs.put(None)
-
-
-def _settle(waiter: asyncio.Future[tuple[bool, Any]], outcome: tuple[bool, Any]) -> None:
-    if not waiter.done():  # the stream may have been cancelled while act ran
-        waiter.set_result(outcome)
 
 
 async def _maybe_await(value: Any) -> None:
@@ -398,6 +291,26 @@ async def serve(
     await server.stop(grace_s)
 
 
+def loop_factory(loop: str = "auto") -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop a bot runs on: ``uvloop`` (``auto`` when it is installed), else asyncio's (``None``).
+
+    Why uvloop: the bot's share of a decision is mostly gRPC's and the event loop's own work, and uvloop
+    trims the loop's part (``bench/protocol.py --uvloop``: about 5 % less CPU per decision). It is optional
+    (the ``uvloop`` extra; no Windows build), so ``auto`` falls back to asyncio without it.
+
+    :raises SystemExit: for ``uvloop`` when it is not installed.
+    """
+    if loop == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        if loop == "uvloop":
+            raise SystemExit("--loop uvloop: uvloop is not installed (the 'uvloop' extra)") from None
+        return None
+    return uvloop.new_event_loop
+
+
 def run(bot_class: type[Bot], argv: Sequence[str] | None = None) -> None:
     """Command-line entry point of a bot: ``--address`` (what the arena's ``{address}`` gives: ``unix:PATH``
     in the sandbox, ``HOST:PORT`` without), or ``--host`` (default 127.0.0.1) and ``--port`` (0 = any free).
@@ -409,6 +322,12 @@ def run(bot_class: type[Bot], argv: Sequence[str] | None = None) -> None:
         "--address", default=None, help="HOST:PORT or unix:PATH to listen on (overrides --host and --port)"
     )
     parser.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
+    parser.add_argument(
+        "--loop",
+        choices=["auto", "uvloop", "asyncio"],
+        default="auto",
+        help="event loop: uvloop when installed (auto, the default; the 'uvloop' extra), or asyncio's own",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=args.log_level.upper(),
@@ -416,10 +335,11 @@ def run(bot_class: type[Bot], argv: Sequence[str] | None = None) -> None:
         format=f"%(asctime)s {bot_class.name} %(levelname)s %(message)s",
     )
     try:
-        asyncio.run(serve(bot_class, args.host, args.port, address=args.address))
+        with asyncio.Runner(loop_factory=loop_factory(args.loop)) as runner:
+            runner.run(serve(bot_class, args.host, args.port, address=args.address))
     except OSError as exc:
         print(f"{bot_class.name}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
 
 
-__all__ = ["Bot", "GameInfo", "GameResult", "create_server", "run", "serve", "to_action"]
+__all__ = ["Bot", "GameInfo", "GameResult", "create_server", "loop_factory", "run", "serve", "to_action"]

@@ -33,7 +33,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena.bot import Bot, GameInfo, GameResult, create_server
+from arena.bot import Bot, GameInfo, GameResult, create_server, loop_factory
 from arena.checkbot import check_bot
 from arena.engine import (
     Action,
@@ -799,15 +799,17 @@ def test_cli_check_bot_exit_code(which: str, code: int, tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------------- a thinking game
 
 
-def test_a_thinking_game_holds_up_neither_other_games_nor_the_health_check() -> None:
+@pytest.mark.parametrize("loop", ["auto", "asyncio"])
+def test_a_thinking_game_holds_up_neither_other_games_nor_the_health_check(loop: str) -> None:
     """One stream's plain ``def act`` spins for seconds (``tests/bots/thinker.py``, a real process) while
     another stream of the same process asks for 30 decisions and the health check is asked each time:
-    all of them are answered before the thinking game's reply. No timing threshold: only the order."""
+    all of them are answered before the thinking game's reply. No timing threshold: only the order.
+    ``auto`` runs the bot on uvloop when it is installed (it is in the test extra)."""
     config = GameConfig.create("five-handed")
     state = GameState(config, seed=3)
     view = build_view(state, state.current_player())
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "bots" / "thinker.py"), "--port", "0"],
+        [sys.executable, str(ROOT / "tests" / "bots" / "thinker.py"), "--port", "0", "--loop", loop],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,
@@ -861,3 +863,16 @@ def test_a_thinking_game_holds_up_neither_other_games_nor_the_health_check() -> 
         proc.terminate()
         proc.wait(10)
     assert order == ["quick", "health"] * 30 + ["thought"]
+
+
+def test_loop_factory_picks_uvloop_when_installed_and_asyncio_on_request() -> None:
+    assert loop_factory("asyncio") is None
+    try:
+        import uvloop
+    except ImportError:
+        assert loop_factory("auto") is None
+        with pytest.raises(SystemExit, match="not installed"):
+            loop_factory("uvloop")
+    else:
+        assert loop_factory("auto") is uvloop.new_event_loop
+        assert loop_factory("uvloop") is uvloop.new_event_loop
