@@ -14,8 +14,10 @@
 Each game gets its own instance of the class, so instance attributes are per-game state. ``act`` receives
 the seat's complete ``View`` (own hand, public history, legal actions) and returns one of
 ``view.legal_actions`` (an ``Action``, its text such as ``"PLAY(JH)"``, or its id). A plain ``def act`` runs
-in a worker thread, so a slow search never stalls the other games this process serves; an ``async def act``
-runs on the event loop. ``self.time_left()`` says how long the current decision may still take.
+in a thread of its own (``arena.botthreads``), so a slow search never stalls the other games this process
+serves; an ``async def act`` runs on the event loop. ``self.time_left()`` says how long the current decision
+may still take. The view is decoded lazily (``arena.protocol.lazyview``): a field costs only when read.
+``run`` uses uvloop when it is installed (the ``uvloop`` extra).
 """
 
 from __future__ import annotations
@@ -75,8 +77,8 @@ class Bot:
     def act(self, view: View) -> Action | str | int | Awaitable[Action | str | int]:
         """Choose one of ``view.legal_actions``: return the ``Action``, its text (``"PLAY(JH)"``) or its id.
 
-        A plain ``def`` runs in a worker thread, so a long search does not stall the other games this
-        process plays; ``async def`` runs on the event loop and must not block it. Anything else returned,
+        A plain ``def`` runs in a thread of its own (up to 32 at once per process), so a long search does
+        not stall the other games this process plays; ``async def`` runs on the event loop and must not block it. Anything else returned,
         or an exception, is a fault for the seat (an exception ends the game stream with an error status;
         the arena reopens it at the seat's next decision). ``self.time_left()`` says how long it may take.
         """
