@@ -78,9 +78,10 @@ class Bot:
         """Choose one of ``view.legal_actions``: return the ``Action``, its text (``"PLAY(JH)"``) or its id.
 
         A plain ``def`` runs in a thread of its own (up to 32 at once per process), so a long search does
-        not stall the other games this process plays; ``async def`` runs on the event loop and must not block it. Anything else returned,
-        or an exception, is a fault for the seat (an exception ends the game stream with an error status;
-        the arena reopens it at the seat's next decision). ``self.time_left()`` says how long it may take.
+        not stall the other games this process plays; ``async def`` runs on the event loop and must not
+        block it. Anything else returned, or an exception, is a fault for the seat (an exception ends the
+        game stream with an error status; the arena reopens it at the seat's next decision).
+        ``self.time_left()`` says how long it may take.
         """
         raise NotImplementedError(f"{type(self).__name__} must implement act(view)")
 
