@@ -215,7 +215,6 @@ class TournamentConfig:
     def path(self, value: str) -> Path:
         """A path written in the config, as the arena must open it."""
         return (self.base / value) if self.base is not None else Path(value)
-
     # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
     # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
     deal_key: bytes | None = field(default=None, repr=False)

@@ -652,7 +652,9 @@ def _check_file(path: Path) -> None:
     pages = int.from_bytes(header[28:32], "big")
     header_valid = header[24:28] == header[92:96]  # the page count is current (SQLite's own rule)
     if header_valid and pages and size < pages * page_size:
-        raise ConfigError(f"{str(path)!r} is truncated ({size} bytes; its header says {pages * page_size})")
+        raise ConfigError(
+            f"{str(path)!r} is truncated ({size} bytes; its header says {pages * page_size})"
+        )
 
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
