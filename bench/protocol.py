@@ -40,17 +40,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib.metadata
 import multiprocessing
 import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
@@ -64,12 +67,13 @@ from arena.gameinfo import GameInfo
 from arena.players.base import DecisionTiming
 from arena.players.remote import MAX_REPLY_BYTES, BotConnection, RemotePlayer
 from arena.protocol import SERVICE_NAME, convert
+from arena.protocol.lazyview import LazyViewDecoder
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 from arena.table import TableSpec, play_table
 
 BARE_METHOD = "/bench.PingPong/Exchange"
-DECISION_MS = 1000
+DECISION_MS = 30_000  # generous: on a shared machine the arena loop may lag for a second
 
 
 class FirstLegal(Bot):
@@ -98,14 +102,21 @@ def _pin(cpu: int | None) -> None:
 
 
 def _serve_sdk(kind: str, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    """``kind`` is ``async`` or ``sync``, with ``-uvloop`` to run the SDK on uvloop."""
     _pin(cpu)
 
     async def main() -> None:
-        server, port, _ = await create_server(BOTS[kind], "127.0.0.1:0")
+        server, port, _ = await create_server(BOTS[kind.removesuffix("-uvloop")], "127.0.0.1:0")
         ports.put(port)
         await server.wait_for_termination()
 
-    asyncio.run(main())
+    if kind.endswith("-uvloop"):
+        import uvloop
+
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(main())
+    else:
+        asyncio.run(main())
 
 
 def _serve_bare(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
@@ -132,6 +143,45 @@ def _serve_bare(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> 
         await server.wait_for_termination()
 
     asyncio.run(main())
+
+
+_CHECKOUT_BOT = """
+import asyncio, os, sys
+sys.path.insert(0, sys.argv[1])
+from arena.bot import Bot, create_server
+if sys.argv[3] != "-":
+    os.sched_setaffinity(0, {int(sys.argv[3])})
+class FirstLegal(Bot):
+    async def act(self, view):
+        return view.legal_actions[0]
+class FirstLegalSync(Bot):
+    def act(self, view):
+        return view.legal_actions[0]
+async def main():
+    server, port, _ = await create_server(FirstLegal if sys.argv[2] == "async" else FirstLegalSync)
+    print(port, flush=True)
+    await server.wait_for_termination()
+asyncio.run(main())
+"""
+
+
+class CheckoutBot:
+    """The bench's SDK bot served by another checkout's ``arena`` (``--baseline``), so that a change is
+    measured against the code before it in one run, under the same load."""
+
+    def __init__(self, root: Path, kind: str, cpu: int | None) -> None:
+        self.args = [sys.executable, "-c", _CHECKOUT_BOT, str(root), kind, "-" if cpu is None else str(cpu)]
+
+    def __enter__(self) -> CheckoutBot:
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.address = f"127.0.0.1:{int(self.proc.stdout.readline())}"
+        self.pid = self.proc.pid
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
 
 
 class ZeroWorkPlayer(pb_grpc.PlayerServicer):
@@ -171,10 +221,12 @@ class BotProcess:
         self.ports = ctx.Queue()
         self.proc = ctx.Process(target=target, args=(*args, self.ports), daemon=True)
 
-    def __enter__(self) -> str:
+    def __enter__(self) -> BotProcess:
         self.proc.start()
         port = self.ports.get(timeout=30)
-        return f"127.0.0.1:{port}"
+        self.address = f"127.0.0.1:{port}"
+        self.pid = self.proc.pid
+        return self
 
     def __exit__(self, *exc: object) -> None:
         self.proc.terminate()
@@ -242,6 +294,13 @@ class Figures:
     decisions: int
     seconds: float
     latencies_ms: list[float]
+    arena_cpu_s: float = float("nan")
+    """CPU time of this process (the arena side) over the measured period."""
+    bot_cpu_s: float = float("nan")
+    """CPU time of the bot process over the measured period (all its threads, gRPC's included)."""
+
+    def cpu_us(self, seconds: float) -> float:
+        return seconds / self.decisions * 1e6 if self.decisions else float("nan")
 
     @property
     def rate(self) -> float:
@@ -256,15 +315,41 @@ Loop = Callable[[float, list[float]], Awaitable[int]]
 """``loop(end_time, latencies)``: exchange decisions until ``end_time``; returns how many."""
 
 
+BOT_PID: int | None = None
+"""The process the current measurement talks to, whose CPU time ``measure`` reads (set by ``main``)."""
+
+
+def process_cpu_s(pid: int | None) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``); NaN where unknown.
+
+    Why CPU time: on a shared machine throughput swings with the neighbours' load, while the CPU a
+    process spends per decision barely moves, so it tells a change in our own cost from noise."""
+    if pid is None:
+        return float("nan")
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def measure(loops: list[Loop], warmup_s: float, seconds: float) -> Figures:
     """Run every loop at once: first a warm-up, then the measured period."""
     scratch: list[float] = []
     end = time.perf_counter() + warmup_s
     await asyncio.gather(*(loop(end, scratch) for loop in loops))
     latencies: list[float] = []
+    bot_cpu, arena_cpu = process_cpu_s(BOT_PID), time.process_time()
     started = time.perf_counter()
     counts = await asyncio.gather(*(loop(started + seconds, latencies) for loop in loops))
-    return Figures(sum(counts), time.perf_counter() - started, latencies)
+    elapsed = time.perf_counter() - started
+    return Figures(
+        sum(counts),
+        elapsed,
+        latencies,
+        arena_cpu_s=time.process_time() - arena_cpu,
+        bot_cpu_s=process_cpu_s(BOT_PID) - bot_cpu,
+    )
 
 
 async def bare_figures(
@@ -420,31 +505,40 @@ async def table_figures(
         await connection.close()
 
 
-def conversion_costs(items: list[Item], repeats: int = 5) -> tuple[float, float]:
-    """Microseconds per decision, outside gRPC, of the two conversions every decision needs: the arena
-    encoding the request (``RequestEncoder``, with the queued events) and the SDK decoding it into a
-    ``View`` (``ViewDecoder``). Items come seat by seat and game by game, so both reuse their parts as they
-    do on a real stream; the best of ``repeats`` passes (the caches warm) is kept."""
+def conversion_costs(items: list[Item], repeats: int = 5) -> dict[str, float]:
+    """Microseconds per decision, outside gRPC, of the conversions every decision needs: the arena
+    encoding the request (``RequestEncoder``, with the queued events) and the SDK decoding it: eagerly into
+    a ``View`` (``convert.ViewDecoder``, the reference), lazily as the SDK does (``LazyViewDecoder``) with
+    the first legal action read (what the bench's bots read), and lazily with every field read. Items come
+    seat by seat and game by game, so all reuse their parts as they do on a real stream; the best of
+    ``repeats`` passes (the caches warm) is kept."""
     raw = [request_bytes(item, 1 + i) for i, item in enumerate(items)]
     messages = [pb.ArenaMessage.FromString(r).decision_request for r in raw]
-    best_encode = best_decode = float("inf")
+    decoders: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]] = {
+        "decode eager": (convert.ViewDecoder, lambda view: view),
+        "decode lazy, legal_actions read": (LazyViewDecoder, lambda view: view.legal_actions[0]),
+        "decode lazy, every field read": (LazyViewDecoder, lambda view: view.materialize()),
+    }
+    best = dict.fromkeys(["encode", *decoders], float("inf"))
     for _ in range(repeats):
-        encoder, decoder = convert.RequestEncoder(), convert.ViewDecoder()
+        encoder = convert.RequestEncoder()
         seat = -1
         started = time.perf_counter()
         for i, item in enumerate(items):
             if item.view.seat != seat:
                 encoder, seat = convert.RequestEncoder(), item.view.seat
             encoder.encode(item.view, 1 + i, DECISION_MS, 0, [convert.event_bytes(e) for e in item.events])
-        best_encode = min(best_encode, time.perf_counter() - started)
-        seat = -1
-        started = time.perf_counter()
-        for message in messages:
-            if message.view.seat != seat:
-                decoder, seat = convert.ViewDecoder(), message.view.seat
-            decoder.decode(message)
-        best_decode = min(best_decode, time.perf_counter() - started)
-    return best_encode / len(items) * 1e6, best_decode / len(items) * 1e6
+        best["encode"] = min(best["encode"], time.perf_counter() - started)
+        for name, (make, read) in decoders.items():
+            seat = -1
+            decoder = make()
+            started = time.perf_counter()
+            for message in messages:
+                if message.view.seat != seat:
+                    decoder, seat = make(), message.view.seat
+                read(decoder.decode(message))
+            best[name] = min(best[name], time.perf_counter() - started)
+    return {name: seconds / len(items) * 1e6 for name, seconds in best.items()}
 
 
 # ---------------------------------------------------------------------------------------------- main
@@ -474,6 +568,16 @@ def main(argv: list[str] | None = None) -> None:
         help="(five-handed)",
     )
     parser.add_argument("--no-tables", action="store_true", help="skip the whole-table measurement")
+    parser.add_argument(
+        "--uvloop", action="store_true", help="also measure the SDK bots running on uvloop (if installed)"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another checkout (e.g. `git archive main | tar -x -C /tmp/base`) whose SDK is measured too, "
+        "in the same run, as 'baseline' rows",
+    )
     can_pin = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
     parser.add_argument(
         "--pin",
@@ -519,71 +623,147 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     with (
-        BotProcess(_serve_bare, reply, bot_cpu) as bare_address,
-        BotProcess(_serve_zero_work, bot_cpu) as floor_address,
-        BotProcess(_serve_sdk, "async", bot_cpu) as async_address,
-        BotProcess(_serve_sdk, "sync", bot_cpu) as sync_address,
+        BotProcess(_serve_bare, reply, bot_cpu) as bare_bot,
+        BotProcess(_serve_zero_work, bot_cpu) as floor_bot,
+        BotProcess(_serve_sdk, "async", bot_cpu) as async_bot,
+        BotProcess(_serve_sdk, "sync", bot_cpu) as sync_bot,
+        contextlib.ExitStack() as stack,
     ):
         k, w, s = args.streams, args.warmup, args.seconds
-        measurements: list[tuple[str, Callable[[], Awaitable[Figures]]]] = [
+        measurements: list[tuple[str, BotProcess | CheckoutBot, Callable[[], Awaitable[Figures]]]] = [
             (
                 f"bare grpc.aio ping-pong ({len(request)} B / {len(reply)} B raw)",
-                lambda: bare_figures(bare_address, request, k, w, s),
+                bare_bot,
+                lambda: bare_figures(bare_bot.address, request, k, w, s),
             ),
             (
                 "floor: our messages, zero-work Player, no arena code",
-                lambda: floor_figures(floor_address, start, prebuilt, k, w, s),
+                floor_bot,
+                lambda: floor_figures(floor_bot.address, start, prebuilt, k, w, s),
             ),
             (
                 "ours: RemotePlayer.decide <-> SDK, async act",
-                lambda: decide_figures(async_address, config, items, opening, k, w, s),
+                async_bot,
+                lambda: decide_figures(async_bot.address, config, items, opening, k, w, s),
             ),
             (
-                "ours: same, sync act (worker thread)",
-                lambda: decide_figures(sync_address, config, items, opening, k, w, s),
+                "ours: same, sync act",
+                sync_bot,
+                lambda: decide_figures(sync_bot.address, config, items, opening, k, w, s),
+            ),
+            (
+                "SDK alone: prebuilt requests -> SDK, async act",
+                async_bot,
+                lambda: floor_figures(async_bot.address, start, prebuilt, k, w, s),
+            ),
+            (
+                "SDK alone: prebuilt requests -> SDK, sync act",
+                sync_bot,
+                lambda: floor_figures(sync_bot.address, start, prebuilt, k, w, s),
             ),
         ]
+        if args.baseline is not None:
+            for kind in ("async", "sync"):
+                old = stack.enter_context(CheckoutBot(args.baseline, kind, bot_cpu))
+                measurements += [
+                    (
+                        f"baseline: ours, {kind} act",
+                        old,
+                        lambda old=old: decide_figures(old.address, config, items, opening, k, w, s),  # type: ignore[misc]
+                    ),
+                    (
+                        f"baseline: SDK alone, {kind} act",
+                        old,
+                        lambda old=old: floor_figures(old.address, start, prebuilt, k, w, s),  # type: ignore[misc]
+                    ),
+                ]
+        if args.uvloop:
+            for kind in ("async", "sync"):
+                uv = stack.enter_context(BotProcess(_serve_sdk, f"{kind}-uvloop", bot_cpu))
+                measurements += [
+                    (
+                        f"uvloop (bot side): ours, {kind} act",
+                        uv,
+                        lambda uv=uv: decide_figures(uv.address, config, items, opening, k, w, s),  # type: ignore[misc]
+                    ),
+                    (
+                        f"uvloop (bot side): SDK alone, {kind} act",
+                        uv,
+                        lambda uv=uv: floor_figures(uv.address, start, prebuilt, k, w, s),  # type: ignore[misc]
+                    ),
+                ]
         if not args.no_tables:
             measurements.append(
                 (
                     "ours: whole tables (engine + protocol)",
-                    lambda: table_figures(async_address, config, k, w, s),
+                    async_bot,
+                    lambda: table_figures(async_bot.address, config, k, w, s),
                 )
             )
         # Repeats go round all measurements in turn, so a change in the machine's load hits them alike.
+        global BOT_PID
         best: dict[str, Figures] = {}
+        least_cpu: dict[str, Figures] = {}
         for _ in range(args.repeats):
-            for label, run in measurements:
+            for label, bot, run in measurements:
+                BOT_PID = bot.pid
                 figures = asyncio.run(run())
                 if label not in best or figures.rate > best[label].rate:
                     best[label] = figures
+                if label not in least_cpu or figures.cpu_us(figures.bot_cpu_s) < least_cpu[label].cpu_us(
+                    least_cpu[label].bot_cpu_s
+                ):
+                    least_cpu[label] = figures
     rows = list(best.items())
 
     width = max(len(label) for label, _ in rows)
     print()
-    print(f"{'measurement':<{width}}  {'decisions/s':>11}  {'p50 ms':>7}  {'p99 ms':>7}  {'decisions':>9}")
+    print(
+        f"{'measurement':<{width}}  {'decisions/s':>11}  {'p50 ms':>7}  {'p99 ms':>7}  {'decisions':>9}  "
+        f"{'bot CPU us':>10}  {'arena CPU us':>12}"
+    )
     for label, f in rows:
+        c = least_cpu[label]
         print(
             f"{label:<{width}}  {f.rate:>11,.0f}  {f.percentile(0.5):>7.3f}  {f.percentile(0.99):>7.3f}  "
-            f"{f.decisions:>9,}"
+            f"{f.decisions:>9,}  {c.cpu_us(c.bot_cpu_s):>10.0f}  {c.cpu_us(c.arena_cpu_s):>12.0f}"
         )
-    bare, floor, ours = rows[0][1], rows[1][1], rows[2][1]
-    ratio = ours.rate / bare.rate
+    print("(CPU columns: CPU time per decision of each process, least of the repeats; the bot process")
+    print(" counts all its threads, gRPC's included)")
+    figures = dict(rows)
+    bare, floor = rows[0][1], rows[1][1]
     print()
+    for label, name, goal in (
+        ("ours: same, sync act", "sync act", 0.8),
+        ("ours: RemotePlayer.decide <-> SDK, async act", "async act", 0.85),
+    ):
+        ours = figures[label]
+        ratio = ours.rate / bare.rate
+        verdict = "met" if ratio >= goal else "NOT met"
+        print(
+            f"ratio ours/bare ({name}): {ratio:.2f} (goal >= {goal}: {verdict}); "
+            f"per decision: ours {1e6 / ours.rate:.0f} us, bare {1e6 / bare.rate:.0f} us, "
+            f"difference {1e6 / ours.rate - 1e6 / bare.rate:.0f} us"
+        )
+    floor_cpu = least_cpu[rows[1][0]]
+    for name in ("async act", "sync act"):
+        label = f"SDK alone: prebuilt requests -> SDK, {name}"
+        sdk, sdk_cpu = figures[label], least_cpu[label]
+        print(
+            f"SDK alone/floor ({name}): {sdk.rate / floor.rate:.2f}; the SDK's own work per decision: "
+            f"{1e6 / sdk.rate - 1e6 / floor.rate:.0f} us of latency, "
+            f"{sdk_cpu.cpu_us(sdk_cpu.bot_cpu_s) - floor_cpu.cpu_us(floor_cpu.bot_cpu_s):.0f} us of bot CPU"
+        )
+    costs = conversion_costs(items)
     print(
-        f"ratio ours/bare (async act): {ratio:.2f} (goal >= 0.8: {'met' if ratio >= 0.8 else 'NOT met'}); "
-        f"per decision: ours {1e6 / ours.rate:.0f} us, bare {1e6 / bare.rate:.0f} us, "
-        f"difference {1e6 / ours.rate - 1e6 / bare.rate:.0f} us"
+        "conversions alone, outside gRPC (warm, in this process), us per decision: "
+        + ", ".join(f"{name} {us:.1f}" for name, us in costs.items())
     )
-    encode_us, decode_us = conversion_costs(items)
-    print(
-        f"conversions alone, outside gRPC (warm, in this process): arena encodes a request in "
-        f"{encode_us:.0f} us, the SDK decodes it into a View in {decode_us:.0f} us"
-    )
+    ours = figures["ours: RemotePlayer.decide <-> SDK, async act"]
     print(
         f"floor/bare: {floor.rate / bare.rate:.2f} (gRPC's extra cost of real messages and a servicer: "
-        f"{1e6 / floor.rate - 1e6 / bare.rate:.0f} us); ours/floor: {ours.rate / floor.rate:.2f} (our own "
-        f"work, arena side and SDK side: {1e6 / ours.rate - 1e6 / floor.rate:.0f} us per decision)"
+        f"{1e6 / floor.rate - 1e6 / bare.rate:.0f} us); ours/floor (async act): {ours.rate / floor.rate:.2f} "
+        f"(our own work, arena side and SDK side: {1e6 / ours.rate - 1e6 / floor.rate:.0f} us per decision)"
     )
 
 

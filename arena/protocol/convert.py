@@ -81,12 +81,13 @@ def trump_to_pb(trump: Trump | None) -> pb.Trump:
     return pb.TRUMP_UNSPECIFIED if trump is None else cast("pb.Trump", int(trump) + 1)
 
 
+_TRUMP_BACK: tuple[Trump | None, ...] = (None, *Trump)  # by wire value: an enum call costs ~0.5 us
+
+
 def trump_from_pb(value: int) -> Trump | None:
-    if value == pb.TRUMP_UNSPECIFIED:
-        return None
-    if not 1 <= value <= 5:
+    if not 0 <= value < len(_TRUMP_BACK):
         raise NotationError(f"unknown trump enum value {value!r}")
-    return Trump(value - 1)
+    return _TRUMP_BACK[value]
 
 
 _CARD_BY_TEXT: dict[str, Card] = {str(c): c for c in CARDS}

@@ -19,6 +19,7 @@ import contextlib
 import importlib.util
 import random
 import re
+import subprocess
 import sys
 from bisect import insort
 from collections import defaultdict
@@ -32,7 +33,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena.bot import Bot, GameInfo, GameResult, create_server
+from arena.bot import Bot, GameInfo, GameResult, create_server, loop_factory
 from arena.checkbot import check_bot
 from arena.engine import (
     Action,
@@ -68,7 +69,7 @@ from arena.faults import FaultPolicy
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, RemotePlayer
 from arena.players.shim import group_members
-from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME
+from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 from arena.table import TableResult, TableSpec, play_table
@@ -793,3 +794,85 @@ def test_cli_check_bot_exit_code(which: str, code: int, tmp_path: Path) -> None:
     assert ("VERDICT: PASS" if code == 0 else "VERDICT: FAIL") in out
     if code:
         assert "handshake failed" in out and "speaks protocol version 2" in out
+
+
+# ------------------------------------------------------------------------------------------- a thinking game
+
+
+@pytest.mark.parametrize("loop", ["auto", "asyncio"])
+def test_a_thinking_game_holds_up_neither_other_games_nor_the_health_check(loop: str) -> None:
+    """One stream's plain ``def act`` spins for seconds (``tests/bots/thinker.py``, a real process) while
+    another stream of the same process asks for 30 decisions and the health check is asked each time:
+    all of them are answered before the thinking game's reply. No timing threshold: only the order.
+    ``auto`` runs the bot on uvloop when it is installed (it is in the test extra)."""
+    config = GameConfig.create("five-handed")
+    state = GameState(config, seed=3)
+    view = build_view(state, state.current_player())
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "bots" / "thinker.py"), "--port", "0", "--loop", loop],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert proc.stdout is not None
+        address = proc.stdout.readline().split()[-1]
+
+        def start(game_id: str) -> pb.ArenaMessage:
+            return pb.ArenaMessage(
+                game_start=pb.GameStart(
+                    game_id=game_id,
+                    config=convert.config_to_pb(config),
+                    seat=view.seat,
+                    decision_time_ms=60_000,
+                )
+            )
+
+        async def main() -> list[str]:
+            order: list[str] = []
+            async with grpc.aio.insecure_channel(address) as channel:
+                stub = pb_grpc.PlayerStub(channel)
+                health_stub = health_pb2_grpc.HealthStub(channel)
+                thinking = stub.PlayGame()
+                await thinking.write(start("think-1"))
+                await thinking.write(convert.decision_request(view, 1, 60_000, 0))
+
+                async def think() -> None:
+                    reply = await thinking.read()
+                    assert reply.decision.decision_id == 1
+                    order.append("thought")
+
+                thought = asyncio.create_task(think())
+                quick = stub.PlayGame()
+                await quick.write(start("quick-1"))
+                for i in range(30):
+                    await quick.write(convert.decision_request(view, 1 + i, 60_000, 0))
+                    reply = await asyncio.wait_for(quick.read(), 30)
+                    assert reply.decision.decision_id == 1 + i
+                    order.append("quick")
+                    status = await health_stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=30)
+                    assert status.status == health_pb2.HealthCheckResponse.SERVING
+                    order.append("health")
+                await quick.done_writing()
+                await asyncio.wait_for(thought, 60)
+                await thinking.done_writing()
+            return order
+
+        order = asyncio.run(main())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert order == ["quick", "health"] * 30 + ["thought"]
+
+
+def test_loop_factory_picks_uvloop_when_installed_and_asyncio_on_request() -> None:
+    assert loop_factory("asyncio") is None
+    try:
+        import uvloop
+    except ImportError:
+        assert loop_factory("auto") is None
+        with pytest.raises(SystemExit, match="not installed"):
+            loop_factory("uvloop")
+    else:
+        assert loop_factory("auto") is uvloop.new_event_loop
+        assert loop_factory("uvloop") is uvloop.new_event_loop

@@ -1,0 +1,100 @@
+"""The SDK's act threads (arena/botthreads.py): results, exceptions, the limit, and cancelled calls.
+
+Events, not sleeps, decide when a call returns, so nothing here depends on how fast the machine is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from arena.botthreads import INLINE_WAIT_S, ThinkerPool, pool_for_running_loop
+
+
+def test_quick_and_slow_calls_return_their_results_and_exceptions() -> None:
+    async def main() -> None:
+        pool = ThinkerPool(asyncio.get_running_loop())
+        assert await pool.call(lambda x: x + 1, 41) == 42
+        gate = threading.Event()
+
+        def slow(x: int) -> int:
+            gate.wait(30)
+            return x * 2
+
+        task = asyncio.create_task(pool.call(slow, 21))
+        await asyncio.sleep(INLINE_WAIT_S * 4)
+        assert not task.done()
+        gate.set()
+        assert await asyncio.wait_for(task, 30) == 42
+
+        def broken(x: int) -> int:
+            raise ValueError(f"no {x}")
+
+        with pytest.raises(ValueError, match="no 7"):
+            await pool.call(broken, 7)
+        assert await pool.call(str, 5) == "5"  # the thread survives an exception
+        pool.close()
+
+    asyncio.run(main())
+
+
+def test_calls_beyond_the_limit_wait_for_a_free_thread_and_the_loop_stays_free() -> None:
+    async def main() -> None:
+        pool = ThinkerPool(asyncio.get_running_loop(), max_threads=2)
+        gates = [threading.Event() for _ in range(3)]
+        started: list[int] = []
+
+        def blocked(i: int) -> int:
+            started.append(i)
+            gates[i].wait(30)
+            return i
+
+        tasks = [asyncio.create_task(pool.call(blocked, i)) for i in range(3)]
+        for _ in range(200):  # the loop keeps running while two acts block
+            await asyncio.sleep(0.005)
+            if len(started) == 2:
+                break
+        assert sorted(started) == [0, 1]
+        gates[0].set()
+        assert await asyncio.wait_for(tasks[0], 30) == 0
+        for _ in range(200):
+            await asyncio.sleep(0.005)
+            if len(started) == 3:
+                break
+        assert started[2] == 2  # the third ran on the thread the first gave back
+        gates[1].set()
+        gates[2].set()
+        assert await asyncio.wait_for(asyncio.gather(*tasks[1:]), 30) == [1, 2]
+        assert pool._count == 2  # the limit held: no third thread was made
+        pool.close()
+
+    asyncio.run(main())
+
+
+def test_a_call_cancelled_while_act_runs_retires_its_thread_and_the_pool_goes_on() -> None:
+    async def main() -> None:
+        pool = ThinkerPool(asyncio.get_running_loop(), max_threads=1)
+        gate = threading.Event()
+        task = asyncio.create_task(pool.call(lambda _: gate.wait(30), None))
+        await asyncio.sleep(INLINE_WAIT_S * 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await asyncio.wait_for(pool.call(lambda x: x, "next"), 30) == "next"
+        gate.set()
+        pool.close()
+
+    asyncio.run(main())
+
+
+def test_each_loop_has_its_own_pool() -> None:
+    async def pool_id() -> int:
+        return id(pool_for_running_loop())
+
+    async def same_twice() -> bool:
+        return pool_for_running_loop() is pool_for_running_loop()
+
+    assert asyncio.run(same_twice())
+    assert asyncio.run(pool_id()) != 0
