@@ -44,7 +44,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 from arena.engine import GameConfig
 from arena.match import BASELINE, CANDIDATE, deal_differences, match_schedule
 from arena.players.inprocess import InProcessPlayer
-from arena.ranking import MIN_UNITS, collect, confidence, ranking_order, resolve_method, scores
+from arena.ranking import (
+    MIN_UNITS,
+    collect,
+    confidence,
+    effective_sharpen,
+    ranking_order,
+    resolve_method,
+    scores,
+)
 from arena.rating import DRIFT_TAU, RatedGame, environment
 from arena.schedule import ScheduledGame, make_schedule
 from arena.sprt import SprtSettings, run_sprt
@@ -151,7 +159,8 @@ def _z(p: float) -> float:
 
 def stated(r: EventResult, b: int, k: float) -> tuple[float, list[tuple[float, bool]]]:
     """The whole-order figure and the adjacent pairs' probabilities at sharpening ``k`` after ``b`` games."""
-    pairs = [(NormalDist().cdf(k * z), right) for z, right in r.z[b]]
+    applied = effective_sharpen(k, b)  # what confidence() applies after b games
+    pairs = [(NormalDist().cdf(applied * z), right) for z, right in r.z[b]]
     return (r.whole or {})[k, b], pairs
 
 
