@@ -147,12 +147,13 @@ def main() -> None:
         f" {'arena CPU us/dec':>17} {'bare CPU us/dec':>16}"
     )
     with ExitStack() as stack:
+        sdk, bare_server = protocol_bench._serve_sdk, protocol_bench._serve_bare
         bots = [
-            stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_sdk, "async", bot_cpu))
+            stack.enter_context(protocol_bench.BotProcess(sdk, "async", bot_cpu)).address
             for _ in range(args.bots)
         ]
         bares = [
-            stack.enter_context(protocol_bench.BotProcess(protocol_bench._serve_bare, reply, bot_cpu))
+            stack.enter_context(protocol_bench.BotProcess(bare_server, reply, bot_cpu)).address
             for _ in range(args.bots)
         ]
         for tables in counts:

@@ -159,7 +159,9 @@ def _with_bots(args: argparse.Namespace, body: Any, bare: bool = False) -> Any:
             target = (protocol_bench._serve_zero_work,)
         else:
             target = (protocol_bench._serve_sdk, "async")
-        bots = [stack.enter_context(protocol_bench.BotProcess(*target, bot_cpu)) for _ in range(args.bots)]
+        bots = [
+            stack.enter_context(protocol_bench.BotProcess(*target, bot_cpu)).address for _ in range(args.bots)
+        ]
         return body(bots)
 
 
