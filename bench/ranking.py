@@ -198,21 +198,45 @@ def fmt_row(label: str, values: Sequence[str], width: int = 6) -> str:
     return f"{label:<18}" + "".join(f"{v:>{width}}" for v in values)
 
 
+TOLERANCE = 0.05
+"""The goal: stated within this much of observed in every bin with enough events (ENOUGH)."""
+ENOUGH = 50
+
+
 def calibration(points: list[tuple[float, bool]], bins: int = 10) -> list[str]:
+    """Binned stated against observed. A bin of n events observes its true rate only to within a sampling
+    error ``se = sqrt(p (1 - p) / n)`` (about 0.04 at n = 130), so even a perfectly calibrated figure lands
+    outside +-TOLERANCE in some bins by chance. Each bin with ENOUGH events is flagged ``ok`` (within the
+    tolerance), ``noise`` (outside it by less than 2 se: cannot be told from a calibrated figure) or ``OFF``
+    (outside it by 2 se or more); the last line counts them beside the number of bins a perfectly calibrated
+    figure would put outside the tolerance by chance alone."""
     rows = []
+    judged = {"ok": 0, "noise": 0, "OFF": 0}
+    by_chance = 0.0
     for i in range(bins):
         lo, hi = i / bins, (i + 1) / bins
         inside = [(p, ok) for p, ok in points if lo <= p < hi or (i == bins - 1 and p == 1.0)]
         if inside:
-            stated = sum(p for p, _ in inside) / len(inside)
-            observed = sum(ok for _, ok in inside) / len(inside)
-            flag = "" if len(inside) < 50 else ("  ok" if abs(stated - observed) <= 0.05 else "  OFF")
-            rows.append(
-                f"    [{lo:.1f}, {hi:.1f}): n={len(inside):4d} stated {stated:.3f} "
-                f"observed {observed:.3f}{flag}"
-            )
+            n = len(inside)
+            stated = sum(p for p, _ in inside) / n
+            observed = sum(ok for _, ok in inside) / n
+            se = math.sqrt(max(stated * (1 - stated), 1e-9) / n)
+            flag = ""
+            if n >= ENOUGH:
+                miss = abs(stated - observed) - TOLERANCE
+                verdict = "ok" if miss <= 0 else "noise" if miss < 2 * se else "OFF"
+                judged[verdict] += 1
+                flag = f"  {verdict}"
+                # chance that a calibrated bin's observed share lands beyond the tolerance
+                by_chance += 2 * (1 - NormalDist().cdf(TOLERANCE / se))
+            where = f"    [{lo:.1f}, {hi:.1f}): n={n:4d}"
+            rows.append(f"{where} stated {stated:.3f} observed {observed:.3f}{flag}")
     brier = sum((p - ok) ** 2 for p, ok in points) / len(points)
-    rows.append(f"    Brier {brier:.4f} over {len(points)}")
+    rows.append(
+        f"    Brier {brier:.4f} over {len(points)}; bins with n >= {ENOUGH}: {judged['ok']} ok, "
+        f"{judged['noise']} beyond +-{TOLERANCE} within sampling error, {judged['OFF']} OFF "
+        f"(a calibrated figure would put {by_chance:.1f} beyond +-{TOLERANCE} by chance)"
+    )
     return rows
 
 
