@@ -25,9 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import protocol as protocol_bench
 
 from arena.engine import GameConfig
-from arena.faults import FaultPolicy
 from arena.players.inprocess import InProcessPlayer
-from arena.players.remote import BotConnection, RemotePlayer
 from arena.table import TableSpec, play_table
 
 CONFIG = GameConfig.create("five-handed")
@@ -39,35 +37,8 @@ async def arena_figures(
 ) -> tuple[float, float, float]:
     """(decisions/s, games/s, this process's CPU µs per decision) of ``tables`` concurrent tables, counting
     only whole games. The CPU figure is the arena's own cost, whatever the bots' speed."""
-    connections = [BotConnection(a) for a in addresses]
-    for c in connections:
-        await c.hello()
-    policy = FaultPolicy(decision_ms=decision_ms)
-    seeds = iter(range(10**9))
-    totals = {"decisions": 0, "games": 0}
-    counting = {"on": False}
-
-    async def table_loop(k: int, end: float) -> None:
-        while time.perf_counter() < end:
-            players = [RemotePlayer(connections[s % len(connections)], NAMES[s]) for s in range(len(NAMES))]
-            result = await play_table(TableSpec(f"t{k}", CONFIG, next(seeds), NAMES, policy), players)
-            if result.faults:
-                raise AssertionError(f"faults: {result.faults[:3]}")
-            if counting["on"]:
-                totals["decisions"] += result.decisions
-                totals["games"] += 1
-
-    try:
-        await asyncio.gather(*(table_loop(k, time.perf_counter() + warmup_s) for k in range(tables)))
-        counting["on"] = True
-        started, cpu = time.perf_counter(), time.process_time()
-        await asyncio.gather(*(table_loop(k, started + seconds) for k in range(tables)))
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-    finally:
-        for c in connections:
-            await c.close()
-    decisions = max(1, totals["decisions"])
-    return totals["decisions"] / elapsed, totals["games"] / elapsed, cpu / decisions * 1e6
+    f = await protocol_bench.arena_tables(addresses, tables, warmup_s, seconds, decision_ms)
+    return f["decisions_per_s"], f["games_per_s"], f["cpu_us_per_decision"]
 
 
 async def bare_rate(

@@ -475,6 +475,55 @@ async def decide_figures(
         await connection.close()
 
 
+async def arena_tables(
+    addresses: list[str], tables: int, warmup_s: float, seconds: float, decision_ms: int
+) -> dict[str, float]:
+    """Whole five-handed games at ``tables`` concurrent tables, seat ``s`` on bot ``s % len(addresses)``;
+    counts only games finished in the measured window. Shared by bench/arena.py and bench/profile_arena.py
+    (which keeps both CPU figures: the whole process and its main thread, where the arena's Python runs)."""
+    config = GameConfig.create("five-handed")
+    names = tuple(f"seat{s}" for s in range(config.num_players))
+    connections = [BotConnection(a) for a in addresses]
+    for c in connections:
+        await c.hello()
+    policy = FaultPolicy(decision_ms=decision_ms)
+    seeds = iter(range(10**9))
+    totals = {"decisions": 0, "games": 0, "all": 0}
+    counting = {"on": False}
+
+    async def table_loop(k: int, end: float) -> None:
+        while time.perf_counter() < end:
+            players = [RemotePlayer(connections[s % len(connections)], names[s]) for s in range(len(names))]
+            result = await play_table(TableSpec(f"t{k}", config, next(seeds), names, policy), players)
+            if result.faults:
+                raise AssertionError(f"faults: {result.faults[:3]}")
+            totals["all"] += result.decisions
+            if counting["on"]:
+                totals["decisions"] += result.decisions
+                totals["games"] += 1
+
+    try:
+        await asyncio.gather(*(table_loop(k, time.perf_counter() + warmup_s) for k in range(tables)))
+        counting["on"] = True
+        cpu0, main0, wall0 = time.process_time(), time.thread_time(), time.perf_counter()
+        await asyncio.gather(*(table_loop(k, wall0 + seconds) for k in range(tables)))
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        main = time.thread_time() - main0
+    finally:
+        for c in connections:
+            await c.close()
+    decisions = max(1, totals["decisions"])
+    return {
+        "decisions": totals["decisions"],
+        "all_decisions": totals["all"],
+        "games": totals["games"],
+        "cpu_us_per_decision": cpu / decisions * 1e6,
+        "main_thread_us_per_decision": main / decisions * 1e6,
+        "decisions_per_s": totals["decisions"] / wall,
+        "games_per_s": totals["games"] / wall,
+    }
+
+
 async def table_figures(
     address: str, config: GameConfig, streams: int, warmup_s: float, seconds: float
 ) -> Figures:
