@@ -12,13 +12,11 @@ process, so both executors store byte-identical rows.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from arena.faults import Fault
-from arena.latency import histogram
-from arena.store import SeatStats
+from arena.store import SeatStats, encode_hands, encode_latencies
 from arena.table import TableResult
 
 
@@ -60,17 +58,6 @@ def seat_stats(result: TableResult) -> list[SeatStats]:
         )
         for s in range(n)
     ]
-
-
-def encode_hands(hands: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> tuple[tuple[int, str], ...]:
-    return tuple((h["hand_index"], json.dumps(h, separators=(",", ":"))) for h in hands)
-
-
-def encode_latencies(latencies_ms: Any) -> tuple[tuple[int, int, str], ...]:
-    """Per seat with answered decisions: how many, and their log-scale histogram (``arena.latency``)."""
-    return tuple(
-        (seat, len(times), json.dumps(histogram(times))) for seat, times in enumerate(latencies_ms) if times
-    )
 
 
 def record_of(result: TableResult) -> GameRecord:

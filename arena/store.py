@@ -110,6 +110,19 @@ class SeatStats:
     faults: int
 
 
+def encode_hands(hands: Sequence[dict[str, Any]]) -> tuple[tuple[int, str], ...]:
+    """Hand records as the store keeps them: (hand index, compact JSON text). One encoder for every path
+    into the store, so a game stored by either executor is byte-identical (``arena.record``)."""
+    return tuple((h["hand_index"], json.dumps(h, separators=(",", ":"))) for h in hands)
+
+
+def encode_latencies(latencies_ms: Sequence[Sequence[float]]) -> tuple[tuple[int, int, str], ...]:
+    """Per seat with answered decisions: how many, and their log-scale histogram (``arena.latency``)."""
+    return tuple(
+        (seat, len(times), json.dumps(histogram(times))) for seat, times in enumerate(latencies_ms) if times
+    )
+
+
 class Store:
     """One event's database. Open with ``Store.open(directory)``; use as a context manager."""
 
@@ -353,11 +366,9 @@ class Store:
     ) -> None:
         """Store a finished game with its seats, hand records and faults, atomically; ``latencies_ms`` (per
         seat, the answered decisions' times) is kept as a histogram per seat (``arena.latency``)."""
-        texts = [(h["hand_index"], json.dumps(h, separators=(",", ":"))) for h in hands]
-        latency = [
-            (seat, len(times), json.dumps(histogram(times))) for seat, times in enumerate(latencies_ms)
-        ]
-        self.save_encoded(game, result, seats, texts, faults, rated, excluded, [x for x in latency if x[1]])
+        self.save_encoded(
+            game, result, seats, encode_hands(hands), faults, rated, excluded, encode_latencies(latencies_ms)
+        )
 
     def save_record(
         self, game: ScheduledGame, record: GameRecord, rated: bool, excluded: Sequence[str]
