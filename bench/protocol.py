@@ -711,36 +711,30 @@ def main(argv: list[str] | None = None) -> None:
                 lambda: floor_figures(sync_bot.address, start, prebuilt, k, w, s),
             ),
         ]
-        if args.baseline is not None:
-            for kind in ("async", "sync"):
-                old = stack.enter_context(CheckoutBot(args.baseline, kind, bot_cpu))
-                measurements += [
-                    (
-                        f"baseline: ours, {kind} act",
-                        old,
-                        lambda old=old: decide_figures(old.address, config, items, opening, k, w, s),  # type: ignore[misc]
-                    ),
-                    (
-                        f"baseline: SDK alone, {kind} act",
-                        old,
-                        lambda old=old: floor_figures(old.address, start, prebuilt, k, w, s),  # type: ignore[misc]
-                    ),
-                ]
-        if args.uvloop:
-            for kind in ("async", "sync"):
-                uv = stack.enter_context(BotProcess(_serve_sdk, f"{kind}-uvloop", bot_cpu))
-                measurements += [
-                    (
-                        f"uvloop (bot side): ours, {kind} act",
-                        uv,
-                        lambda uv=uv: decide_figures(uv.address, config, items, opening, k, w, s),  # type: ignore[misc]
-                    ),
-                    (
-                        f"uvloop (bot side): SDK alone, {kind} act",
-                        uv,
-                        lambda uv=uv: floor_figures(uv.address, start, prebuilt, k, w, s),  # type: ignore[misc]
-                    ),
-                ]
+
+        def sdk_rows(
+            label: str, kind: str, bot: BotProcess | CheckoutBot
+        ) -> list[tuple[str, BotProcess | CheckoutBot, Callable[[], Awaitable[Figures]]]]:
+            """'ours' and 'SDK alone' for one more bot process (another checkout's SDK, or uvloop)."""
+            return [
+                (
+                    f"{label}: ours, {kind} act",
+                    bot,
+                    lambda: decide_figures(bot.address, config, items, opening, k, w, s),
+                ),
+                (
+                    f"{label}: SDK alone, {kind} act",
+                    bot,
+                    lambda: floor_figures(bot.address, start, prebuilt, k, w, s),
+                ),
+            ]
+
+        for kind in ("async", "sync") if args.baseline is not None else ():
+            old = stack.enter_context(CheckoutBot(args.baseline, kind, bot_cpu))
+            measurements += sdk_rows("baseline", kind, old)
+        for kind in ("async", "sync") if args.uvloop else ():
+            uv = stack.enter_context(BotProcess(_serve_sdk, f"{kind}-uvloop", bot_cpu))
+            measurements += sdk_rows("uvloop (bot side)", kind, uv)
         if not args.no_tables:
             measurements.append(
                 (
