@@ -38,12 +38,13 @@ async def _decide(player: RemotePlayer, view: View, decision_id: int, time_ms: i
         return exc
 
 
-def test_the_seat_timer_moves_earlier_and_rearms_for_later_deadlines() -> None:
+def _session(seed: int, delays: list[float], limits_ms: list[int]) -> list[str]:
+    """One seat's stream to a ``Sleepy`` bot: decision k+1 gets ``limits_ms[k]``; the outcome of each."""
     config = GameConfig.create("five-handed")
-    state = GameState(config, seed=3)
+    state = GameState(config, seed=seed)
     seat = state.current_player()
     view = build_view(state, seat)
-    Sleepy.delays[:] = [0.0, 3.0, 0.0, 0.0, 1.0]
+    Sleepy.delays[:] = delays
 
     async def main() -> list[Reply | BotTimeout]:
         server, port, _ = await create_server(Sleepy, "127.0.0.1:0")
@@ -52,43 +53,30 @@ def test_the_seat_timer_moves_earlier_and_rearms_for_later_deadlines() -> None:
         try:
             names = tuple(f"s{i}" for i in range(config.num_players))
             await player.start(GameInfo("g", config, seat, names, 1000, 0), [])
-            return [
-                await _decide(player, view, 1, 20_000),  # answered: the timer stays armed for +20 s
-                await _decide(player, view, 2, 300),  # 3 s sleep: the timer must move to +0.3 s
-                await _decide(player, view, 3, 20_000),  # answered (the late reply to 2 is dropped)
-                await _decide(player, view, 4, 400),  # answered at once: the timer stays at +0.4 s
-                await _decide(player, view, 5, 20_000),  # 1 s sleep: the +0.4 s timer re-arms, no timeout
-            ]
+            return [await _decide(player, view, k + 1, limit) for k, limit in enumerate(limits_ms)]
         finally:
             await player.close()
             await connection.close()
             await server.stop(None)
 
-    outcomes = asyncio.run(main())
-    kinds = [type(o).__name__ for o in outcomes]
-    assert kinds == ["Reply", "BotTimeout", "Reply", "Reply", "Reply"], outcomes
+    return [type(outcome).__name__ for outcome in asyncio.run(main())]
+
+
+def test_the_seat_timer_moves_earlier_and_rearms_for_later_deadlines() -> None:
+    outcomes = _session(
+        3,
+        [0.0, 3.0, 0.0, 0.0, 3.0],
+        [
+            20_000,  # answered: the timer stays armed for +20 s
+            300,  # 3 s sleep: the timer must move to +0.3 s
+            20_000,  # answered (the late reply to 2 is dropped)
+            1500,  # answered at once: the timer stays at +1.5 s
+            20_000,  # 3 s sleep: the +1.5 s timer fires early and re-arms, no timeout
+        ],
+    )
+    assert outcomes == ["Reply", "BotTimeout", "Reply", "Reply", "Reply"]
 
 
 @pytest.mark.parametrize("first_ms", [300, 20_000])
 def test_a_silent_bot_times_out_whatever_the_timer_was_armed_for(first_ms: int) -> None:
-    config = GameConfig.create("five-handed")
-    state = GameState(config, seed=4)
-    seat = state.current_player()
-    view = build_view(state, seat)
-    Sleepy.delays[:] = [0.0, 30.0]
-
-    async def main() -> list[Reply | BotTimeout]:
-        server, port, _ = await create_server(Sleepy, "127.0.0.1:0")
-        connection = BotConnection(f"127.0.0.1:{port}")
-        player = RemotePlayer(connection, "sleepy")
-        try:
-            names = tuple(f"s{i}" for i in range(config.num_players))
-            await player.start(GameInfo("g", config, seat, names, 1000, 0), [])
-            return [await _decide(player, view, 1, first_ms), await _decide(player, view, 2, 1500)]
-        finally:
-            await player.close()
-            await connection.close()
-            await server.stop(None)
-
-    outcomes = asyncio.run(main())
-    assert [type(o).__name__ for o in outcomes] == ["Reply", "BotTimeout"], outcomes
+    assert _session(4, [0.0, 30.0], [first_ms, 1500]) == ["Reply", "BotTimeout"]
