@@ -7,14 +7,20 @@ quick to start (measured against Ray: 68 MB against 284 MB, 0.5-0.8 s against 2.
 
 How the work is split. The conductor (``arena.tournament``) keeps everything it does with the local
 executor: the schedule, the store as its only writer, ratings in schedule order, disqualification and
-resume. Games are played by Dask tasks ("play these tables": the games asked for together travel as one
-task), each game returned as the store will keep it (:class:`~arena.record.GameRecord`).
-Every worker holds the entrants for the whole event in a worker plugin (:class:`EntrantsPlugin`): it
+resume. Every worker holds the entrants for the whole event in a worker plugin (:class:`EntrantsPlugin`): it
 launches the launched bots once per worker (same sandbox, limits and restarts as locally; logs in
 ``OUTPUT/logs/WORKER/``), dials the address entrants, imports the in-process ones, and plays tables on the
-worker's event loop, so deadlines are measured on the worker, next to the bots. A task is a whole game
-from its start, so when a worker dies Dask runs it again elsewhere and nothing half-played is ever stored;
-the bots of a dead worker die with it (the launcher's pipe closes).
+worker's event loop, so deadlines are measured on the worker, next to the bots.
+
+Games travel to the workers in small batches straight from the conductor (a handler the plugin adds to its
+worker, the way Dask's own shuffle plugin talks to workers), not as scheduler tasks: a task costs the
+scheduler and the conductor a few milliseconds, as much as a whole game between in-process bots, and the
+scheduler cannot be told to keep every worker exactly two batches deep. Each worker is a *lane* with at
+most two batches in flight, so it starts the next batch while the conductor stores the last one. The
+scheduler still knows the workers: the conductor asks it every second which are alive, opens a lane for a
+new one and closes the lane of one that left. A batch is whole games from their start, so when a worker
+dies its unfinished games go back to the queue and are played again elsewhere from their start, and
+nothing half-played is ever stored; the bots of a dead worker die with it (the launcher's pipe closes).
 """
 
 from __future__ import annotations
@@ -25,14 +31,15 @@ import gc
 import logging
 import math
 import re
-import uuid
+from collections import deque
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import dask.config
-from distributed import Client, KilledWorker, LocalCluster, WorkerPlugin, get_worker
-from distributed.client import FutureCancelledError
+from distributed import Client, LocalCluster, WorkerPlugin, get_worker
+from distributed.protocol import to_serialize
 
 from arena.config import TournamentConfig
 from arena.errors import ArenaError, ConfigError
@@ -41,6 +48,12 @@ from arena.record import GameRecord
 from arena.table import TableSpec
 
 PLUGIN = "euchre-arena-entrants"
+HANDLER = "euchre_arena_play"
+"""The operation the plugin adds to its worker: play a batch of games and answer with their records."""
+DEPTH = 2
+"""Batches in flight per worker: one playing while the conductor stores the other's games and sends more."""
+TRIES = 3
+"""Workers a game may be lost with before the event stops (as Dask's own ``retries=2`` would)."""
 
 QUIET = {
     "distributed.worker.profile.enabled": False,
@@ -82,10 +95,19 @@ class EntrantsPlugin(WorkerPlugin):
         except BaseException:
             await self.teardown(worker)
             raise
+        worker.handlers[HANDLER] = self.play_batch
         # A worker's heap holds Dask, tornado and the arena (about 70,000 objects the collector would keep
         # walking through as the tables allocate): set them aside once they are loaded. Measured: the
         # worker's CPU per in-process game 10.2 -> 8.2 ms with one worker, 9.6 -> 8.8 ms with two.
         gc.freeze()
+
+    async def play_batch(self, games: list[tuple[TableSpec, frozenset[str], int]]) -> dict[str, Any]:
+        """The handler: play these tables at once on this worker's entrants, on the worker's event loop.
+
+        Each game comes back in the store's form (:class:`~arena.record.GameRecord`), made here: that is
+        cheap to send and to unpickle, and it spares the conductor, whose one core bounds the event."""
+        records = await asyncio.gather(*(self.runtime.play(*game) for game in games))
+        return {"status": "OK", "records": to_serialize(list(records))}
 
     def state(self) -> dict[str, Any]:
         return {
@@ -96,6 +118,8 @@ class EntrantsPlugin(WorkerPlugin):
         }
 
     async def teardown(self, worker: Any) -> None:
+        if worker.handlers.get(HANDLER) == self.play_batch:
+            del worker.handlers[HANDLER]
         runtime = getattr(self, "runtime", None)
         if runtime is not None:
             with contextlib.suppress(Exception):
@@ -109,18 +133,29 @@ def _plugin(worker: Any = None) -> EntrantsPlugin:
     return plugin
 
 
-async def play_batch_on_worker(games: list[tuple[TableSpec, frozenset[str], int]]) -> list[GameRecord]:
-    """The task: play these tables at once on this worker's entrants, on the worker's event loop.
-
-    Each game comes back in the store's form (:class:`~arena.record.GameRecord`), made here: that is
-    cheap to send and to unpickle, and it spares the conductor, whose one core bounds the event."""
-    plugin = _plugin()
-    return list(await asyncio.gather(*(plugin.runtime.play(*game) for game in games)))
-
-
 def _worker_state(dask_worker: Any) -> dict[str, Any]:
     """Run by ``Client.run`` on each worker (which passes the worker by this argument's name)."""
     return _plugin(dask_worker).state()
+
+
+@dataclass(eq=False)
+class _Game:
+    """A game waiting for a worker, or on one, and the conductor's coroutine waiting for its record."""
+
+    spec: TableSpec
+    disqualified: frozenset[str]
+    public_seed: int
+    waiter: asyncio.Future[GameRecord]
+    lost: int = 0  # workers it was lost with
+
+
+@dataclass(eq=False)
+class _Lane:
+    """One worker, reached directly (``Client.rpc``), with the batches it is playing."""
+
+    address: str
+    rpc: Any
+    calls: set[asyncio.Task[None]] = field(default_factory=set)
 
 
 class DaskRuntime:
@@ -135,12 +170,15 @@ class DaskRuntime:
         self.down: dict[str, str] = {}  # not up on some worker (each worker retries its own)
         self._notices: list[str] = []
         self._watch: asyncio.Task[None] | None = None
+        self._members: asyncio.Task[None] | None = None
         self.cluster: LocalCluster | None = None
         self.client: Client | None = None
-        self.batch = 1  # games per task: set from the number of workers once connected
-        self._pending: list[tuple[TableSpec, frozenset[str], int, Any]] = []
+        self.batch = 1  # games per batch: set from the number of workers once connected
+        self._queue: deque[_Game] = deque()
+        self._lanes: dict[str, _Lane] = {}
         self._flush_handle: asyncio.TimerHandle | None = None
-        self._batches: set[asyncio.Task[None]] = set()
+        self._lost: ArenaError | None = None  # the cluster is gone: every game from now on fails with this
+        self._announce: Callable[[str], None] | None = None
 
     async def start(
         self,
@@ -157,6 +195,7 @@ class DaskRuntime:
         :raises ConfigError: the scheduler cannot be reached, or (strict) a worker cannot start an entrant.
         """
         spec = self.config.executor
+        self._announce = announce
         # Dask logs its own errors (a lost scheduler, a dead worker) on stderr; the arena reports what they
         # mean for the event in one line of its own, so keep the terminal to that.
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
@@ -171,7 +210,7 @@ class DaskRuntime:
                 with dask.config.set(QUIET):  # read as the servers start; the nannies pass it to the workers
                     self.cluster = await LocalCluster(
                         n_workers=workers,
-                        threads_per_worker=max(1, math.ceil(self.config.concurrency / workers)),
+                        threads_per_worker=1,  # games are coroutines on the worker's loop, not tasks
                         processes=True,
                         host="127.0.0.1",
                         dashboard_address=None,
@@ -196,10 +235,14 @@ class DaskRuntime:
                 if line not in self._notices:
                     self._notices.append(line)
         self._notices.append(f"workers: {len(states)}; bots' logs in {self.log_dir}/worker-*/")
-        # About one task in flight per worker, the event's concurrent games shared between them.
-        self.batch = max(1, self.config.concurrency // len(states))
+        for address in sorted(states):
+            self._lanes[address] = _Lane(address, self.client.rpc(address))
+        # The event's concurrent games shared between the workers, DEPTH batches each.
+        self.batch = max(1, math.ceil(self.config.concurrency / (DEPTH * len(states))))
+        loop = asyncio.get_running_loop()
+        self._members = loop.create_task(self._watch_members())
         if self.down:
-            self._watch = asyncio.get_running_loop().create_task(self._watch_down(announce))
+            self._watch = loop.create_task(self._watch_down())
 
     def _take(self, states: dict[str, Any]) -> None:
         down: dict[str, str] = {}
@@ -210,7 +253,7 @@ class DaskRuntime:
                 down.setdefault(name, why)
         self.down = down
 
-    async def _watch_down(self, announce: Callable[[str], None] | None, every_s: float = 3.0) -> None:
+    async def _watch_down(self, every_s: float = 3.0) -> None:
         """Until every entrant is up on every worker: ask the workers which are still down."""
         assert self.client is not None
         while self.down:
@@ -219,8 +262,49 @@ class DaskRuntime:
                 before = set(self.down)
                 self._take(await self.client.run(_worker_state))
                 for name in sorted(before - set(self.down)):
-                    if announce is not None and name not in self.excluded:
-                        announce(f"{name} is up on every worker: it plays the games that start from now on")
+                    if self._announce is not None and name not in self.excluded:
+                        self._announce(
+                            f"{name} is up on every worker: it plays the games that start from now on"
+                        )
+
+    async def _watch_members(self, every_s: float = 1.0) -> None:
+        """Every second, ask the scheduler which workers are alive: open lanes to new ones (once their
+        entrants are up), close the lanes of those that left, and stop the event if the scheduler is gone.
+
+        A worker that dies mid-batch is usually noticed first by its lane (the connection closes); this
+        catches a worker the scheduler gave up on while its connection to the conductor still looks open."""
+        assert self.client is not None
+        while True:
+            await asyncio.sleep(every_s)
+            try:
+                info = await asyncio.wait_for(self.client.scheduler.identity(n_workers=-1), 10 * every_s)
+                alive = set(info.get("workers", {}))
+            except (OSError, TimeoutError) as exc:
+                self._lose(
+                    ArenaError(
+                        f"lost the Dask scheduler ({type(exc).__name__}: {exc}); the games already stored "
+                        "are kept: run the same command to resume"
+                    )
+                )
+                return
+            for address in [a for a in self._lanes if a not in alive]:
+                self._close_lane(address)
+            for address in sorted(alive - set(self._lanes)):
+                with contextlib.suppress(Exception):  # not ready yet (or gone again): asked next time
+                    self._admit(address, (await self.client.run(_worker_state, workers=[address]))[address])
+            self._dispatch()
+
+    def _admit(self, address: str, state: dict[str, Any]) -> None:
+        """A worker that joined during the event, its entrants started: it plays from now on. An entrant
+        it could not start is seated nowhere until it is up there too (as at the start)."""
+        assert self.client is not None
+        self.identities.update(state["identities"])
+        self.excluded.update(state["excluded"])
+        for name, why in state["down"].items():
+            self.down.setdefault(name, why)
+        if self.down and (self._watch is None or self._watch.done()):
+            self._watch = asyncio.get_running_loop().create_task(self._watch_down())
+        self._lanes[address] = _Lane(address, self.client.rpc(address))
 
     def unavailable(self) -> dict[str, str]:
         return self.excluded | self.down
@@ -229,73 +313,119 @@ class DaskRuntime:
         return list(self._notices)
 
     async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord:
-        """Play one table on whichever worker Dask chooses; a game lost with its worker is played again.
+        """Play one table on a worker; a game lost with its worker is played again on another.
 
-        Games asked for at about the same moment travel as one task (up to ``batch`` of them): a Dask task
-        costs a few milliseconds, as much as a whole game between in-process bots, and the conductor's
-        ``concurrency`` games are asked for in bursts anyway (each finished batch frees its seats at once).
+        Games asked for at about the same moment travel as one batch (up to ``batch`` of them): sending
+        costs about as much as a whole game between in-process bots, and the conductor's ``concurrency``
+        games are asked for in bursts anyway (each finished batch frees its seats at once).
 
-        :raises ArenaError: the scheduler went away (the event stops; the stored games are kept).
+        :raises ArenaError: the scheduler went away, or the game was lost with three workers (the event
+            stops; the stored games are kept).
         """
-        assert self.client is not None, "start() first"
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[GameRecord] = loop.create_future()
-        self._pending.append((spec, frozenset(disqualified), public_seed, waiter))
-        if len(self._pending) >= self.batch:
-            self._flush()
-        elif self._flush_handle is None:
-            self._flush_handle = loop.call_later(0.002, self._flush)
+        if self._lost is not None:
+            raise self._lost
+        waiter: asyncio.Future[GameRecord] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Game(spec, frozenset(disqualified), public_seed, waiter))
+        self._dispatch()
         return await waiter
 
-    def _flush(self) -> None:
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        batch, self._pending = self._pending, []
-        if batch:
-            task = asyncio.get_running_loop().create_task(self._run_batch(batch))
-            self._batches.add(task)
-            task.add_done_callback(self._batches.discard)
+    def _dispatch(self, *, flush: bool = False) -> None:
+        """Send full batches to the least busy lanes; a partial batch waits 2 ms for company (``flush``).
 
-    async def _run_batch(self, batch: list[tuple[TableSpec, frozenset[str], int, Any]]) -> None:
-        assert self.client is not None
-        ids = ",".join(spec.game_id for spec, _, _, _ in batch)
-        future = self.client.submit(
-            play_batch_on_worker,
-            [(spec, disqualified, seed) for spec, disqualified, seed, _ in batch],
-            key=f"games-{batch[0][0].game_id}-{len(batch)}-{uuid.uuid4().hex[:8]}",
-            pure=False,
-            retries=2,
-        )
+        With every lane ``DEPTH`` batches deep nothing is sent: the end of a batch dispatches again."""
+        if flush:
+            self._flush_handle = None
+        while self._queue and self._lanes:
+            lane = min(self._lanes.values(), key=lambda lane: len(lane.calls))
+            if len(lane.calls) >= DEPTH:
+                return
+            if len(self._queue) < self.batch and not flush:
+                if self._flush_handle is None:
+                    self._flush_handle = asyncio.get_running_loop().call_later(
+                        0.002, lambda: self._dispatch(flush=True)
+                    )
+                return
+            games = [self._queue.popleft() for _ in range(min(self.batch, len(self._queue)))]
+            call = asyncio.get_running_loop().create_task(self._call(lane, games))
+            lane.calls.add(call)
+            call.add_done_callback(lane.calls.discard)
+
+    async def _call(self, lane: _Lane, games: list[_Game]) -> None:
         try:
-            results: list[GameRecord] = await future
-        except KilledWorker:
-            error = ArenaError(
-                f"games {ids} were lost with three Dask workers in a row; the games stored are "
-                "kept: run the same command to resume"
+            answer = await lane.rpc.euchre_arena_play(
+                games=to_serialize([(g.spec, g.disqualified, g.public_seed) for g in games])
             )
-        except (OSError, TimeoutError, FutureCancelledError) as exc:
-            error = ArenaError(
-                f"lost the Dask cluster while playing {ids} ({type(exc).__name__}: {exc}); the "
-                "games already stored are kept: run the same command to resume"
-            )
-        except BaseException as exc:  # any other failure reaches the games that waited for it
-            error = exc  # type: ignore[assignment]
-        else:
-            for (_, _, _, waiter), result in zip(batch, results, strict=True):
-                if not waiter.done():
-                    waiter.set_result(result)
+            if not isinstance(answer, dict) or answer.get("status") != "OK":  # the plugin is not there
+                raise OSError(f"the worker did not play the games ({answer!r:.200})")
+            records = answer["records"]
+        except (OSError, asyncio.CancelledError) as exc:
+            # The worker died, left or was never ready: the games go back to the queue, to be played
+            # again from their start by another worker.
+            if lane.address in self._lanes and not isinstance(exc, asyncio.CancelledError):
+                self._close_lane(lane.address, skip=asyncio.current_task())
+            self._requeue(games, lane.address)
             return
-        for _, _, _, waiter in batch:
-            if not waiter.done():
-                waiter.set_exception(error)
+        except BaseException as exc:  # any other failure reaches the games that waited for it
+            for game in games:
+                if not game.waiter.done():
+                    game.waiter.set_exception(exc)
+            return
+        finally:
+            self._dispatch_soon()
+        for game, record in zip(games, records, strict=True):
+            if not game.waiter.done():
+                game.waiter.set_result(record)
+
+    def _dispatch_soon(self) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            asyncio.get_running_loop().call_soon(self._dispatch)
+
+    def _requeue(self, games: list[_Game], address: str) -> None:
+        for game in reversed(games):
+            if game.waiter.done():
+                continue
+            game.lost += 1
+            if self._lost is not None:
+                game.waiter.set_exception(self._lost)
+            elif game.lost >= TRIES:
+                game.waiter.set_exception(
+                    ArenaError(
+                        f"game {game.spec.game_id} was lost with {TRIES} Dask workers in a row (the last "
+                        f"{address}); the games stored are kept: run the same command to resume"
+                    )
+                )
+            else:
+                self._queue.appendleft(game)
+
+    def _close_lane(self, address: str, skip: asyncio.Task[Any] | None = None) -> None:
+        """Forget a worker: its batches in flight are cancelled, and their games go back to the queue."""
+        lane = self._lanes.pop(address, None)
+        if lane is not None:
+            for call in list(lane.calls):
+                if call is not skip:
+                    call.cancel()
+
+    def _lose(self, error: ArenaError) -> None:
+        """The cluster is gone: every game waiting or in flight fails with ``error``; the event stops."""
+        self._lost = error
+        for address in list(self._lanes):
+            self._close_lane(address)
+        while self._queue:
+            game = self._queue.popleft()
+            if not game.waiter.done():
+                game.waiter.set_exception(error)
 
     async def stop(self) -> None:
         """Stop every worker's bots, then leave (or shut down the local) cluster."""
-        if self._watch is not None:
-            self._watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._watch
+        for task in (self._watch, self._members):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        calls = [call for lane in self._lanes.values() for call in lane.calls]
+        for call in calls:
+            call.cancel()
+        await asyncio.gather(*calls, return_exceptions=True)
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await self.client.unregister_worker_plugin(PLUGIN)
