@@ -51,7 +51,8 @@ PLUGIN = "euchre-arena-entrants"
 HANDLER = "euchre_arena_play"
 """The operation the plugin adds to its worker: play a batch of games and answer with their records."""
 DEPTH = 2
-"""Batches in flight per worker: one playing while the conductor stores the other's games and sends more."""
+"""Batches of in-process games in flight per worker: one playing while the conductor stores the other's
+games and sends more."""
 TRIES = 3
 """Workers a game may be lost with before the event stops (as Dask's own ``retries=2`` would)."""
 
@@ -156,6 +157,7 @@ class _Lane:
     address: str
     rpc: Any
     calls: set[asyncio.Task[None]] = field(default_factory=set)
+    games: int = 0  # in those batches
 
 
 class DaskRuntime:
@@ -173,7 +175,8 @@ class DaskRuntime:
         self._members: asyncio.Task[None] | None = None
         self.cluster: LocalCluster | None = None
         self.client: Client | None = None
-        self.batch = 1  # games per batch: set from the number of workers once connected
+        self.batch = 1  # games per batch, and games in flight per worker: set once connected
+        self.per_lane = 1
         self._queue: deque[_Game] = deque()
         self._lanes: dict[str, _Lane] = {}
         self._flush_handle: asyncio.TimerHandle | None = None
@@ -237,8 +240,14 @@ class DaskRuntime:
         self._notices.append(f"workers: {len(states)}; bots' logs in {self.log_dir}/worker-*/")
         for address in sorted(states):
             self._lanes[address] = _Lane(address, self.client.rpc(address))
-        # The event's concurrent games shared between the workers, DEPTH batches each.
-        self.batch = max(1, math.ceil(self.config.concurrency / (DEPTH * len(states))))
+        # The event's concurrent games shared between the workers. A batch answers when its slowest game
+        # ends, so batches only pay where a game is a few milliseconds of CPU and sending one costs about as
+        # much: in-process entrants, DEPTH batches per worker. A game with a bot behind a socket waits for
+        # its bots (tens of milliseconds at least), and batching it would idle its seats until the batch's
+        # last game ends (measured with launched bots on 2 workers: 1.3 of 2 cores busy): one game a call.
+        self.per_lane = max(1, math.ceil(self.config.concurrency / len(states)))
+        in_process = all(entrant.kind == "class" for entrant in self.config.entrants)
+        self.batch = max(1, math.ceil(self.per_lane / DEPTH)) if in_process else 1
         loop = asyncio.get_running_loop()
         self._members = loop.create_task(self._watch_members())
         if self.down:
@@ -332,20 +341,22 @@ class DaskRuntime:
     def _dispatch(self, *, flush: bool = False) -> None:
         """Send full batches to the least busy lanes; a partial batch waits 2 ms for company (``flush``).
 
-        With every lane ``DEPTH`` batches deep nothing is sent: the end of a batch dispatches again."""
+        With every lane ``per_lane`` games deep nothing is sent: the end of a batch dispatches again."""
         if flush:
             self._flush_handle = None
         while self._queue and self._lanes:
-            lane = min(self._lanes.values(), key=lambda lane: len(lane.calls))
-            if len(lane.calls) >= DEPTH:
+            lane = min(self._lanes.values(), key=lambda lane: lane.games)
+            room = self.per_lane - lane.games
+            if room <= 0:
                 return
-            if len(self._queue) < self.batch and not flush:
+            if len(self._queue) < min(self.batch, room) and not flush:
                 if self._flush_handle is None:
                     self._flush_handle = asyncio.get_running_loop().call_later(
                         0.002, lambda: self._dispatch(flush=True)
                     )
                 return
-            games = [self._queue.popleft() for _ in range(min(self.batch, len(self._queue)))]
+            games = [self._queue.popleft() for _ in range(min(self.batch, room, len(self._queue)))]
+            lane.games += len(games)
             call = asyncio.get_running_loop().create_task(self._call(lane, games))
             lane.calls.add(call)
             call.add_done_callback(lane.calls.discard)
@@ -371,6 +382,7 @@ class DaskRuntime:
                     game.waiter.set_exception(exc)
             return
         finally:
+            lane.games -= len(games)
             self._dispatch_soon()
         for game, record in zip(games, records, strict=True):
             if not game.waiter.done():
