@@ -221,7 +221,7 @@ class DaskRuntime:
                         silence_logs=logging.CRITICAL,
                     )
                     self.client = await Client(self.cluster, asynchronous=True)
-                where = f"a local cluster of {workers} workers"
+                where = f"a local cluster of {workers} worker{'' if workers == 1 else 's'}"
         except (OSError, TimeoutError, ValueError) as exc:
             raise ConfigError(f"cannot reach the Dask cluster: {exc}") from None
         self._notices.append(f"executor: dask, {where}")

@@ -59,17 +59,23 @@ def _stored(directory: Path) -> int:
         return 0
 
 
-def test_two_local_workers_give_the_local_executor_s_records_and_leaderboard(
+def test_one_and_two_local_workers_give_the_local_executor_s_records_and_leaderboard(
     tmp_path: Path, remote_port: int
 ) -> None:
     local = _mixed(tmp_path, "local", remote_port, concurrency=3)
     dask = _mixed(tmp_path, "dask", remote_port, concurrency=3)
+    single = _mixed(tmp_path, "single", remote_port, concurrency=3)
     assert arena_cli("run", "-q", str(local), timeout=300).returncode == 0
     result = arena_cli("run", str(dask), "--workers", "2", timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "executor: dask, a local cluster of 2 workers" in result.stdout
     assert stored_hands(tmp_path / "dask") == stored_hands(tmp_path / "local")
     assert board(tmp_path / "dask") == board(tmp_path / "local")
+    result = arena_cli("run", str(single), "--workers", "1", timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "executor: dask, a local cluster of 1 worker" in result.stdout
+    assert stored_hands(tmp_path / "single") == stored_hands(tmp_path / "local")
+    assert board(tmp_path / "single") == board(tmp_path / "local")
     logs = sorted(p.name for p in (tmp_path / "dask" / "logs").iterdir())
     assert len(logs) == 2 and all(n.startswith("worker-") for n in logs), logs
 
@@ -118,56 +124,81 @@ def _group_alive(pgid: int) -> bool:
     return bool(group_members(pgid))
 
 
+def _start(procs: list[subprocess.Popen[bytes]], *args: str) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [*args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    procs.append(proc)
+    return proc
+
+
+def _cluster(
+    procs: list[subprocess.Popen[bytes]], scheduler_file: Path, workers: int
+) -> tuple[subprocess.Popen[bytes], list[subprocess.Popen[bytes]]]:
+    """A real ``dask scheduler`` and ``workers`` real ``dask worker`` processes on loopback, found through
+    a scheduler file (as on a cluster of machines), each in a process group of its own."""
+    scheduler = _start(
+        procs,
+        sys.executable,
+        "-m",
+        "distributed.cli.dask_scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--no-dashboard",
+        "--scheduler-file",
+        str(scheduler_file),
+    )
+    deadline = time.monotonic() + 60
+    while not scheduler_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    started = [
+        _start(
+            procs,
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            "--scheduler-file",
+            str(scheduler_file),
+            "--nthreads",
+            "2",
+            "--no-nanny",
+            "--no-dashboard",
+            "--host",
+            "127.0.0.1",
+            "--name",
+            f"w{i}",
+        )
+        for i in range(workers)
+    ]
+    return scheduler, started
+
+
+def _kill_all(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(tmp_path: Path) -> None:
     """A real ``dask scheduler`` and two ``dask worker`` processes on loopback; one is SIGKILLed."""
     scheduler_file = tmp_path / "scheduler.json"
     procs: list[subprocess.Popen[bytes]] = []
-
-    def start(*args: str) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(
-            [*args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-        )
-        procs.append(proc)
-        return proc
-
     try:
-        start(
-            sys.executable,
-            "-m",
-            "distributed.cli.dask_scheduler",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--no-dashboard",
-            "--scheduler-file",
-            str(scheduler_file),
-        )
-        deadline = time.monotonic() + 60
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        workers = [
-            start(
-                sys.executable,
-                "-m",
-                "distributed.cli.dask_worker",
-                "--scheduler-file",
-                str(scheduler_file),
-                "--nthreads",
-                "2",
-                "--no-nanny",
-                "--no-dashboard",
-                "--host",
-                "127.0.0.1",
-                "--name",
-                f"w{i}",
-            )
-            for i in range(2)
-        ]
+        _, workers = _cluster(procs, scheduler_file, 2)
         entrants = [{"name": f"s{i}", "command": STEADY} for i in range(5)]
         config = write_toml(
             tmp_path / "e.toml",
-            event(tmp_path, entrant=entrants, rounds=12, concurrency=4, output=str(tmp_path / "out")),
+            event(
+                tmp_path,
+                entrant=entrants,
+                rounds=12,
+                concurrency=4,
+                output=str(tmp_path / "out"),
+                deal_key=KEY,
+            ),
         )
         arena = subprocess.Popen(
             [sys.executable, "-m", "arena", "run", "-q", str(config), "--scheduler", str(scheduler_file)],
@@ -195,7 +226,54 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
             time.sleep(0.1)
         assert not any(_group_alive(s) for s in shims), "a bot of the dead worker survived it"
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        _kill_all(procs)
+    # The games lost with the worker were played again from their start: every stored hand is the one the
+    # local executor deals and plays for the same config (a game resumed half-way would differ).
+    local = write_toml(
+        tmp_path / "local.toml",
+        event(
+            tmp_path, entrant=entrants, rounds=12, concurrency=4, output=str(tmp_path / "local"), deal_key=KEY
+        ),
+    )
+    assert arena_cli("run", "-q", str(local), timeout=300).returncode == 0
+    assert stored_hands(tmp_path / "out") == stored_hands(tmp_path / "local")
+    assert board(tmp_path / "out") == board(tmp_path / "local")
+
+
+def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_locally(tmp_path: Path) -> None:
+    """The scheduler of a running cluster is SIGKILLed mid-event: the arena stops with one line that says
+    so (exit 1, no traceback), keeps what it stored, and the same event finished with ``--executor local``
+    equals an uninterrupted one."""
+    scheduler_file = tmp_path / "scheduler.json"
+    procs: list[subprocess.Popen[bytes]] = []
+    entrants = [{"name": f"s{i}", "command": STEADY} for i in range(4)]
+    entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
+    data = event(tmp_path, entrant=entrants, rounds=10, concurrency=2, deal_key=KEY)
+    broken = write_toml(tmp_path / "broken.toml", data | {"output": str(tmp_path / "broken")})
+    whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
+    try:
+        scheduler, _ = _cluster(procs, scheduler_file, 1)
+        arena = subprocess.Popen(
+            [sys.executable, "-m", "arena", "run", "-q", str(broken), "--scheduler", str(scheduler_file)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while _stored(tmp_path / "broken") < 2 and time.monotonic() < deadline and arena.poll() is None:
+            time.sleep(0.05)
+        os.killpg(scheduler.pid, signal.SIGKILL)
+        scheduler.wait(10)
+        out, err = arena.communicate(timeout=120)
+    finally:
+        _kill_all(procs)
+    assert arena.returncode == 1, out + err
+    assert "Traceback" not in out + err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "lost the Dask scheduler" in errors[0], err
+    assert 2 <= _stored(tmp_path / "broken") < 10, "stopped mid-event"
+    assert arena_cli("run", "-q", str(broken), "--executor", "local", timeout=300).returncode == 0
+    assert arena_cli("run", "-q", str(whole), timeout=300).returncode == 0
+    assert stored_hands(tmp_path / "broken") == stored_hands(tmp_path / "whole")
+    assert board(tmp_path / "broken") == board(tmp_path / "whole")
