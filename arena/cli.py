@@ -87,6 +87,8 @@ def run(
             flags: dict[str, Any] = {"kind": executor or "dask", "workers": workers}
             if scheduler:
                 flags["scheduler_file" if Path(scheduler).is_file() else "scheduler"] = scheduler
+            elif flags["kind"] == "dask":
+                flags["pin_cpus"] = cfg.executor.pin_cpus  # the file's choice, for the flags' local cluster
             spec = parse_executor(flags, "--executor/--workers/--scheduler")
         cfg = cfg.with_overrides(
             seed=seed,

@@ -38,7 +38,7 @@ TOP_KEYS = (
     "sandbox",
     "executor",
 )
-EXECUTOR_KEYS = ("kind", "workers", "scheduler", "scheduler_file")
+EXECUTOR_KEYS = ("kind", "workers", "scheduler", "scheduler_file", "pin_cpus")
 EXECUTOR_KINDS = ("local", "dask")
 ENTRANT_KEYS = (
     "name",
@@ -156,6 +156,7 @@ class ExecutorSpec:
     workers: int | None = None  # dask: start a local cluster of this many worker processes
     scheduler: str | None = None  # dask: join the cluster of this scheduler (tcp://HOST:PORT)
     scheduler_file: str | None = None  # dask: ... or of the scheduler that wrote this file
+    pin_cpus: bool = True  # dask, local cluster: each worker and its bots on a share of the CPUs of their own
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -163,6 +164,7 @@ class ExecutorSpec:
             "workers": self.workers,
             "scheduler": self.scheduler,
             "scheduler_file": self.scheduler_file,
+            "pin_cpus": self.pin_cpus,
         }
 
 
@@ -192,7 +194,15 @@ def parse_executor(raw: Mapping[str, Any], where: str = "executor") -> ExecutorS
         )
     if kind == "local" and given:
         raise ConfigError(f'{where}.{given[0]} needs kind = "dask"')
-    return ExecutorSpec(kind, workers, raw.get("scheduler"), raw.get("scheduler_file"))
+    pin = raw.get("pin_cpus", True)
+    if not isinstance(pin, bool):
+        raise ConfigError(f"{where}.pin_cpus={pin!r}: expected true or false")
+    if "pin_cpus" in raw and (kind == "local" or given[:1] in (["scheduler"], ["scheduler_file"])):
+        raise ConfigError(
+            f"{where}.pin_cpus applies to the local cluster the arena starts (kind = \"dask\" with workers); "
+            "pin the workers of a cluster you start yourself with taskset (docs/scale-out.md)"
+        )
+    return ExecutorSpec(kind, workers, raw.get("scheduler"), raw.get("scheduler_file"), pin)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ pytest.importorskip("distributed", reason="the dask executor needs distributed (
 
 from test_tournament import ROOT, arena_cli, board, event, stored_hands, write_toml
 
+from arena.cluster import cpu_groups, pin_process
 from arena.players.process import free_port
 from arena.players.shim import group_members
 from arena.store import Store
@@ -27,7 +28,10 @@ STEADY = f"{{python}} {ROOT / 'tests' / 'bots' / 'steady.py'} --address {{addres
 def _mixed(tmp_path: Path, output: str, remote_port: int, **overrides: Any) -> Path:
     """An event with launched, address and in-process entrants, dealt with a fixed key."""
     entrants = [
-        {"name": "launched", "command": "{python} -m sample_bots.random --address {address}"},
+        {
+            "name": "launched",
+            "command": f"{{python}} {ROOT / 'tests' / 'bots' / 'where.py'} --address {{address}}",
+        },
         {"name": "remote", "address": f"127.0.0.1:{remote_port}"},
         {"name": "rules", "class": "sample_bots.rules:RulesBot"},
         {"name": "random", "class": "sample_bots.random:RandomBot"},
@@ -77,7 +81,44 @@ def test_one_and_two_local_workers_give_the_local_executor_s_records_and_leaderb
     assert stored_hands(tmp_path / "single") == stored_hands(tmp_path / "local")
     assert board(tmp_path / "single") == board(tmp_path / "local")
     logs = sorted(p.name for p in (tmp_path / "dask" / "logs").iterdir())
-    assert len(logs) == 2 and all(n.startswith("worker-") for n in logs), logs
+    assert logs == ["worker-0", "worker-1"], logs
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) >= 2:  # each worker's launched bot runs on its worker's share of the CPUs (pin_cpus)
+        groups = cpu_groups(2, cpus)
+        assert f"CPUs: worker 0 on {','.join(map(str, groups['0']))}" in result.stdout, result.stdout
+        for name in ("0", "1"):
+            log = (tmp_path / "dask" / "logs" / f"worker-{name}" / "launched.log").read_text()
+            assert f"cpus: {','.join(map(str, groups[name]))}" in log, log
+
+
+def test_cpu_groups_cut_the_cpus_into_contiguous_shares_one_per_worker() -> None:
+    assert cpu_groups(2, [0, 1]) == {"0": (0,), "1": (1,)}
+    assert cpu_groups(1, [0, 1]) == {"0": (0, 1)}
+    assert cpu_groups(3, [0, 1]) == {"0": (0,), "1": (1,), "2": (0,)}  # more workers than CPUs: in turn
+    groups = cpu_groups(3, list(range(16)))
+    assert [len(g) for g in groups.values()] == [5, 6, 5]
+    assert sorted(c for g in groups.values() for c in g) == list(range(16))
+    assert cpu_groups(2, [3, 7, 5, 9]) == {"0": (3, 5), "1": (7, 9)}
+
+
+def test_pin_process_moves_every_thread_and_what_they_start_later() -> None:
+    """A real process with a thread already running: after pinning, every thread of it and a child
+    process started afterwards are on the one CPU (Linux keeps an affinity per thread)."""
+    cpu = max(os.sched_getaffinity(0))
+    code = f"""
+import os, subprocess, threading, time
+from arena.cluster import pin_process
+stop = threading.Event()
+threading.Thread(target=stop.wait, daemon=True).start()
+pin_process({{{cpu}}})
+tasks = [os.sched_getaffinity(int(t)) == {{{cpu}}} for t in os.listdir("/proc/self/task")]
+child = subprocess.run(["grep", "Cpus_allowed_list", "/proc/self/status"], capture_output=True, text=True)
+print(len(tasks), all(tasks), child.stdout.split()[-1])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    threads, pinned, child = out.stdout.split()
+    assert int(threads) >= 2 and pinned == "True" and child == str(cpu), out.stdout + out.stderr
+    pin_process(os.sched_getaffinity(0))  # a no-op here: this process keeps all its CPUs
 
 
 def test_an_event_interrupted_locally_and_finished_on_dask_equals_an_uninterrupted_one(

@@ -115,6 +115,14 @@ def write_toml(path: Path, data: dict[str, Any]) -> Path:
         ({"entrant": [{"name": "x", "class": "m:C"}, {"name": "x", "class": "m:C"}]}, "used more than once"),
         ({"entrant": []}, "no [[entrant]] given"),
         ({"duplicate": "yes"}, "duplicate='yes': expected true or false"),
+        ({"executor": {"kind": "ray"}}, "executor.kind='ray': expected one of 'local', 'dask'"),
+        ({"executor": {"nodes": 2}}, "unknown key executor.nodes"),
+        ({"executor": {"workers": 0}}, "executor.workers=0: expected an integer 1..1024"),
+        ({"executor": {"kind": "local", "workers": 2}}, 'executor.workers needs kind = "dask"'),
+        ({"executor": {"workers": 2, "scheduler": "tcp://h:1"}}, "give only one of workers, scheduler"),
+        ({"executor": {"workers": 2, "pin_cpus": "yes"}}, "executor.pin_cpus='yes': expected true or false"),
+        ({"executor": {"scheduler": "tcp://h:1", "pin_cpus": True}}, "pin_cpus applies to the local cluster"),
+        ({"executor": {"kind": "local", "pin_cpus": False}}, "pin_cpus applies to the local cluster"),
     ],
 )
 def test_bad_config_is_rejected_with_key_value_and_allowed(
@@ -123,6 +131,15 @@ def test_bad_config_is_rejected_with_key_value_and_allowed(
     with pytest.raises(ConfigError) as error:
         parse_config(event(tmp_path, **change))
     assert message in str(error.value)
+
+
+def test_the_executor_table_defaults_to_local_and_pins_a_local_cluster_unless_told_not_to(
+    tmp_path: Path,
+) -> None:
+    assert parse_config(event(tmp_path)).executor.kind == "local"
+    spec = parse_config(event(tmp_path, executor={"workers": 3})).executor
+    assert (spec.kind, spec.workers, spec.pin_cpus) == ("dask", 3, True)
+    assert not parse_config(event(tmp_path, executor={"kind": "dask", "pin_cpus": False})).executor.pin_cpus
 
 
 def test_bad_config_exits_2_with_a_clear_message(tmp_path: Path) -> None:
