@@ -3,7 +3,6 @@ call directly, and prints. Configuration errors exit with code 2 and a message n
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import shutil
@@ -16,7 +15,7 @@ from typing import Any
 
 import typer
 
-from arena import __version__
+from arena import __version__, loops
 from arena.errors import ArenaError, ConfigError
 
 app = typer.Typer(
@@ -117,6 +116,11 @@ def _run_event(
 ) -> None:
     import time
 
+    try:
+        loops.loop_choice()  # ARENA_LOOP, checked before anything starts
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from arena.entrants import StartFailed
@@ -203,7 +207,7 @@ def _run_event(
 
     try:
         try:
-            summary = asyncio.run(main())
+            summary = loops.run(main())
         finally:
             if progress.live.is_started:
                 progress.stop()
@@ -378,6 +382,7 @@ def match(
             sandbox=sandbox,
         )
         settings.event_config()  # every spec and the variant checked before anything starts
+        loops.loop_choice()
     except (ConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
 
@@ -386,7 +391,7 @@ def match(
             typer.echo(state.render(settings.sprt))
 
     try:
-        result = asyncio.run(run_match(settings, on_look=on_look))
+        result = loops.run(run_match(settings, on_look=on_look))
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:

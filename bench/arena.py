@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import protocol as protocol_bench
 
+from arena import loops
 from arena.engine import GameConfig
 from arena.players.inprocess import InProcessPlayer
 from arena.table import TableSpec, play_table
@@ -93,7 +94,15 @@ def main() -> None:
     )
     can_pin = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
     parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=can_pin)
+    parser.add_argument(
+        "--loop",
+        choices=loops.CHOICES,
+        default="auto",
+        help="the event loop of every process here, the arena's and the bots', ours and bare alike "
+        "(auto: uvloop where installed, as `arena run` and the SDK choose)",
+    )
     args = parser.parse_args()
+    uv = loops.arena_loop_factory(args.loop) is not None
     bot_cpu: int | None = None
     if args.pin:
         arena_cpu, bot_cpu = sorted(os.sched_getaffinity(0))[:2]
@@ -112,15 +121,19 @@ def main() -> None:
         f"bare: {len(request)} B / {len(reply)} B ping-pong over as many streams and processes; "
         f"{args.warmup:.0f} s warm-up + {args.seconds:.0f} s measured each; "
         + (f"arena pinned to CPU {arena_cpu}, bots to CPU {bot_cpu}" if args.pin else "not pinned")
+        + f"; every process on {'uvloop' if uv else 'asyncio'}"
     )
     print(
         f"{'tables':>6} {'arena decisions/s':>18} {'games/s':>8} {'bare decisions/s':>17} {'ratio':>6}"
         f" {'arena CPU us/dec':>17} {'bare CPU us/dec':>16}"
     )
     with ExitStack() as stack:
-        sdk, bare_server = protocol_bench._serve_sdk, protocol_bench._serve_bare
+        sdk = protocol_bench._serve_sdk
+        bare_server = protocol_bench._serve_bare_uvloop if uv else protocol_bench._serve_bare
         bots = [
-            stack.enter_context(protocol_bench.BotProcess(sdk, "async", bot_cpu)).address
+            stack.enter_context(
+                protocol_bench.BotProcess(sdk, "async-uvloop" if uv else "async", bot_cpu)
+            ).address
             for _ in range(args.bots)
         ]
         bares = [
@@ -128,16 +141,18 @@ def main() -> None:
             for _ in range(args.bots)
         ]
         for tables in counts:
-            decisions, games, cpu = asyncio.run(
-                arena_figures(bots, tables, args.warmup, args.seconds, args.decision_ms)
+            decisions, games, cpu = loops.run(
+                arena_figures(bots, tables, args.warmup, args.seconds, args.decision_ms), args.loop
             )
-            bare, bare_cpu = asyncio.run(bare_rate(bares, request, tables, args.warmup, args.seconds))
+            bare, bare_cpu = loops.run(
+                bare_rate(bares, request, tables, args.warmup, args.seconds), args.loop
+            )
             print(
                 f"{tables:>6} {decisions:>18,.0f} {games:>8.1f} {bare:>17,.0f} {decisions / bare:>6.2f}"
                 f" {cpu:>17.0f} {bare_cpu:>16.0f}"
             )
-    single = asyncio.run(inprocess_games(1, args.seconds))
-    many = asyncio.run(inprocess_games(max(counts), args.seconds))
+    single = loops.run(inprocess_games(1, args.seconds), args.loop)
+    many = loops.run(inprocess_games(max(counts), args.seconds), args.loop)
     print(
         f"in-process (no gRPC), same bots: {single:.0f} games/s at 1 table, {many:.0f} games/s at "
         f"{max(counts)} tables"

@@ -110,16 +110,31 @@ def _serve_sdk(kind: str, cpu: int | None, ports: multiprocessing.Queue) -> None
         ports.put(port)
         await server.wait_for_termination()
 
-    if kind.endswith("-uvloop"):
+    _run_on(main(), kind.endswith("-uvloop"))
+
+
+def _run_on(main: Any, uv: bool) -> None:
+    """Run ``main`` on uvloop (``uv``) or asyncio's loop."""
+    if uv:
         import uvloop
 
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            runner.run(main())
+            runner.run(main)
     else:
-        asyncio.run(main())
+        asyncio.run(main)
 
 
-def _serve_bare(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _serve_bare_uvloop(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    """``_serve_bare`` on uvloop."""
+    _serve_bare(reply, cpu, ports, uv=True)
+
+
+def _serve_bare(
+    reply: bytes,
+    cpu: int | None,
+    ports: multiprocessing.Queue,  # type: ignore[type-arg]
+    uv: bool = False,
+) -> None:
     _pin(cpu)
 
     async def exchange(requests, context):  # type: ignore[no-untyped-def]
@@ -142,7 +157,7 @@ def _serve_bare(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> 
         ports.put(port)
         await server.wait_for_termination()
 
-    asyncio.run(main())
+    _run_on(main(), uv)
 
 
 _CHECKOUT_BOT = """

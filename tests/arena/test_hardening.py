@@ -9,9 +9,12 @@ fault in a result belongs to the chaos bot. Deadlines are short where the test i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import select
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,6 +28,7 @@ from typing import Any
 import grpc
 import pytest
 
+from arena import loops
 from arena.engine import GameConfig, GameState, View
 from arena.engine.events import Event
 from arena.engine.views import build_view
@@ -334,18 +338,54 @@ def test_a_reply_the_transport_held_at_the_deadline_is_the_harnesss_fault(
         assert "reached the arena's transport" in str(error)
 
 
-def test_the_grpc_wakeup_socket_is_found() -> None:
-    """``transport_pending`` relies on finding gRPC's wake-up socket; a gRPC upgrade that moves it must
-    fail here rather than silently turn the check off."""
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_the_grpc_wakeup_socket_is_found_on_either_loop(loop: str) -> None:
+    """``transport_pending`` relies on finding gRPC's wake-up socket; a gRPC or uvloop upgrade that moves
+    it must fail here rather than silently turn the check off. The socket found must be the one gRPC
+    wakes the loop through: while the loop is blocked, a call that completes (its deadline passes: the
+    server accepts connections and never speaks) leaves it readable, and nothing did before."""
+    if loop == "uvloop":
+        pytest.importorskip("uvloop")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
 
-    async def scenario() -> int | None:
-        channel = grpc.aio.insecure_channel("127.0.0.1:9")
+    async def scenario() -> tuple[bool, bool]:
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{listener.getsockname()[1]}")
         try:
-            return _grpc_wakeup_fd(asyncio.get_running_loop())
+            fd = _grpc_wakeup_fd(asyncio.get_running_loop())
+            assert fd is not None, "gRPC's wake-up socket not found"
+            call = channel.unary_unary("/x.Y/Z")(b"", timeout=0.5)
+            await asyncio.sleep(0.1)  # the call starts; nothing completes yet
+            before = bool(select.select([fd], [], [], 0)[0])
+            deadline, pending = time.monotonic() + 20, False
+            while not pending and time.monotonic() < deadline:  # the loop is blocked meanwhile
+                pending = bool(select.select([fd], [], [], 0.05)[0])
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                await call
+            return before, pending
         finally:
             await channel.close()
 
-    assert asyncio.run(scenario()) is not None
+    try:
+        before, pending = loops.run(scenario(), loop)
+    finally:
+        listener.close()
+    assert not before and pending
+
+
+def test_an_unknown_arena_loop_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "demo", "--output", str(tmp_path / "d")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ARENA_LOOP": "trio"},
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "error: ARENA_LOOP='trio': expected one of 'auto', 'uvloop', 'asyncio'"
+    ]
 
 
 class Broken(Player):
