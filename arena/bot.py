@@ -17,7 +17,9 @@ the seat's complete ``View`` (own hand, public history, legal actions) and retur
 in a thread of its own (``arena.botthreads``), so a slow search never stalls the other games this process
 serves; an ``async def act`` runs on the event loop. ``self.time_left()`` says how long the current decision
 may still take. The view is decoded lazily (``arena.protocol.lazyview``): a field costs only when read.
-``run`` uses uvloop when it is installed (the ``uvloop`` extra).
+``run`` uses uvloop when it is installed (the ``uvloop`` extra). A bot may start helper processes:
+``import arena`` turns gRPC's fork support off, which otherwise crashes some of the children a busy gRPC
+process starts (import ``arena.bot`` before ``grpc``, or set ``GRPC_ENABLE_FORK_SUPPORT=0`` yourself).
 """
 
 from __future__ import annotations
