@@ -216,6 +216,21 @@ def _cluster(
     return scheduler, started
 
 
+def _arena_midway(config: Path, scheduler_file: Path, output: Path) -> subprocess.Popen[str]:
+    """``arena run CONFIG`` on the cluster of ``scheduler_file``, once it has stored two games."""
+    arena = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", "-q", str(config), "--scheduler", str(scheduler_file)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while _stored(output) < 2 and time.monotonic() < deadline and arena.poll() is None:
+        time.sleep(0.05)
+    return arena
+
+
 def _kill_all(procs: list[subprocess.Popen[bytes]]) -> None:
     for proc in procs:
         if proc.poll() is None:
@@ -241,23 +256,14 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
                 deal_key=KEY,
             ),
         )
-        arena = subprocess.Popen(
-            [sys.executable, "-m", "arena", "run", "-q", str(config), "--scheduler", str(scheduler_file)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        deadline = time.monotonic() + 120
-        while _stored(tmp_path / "out") < 2 and time.monotonic() < deadline and arena.poll() is None:
-            time.sleep(0.05)
+        arena = _arena_midway(config, scheduler_file, tmp_path / "out")
         victim = workers[1]
         shims = _children(victim.pid)  # the launchers of that worker's bots, each its bot's process group
         assert shims, "the worker launched no bots"
         victim.send_signal(signal.SIGKILL)
         victim.wait(10)
-        output, _ = arena.communicate(timeout=300)
-        assert arena.returncode == 0, output
+        out, err = arena.communicate(timeout=300)
+        assert arena.returncode == 0, out + err
         with Store.open(tmp_path / "out", create=False) as store:
             ids = [r[0] for r in store.db.execute("SELECT game_id FROM games").fetchall()]
             scheduled = store.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
@@ -294,16 +300,7 @@ def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_lo
     whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
     try:
         scheduler, _ = _cluster(procs, scheduler_file, 1)
-        arena = subprocess.Popen(
-            [sys.executable, "-m", "arena", "run", "-q", str(broken), "--scheduler", str(scheduler_file)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 120
-        while _stored(tmp_path / "broken") < 2 and time.monotonic() < deadline and arena.poll() is None:
-            time.sleep(0.05)
+        arena = _arena_midway(broken, scheduler_file, tmp_path / "broken")
         os.killpg(scheduler.pid, signal.SIGKILL)
         scheduler.wait(10)
         out, err = arena.communicate(timeout=120)
