@@ -169,6 +169,15 @@ def pin_process(cpus: Collection[int]) -> None:
             os.sched_setaffinity(tid, set(cpus))
 
 
+def quiet_dask_logs() -> None:
+    """Dask's loggers to CRITICAL: the parent and every child Dask's logging config gave a level of its own
+    (``distributed.client`` logs "Failed to reconnect to scheduler" at ERROR, past a quiet parent)."""
+    manager = logging.Logger.manager
+    names = ["distributed", *(n for n in list(manager.loggerDict) if n.startswith("distributed."))]
+    for name in names:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def _plugin(worker: Any = None) -> EntrantsPlugin:
     plugin = (worker or get_worker()).plugins.get(PLUGIN)
     if not isinstance(plugin, EntrantsPlugin):
@@ -243,7 +252,7 @@ class DaskRuntime:
         self._announce = announce
         # Dask logs its own errors (a lost scheduler, a dead worker) on stderr; the arena reports what they
         # mean for the event in one line of its own, so keep the terminal to that.
-        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        quiet_dask_logs()
         try:
             if spec.scheduler or spec.scheduler_file:
                 self.client = await Client(
@@ -337,10 +346,11 @@ class DaskRuntime:
                 info = await asyncio.wait_for(self.client.scheduler.identity(n_workers=-1), 10 * every_s)
                 alive = set(info.get("workers", {}))
             except (OSError, TimeoutError) as exc:
+                why = f"no answer in {10 * every_s:g} s" if isinstance(exc, TimeoutError) else repr(exc)
                 self._lose(
                     ArenaError(
-                        f"lost the Dask scheduler ({type(exc).__name__}: {exc}); the games already stored "
-                        "are kept: run the same command to resume"
+                        f"lost the Dask scheduler ({why}); the games already stored are kept: run the "
+                        "same command to resume"
                     )
                 )
                 return
@@ -487,10 +497,12 @@ class DaskRuntime:
             call.cancel()
         await asyncio.gather(*calls, return_exceptions=True)
         if self.client is not None:
+            # With the scheduler gone, the client would wait out its reconnection timeout (20 s) first.
+            patience = 2.0 if self._lost is not None else 30.0
             with contextlib.suppress(Exception):
-                await self.client.unregister_worker_plugin(PLUGIN)
+                await asyncio.wait_for(self.client.unregister_worker_plugin(PLUGIN), patience)
             with contextlib.suppress(Exception):
-                await self.client.close()
+                await asyncio.wait_for(self.client.close(), patience)
         if self.cluster is not None:
             with contextlib.suppress(Exception):
                 await self.cluster.close()  # type: ignore[misc]  # awaitable when asynchronous

@@ -295,7 +295,7 @@ def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_lo
     procs: list[subprocess.Popen[bytes]] = []
     entrants = [{"name": f"s{i}", "command": STEADY} for i in range(4)]
     entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
-    data = event(tmp_path, entrant=entrants, rounds=10, concurrency=2, deal_key=KEY)
+    data = event(tmp_path, entrant=entrants, rounds=6, concurrency=2, deal_key=KEY)
     broken = write_toml(tmp_path / "broken.toml", data | {"output": str(tmp_path / "broken")})
     whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
     try:
@@ -308,9 +308,9 @@ def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_lo
         _kill_all(procs)
     assert arena.returncode == 1, out + err
     assert "Traceback" not in out + err
-    errors = [line for line in err.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and "lost the Dask scheduler" in errors[0], err
-    assert 2 <= _stored(tmp_path / "broken") < 10, "stopped mid-event"
+    lines = [line for line in err.splitlines() if line and not line.startswith("warning: deal_key is fixed")]
+    assert len(lines) == 1 and lines[0].startswith("error: lost the Dask scheduler"), err  # nothing of Dask's
+    assert 2 <= _stored(tmp_path / "broken") < 6, "stopped mid-event"
     assert arena_cli("run", "-q", str(broken), "--executor", "local", timeout=300).returncode == 0
     assert arena_cli("run", "-q", str(whole), timeout=300).returncode == 0
     assert stored_hands(tmp_path / "broken") == stored_hands(tmp_path / "whole")
