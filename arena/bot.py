@@ -37,11 +37,13 @@ from typing import Any, ClassVar
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from arena import loops
 from arena.botthreads import pool_for_running_loop
 from arena.engine.actions import ACTIONS, Action, parse_action_id
 from arena.engine.config import Variant
 from arena.engine.events import Event
 from arena.engine.views import View
+from arena.errors import ConfigError
 from arena.gameinfo import GameInfo, GameResult
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert, reflection
 from arena.protocol.lazyview import LazyViewDecoder
@@ -301,19 +303,15 @@ def loop_factory(loop: str = "auto") -> Callable[[], asyncio.AbstractEventLoop] 
 
     Why uvloop: the bot's share of a decision is mostly gRPC's and the event loop's own work, and uvloop
     trims the loop's part (``bench/protocol.py --uvloop``: about 5 % less CPU per decision). It is optional
-    (the ``uvloop`` extra; no Windows build), so ``auto`` falls back to asyncio without it.
+    (the ``uvloop`` extra; no Windows build), so ``auto`` falls back to asyncio without it. The same choice
+    as the arena's (``arena.loops``).
 
     :raises SystemExit: for ``uvloop`` when it is not installed.
     """
-    if loop == "asyncio":
-        return None
     try:
-        import uvloop
-    except ImportError:
-        if loop == "uvloop":
-            raise SystemExit("--loop uvloop: uvloop is not installed (the 'uvloop' extra)") from None
-        return None
-    return uvloop.new_event_loop
+        return loops.loop_factory(loop)
+    except ConfigError:
+        raise SystemExit(f"--loop {loop}: uvloop is not installed (the 'uvloop' extra)") from None
 
 
 def run(bot_class: type[Bot], argv: Sequence[str] | None = None) -> None:
@@ -329,7 +327,7 @@ def run(bot_class: type[Bot], argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
     parser.add_argument(
         "--loop",
-        choices=["auto", "uvloop", "asyncio"],
+        choices=loops.CHOICES,
         default="auto",
         help="event loop: uvloop when installed (auto, the default; the 'uvloop' extra), or asyncio's own",
     )

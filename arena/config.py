@@ -197,7 +197,7 @@ def parse_executor(raw: Mapping[str, Any], where: str = "executor") -> ExecutorS
     pin = raw.get("pin_cpus", True)
     if not isinstance(pin, bool):
         raise ConfigError(f"{where}.pin_cpus={pin!r}: expected true or false")
-    if "pin_cpus" in raw and (kind == "local" or given[:1] in (["scheduler"], ["scheduler_file"])):
+    if "pin_cpus" in raw and (kind == "local" or raw.get("scheduler") or raw.get("scheduler_file")):
         raise ConfigError(
             f'{where}.pin_cpus applies to the local cluster the arena starts (kind = "dask" with workers); '
             "pin the workers of a cluster you start yourself with taskset (docs/scale-out.md)"

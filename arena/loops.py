@@ -1,4 +1,4 @@
-"""The arena's event loop: uvloop where it is installed, asyncio's own otherwise.
+"""The event loop of the arena and of SDK bots: uvloop where it is installed, asyncio's own otherwise.
 
 Why uvloop in the arena: at 25 tables the arena's process is CPU-bound, and about a fifth of its CPU per
 decision is the event loop's own work (waking on gRPC's completions, running the tasks' steps). uvloop does
@@ -65,8 +65,8 @@ def loop_choice(choice: str | None = None) -> str:
     return value
 
 
-def arena_loop_factory(choice: str | None = None) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """The factory of the loop the arena runs on (None: asyncio's default).
+def loop_factory(choice: str | None = None) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The factory of the loop to run on (None: asyncio's default); the SDK's ``--loop`` uses it too.
 
     :raises ConfigError: see :func:`loop_choice`.
     """
@@ -81,7 +81,7 @@ def run(main: Coroutine[Any, Any, T], choice: str | None = None) -> T:
     :raises ConfigError: see :func:`loop_choice` (``main`` is closed unrun).
     """
     try:
-        factory = arena_loop_factory(choice)
+        factory = loop_factory(choice)
     except ConfigError:
         main.close()
         raise

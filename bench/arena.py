@@ -102,7 +102,7 @@ def main() -> None:
         "(auto: uvloop where installed, as `arena run` and the SDK choose)",
     )
     args = parser.parse_args()
-    uv = loops.arena_loop_factory(args.loop) is not None
+    uv = loops.loop_factory(args.loop) is not None
     bot_cpu: int | None = None
     if args.pin:
         arena_cpu, bot_cpu = sorted(os.sched_getaffinity(0))[:2]

@@ -142,7 +142,7 @@ def main() -> None:
         raise SystemExit("bench/ladder.py needs Linux and 2 CPUs (the arena on one, the bot on the other)")
     arena_cpu, bot_cpu = sorted(os.sched_getaffinity(0))[:2]
     os.sched_setaffinity(0, {arena_cpu})
-    uv = loops.arena_loop_factory() is not None
+    uv = loops.loop_factory() is not None
     sdk = "async-uvloop" if uv else "async"
 
     config = GameConfig.create("five-handed")

@@ -59,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 
 import grpc
 
+from arena import loops
 from arena.bot import Bot, create_server
 from arena.engine import Action, GameConfig, GameState, View, build_view
 from arena.engine.events import Event, events_for_seats, mark, opening_events
@@ -115,13 +116,7 @@ def _serve_sdk(kind: str, cpu: int | None, ports: multiprocessing.Queue) -> None
 
 def _run_on(main: Any, uv: bool) -> None:
     """Run ``main`` on uvloop (``uv``) or asyncio's loop."""
-    if uv:
-        import uvloop
-
-        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            runner.run(main)
-    else:
-        asyncio.run(main)
+    loops.run(main, "uvloop" if uv else "asyncio")
 
 
 def _serve_bare_uvloop(reply: bytes, cpu: int | None, ports: multiprocessing.Queue) -> None:  # type: ignore[type-arg]

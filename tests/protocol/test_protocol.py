@@ -874,5 +874,11 @@ def test_loop_factory_picks_uvloop_when_installed_and_asyncio_on_request() -> No
         with pytest.raises(SystemExit, match="not installed"):
             loop_factory("uvloop")
     else:
-        assert loop_factory("auto") is uvloop.new_event_loop
-        assert loop_factory("uvloop") is uvloop.new_event_loop
+        for choice in ("auto", "uvloop"):
+            factory = loop_factory(choice)
+            assert factory is not None
+            loop = factory()
+            try:
+                assert isinstance(loop, uvloop.Loop)
+            finally:
+                loop.close()
