@@ -71,7 +71,7 @@ def child(kind: str, executor: str, games: int, output: str) -> None:
     from arena.config import parse_config
     from arena.tournament import run_event
 
-    workers = {"local": None, "dask-1": 1, "dask-2": 2}[executor]
+    workers = {"local": None, "dask-1": 1, "dask-2": 2, "dask-2-unpinned": 2}[executor]
     data = {
         "name": "scale",
         "seed": 3,
@@ -84,6 +84,8 @@ def child(kind: str, executor: str, games: int, output: str) -> None:
     }
     if workers:
         data["executor"] = {"kind": "dask", "workers": workers}
+        if executor.endswith("-unpinned"):
+            data["executor"]["pin_cpus"] = False
     config = parse_config(data)
     began = time.perf_counter()
     cpu = resource.getrusage(resource.RUSAGE_SELF)
@@ -145,7 +147,11 @@ def main() -> None:
         help="another checkout (with its .venv) to measure alternately with this one, row by row",
     )
     parser.add_argument("--repeats", type=int, default=1, help="runs per row; the best games/s is shown")
-    parser.add_argument("--executors", default="local,dask-1,dask-2", help="comma-separated")
+    parser.add_argument(
+        "--executors",
+        default="local,dask-1,dask-2",
+        help="comma-separated, of local, dask-1, dask-2 and dask-2-unpinned (pin_cpus = false)",
+    )
     parser.add_argument("--kinds", default="in-process,launched", help="comma-separated")
     parser.add_argument("--concurrency", type=int, default=8, help="games in flight, whatever the executor")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
@@ -159,23 +165,28 @@ def main() -> None:
     print("games/s in steady state (first to last finished game, best of the repeats); total = with")
     print("start-up; CPU ms per game in each kind of process over the last nine tenths of the games")
     head = ("code", "bots", "executor", "games", "games/s", "speed-up", "total", "cond/dec", "cond", "worker")
-    widths = (9, 11, 9, 6, 9, 9, 7, 9, 7, 7)
+    widths = (9, 11, 16, 6, 9, 9, 7, 9, 7, 7)
     print("".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)) + "   bots    all (ms/game)")
     checkouts: list[tuple[str, Path | None]] = [("this", None)]
     if args.baseline is not None:
         checkouts.insert(0, ("baseline", args.baseline.resolve()))
     kinds = {"in-process": args.games, "launched": args.launched_games}
+    executors = args.executors.split(",")
     for kind in args.kinds.split(","):
         base: dict[str, float] = {}
-        for executor in args.executors.split(","):
-            best: dict[str, dict[str, Any]] = {}
-            for _ in range(args.repeats):
-                for label, repo in checkouts:  # alternately, so that both see the same machine
+        best: dict[tuple[str, str], dict[str, Any]] = {}
+        # Repeats go round every executor and checkout in turn, so a change in the machine's load hits
+        # them alike.
+        for _ in range(args.repeats):
+            for executor in executors:
+                for label, repo in checkouts:
                     r = measure(kind, executor, kinds[kind], repo)
-                    if label not in best or r["steady"] > best[label]["steady"]:
-                        best[label] = r
+                    key = (executor, label)
+                    if key not in best or r["steady"] > best[key]["steady"]:
+                        best[key] = r
+        for executor in executors:
             for label, _ in checkouts:
-                r = best[label]
+                r = best[(executor, label)]
                 rate = r["steady"]
                 base.setdefault(label, rate)
                 total = r["games"] / r["seconds"]
@@ -183,7 +194,8 @@ def main() -> None:
                 cells = [ms.get(k, 0.0) for k in ("conductor", "worker", "bots")]
                 per_decision = 1e3 * ms.get("conductor", 0.0) * r["games"] / max(1, r["decisions"])
                 print(
-                    f"{label:>9}{kind:>11}{executor:>9}{r['games']:>6}{rate:>9.1f}{rate / base[label]:>8.2f}x"
+                    f"{label:>9}{kind:>11}{executor:>16}{r['games']:>6}{rate:>9.1f}"
+                    f"{rate / base[label]:>8.2f}x"
                     f"{total:>7.1f}{per_decision:>6.0f} us"
                     + "".join(f"{c:>7.2f}" for c in cells)
                     + f"{sum(ms.values()):>7.2f}"
