@@ -11,12 +11,12 @@
     if __name__ == "__main__":
         run(FirstLegal)
 
-Each game gets its own instance of the class, so instance attributes are per-game state. ``act`` receives
-the seat's complete ``View`` (own hand, public history, legal actions) and returns one of
-``view.legal_actions`` (an ``Action``, its text such as ``"PLAY(JH)"``, or its id). A plain ``def act`` runs
-in a thread of its own (``arena.botthreads``), so a slow search never stalls the other games this process
-serves; an ``async def act`` runs on the event loop. ``self.time_left()`` says how long the current decision
-may still take. The view is decoded lazily (``arena.protocol.lazyview``): a field costs only when read.
+Each game gets its own instance of the class, so instance attributes are per-game state. ``act`` receives the
+seat's complete ``View`` (own hand, public history, legal actions) and returns one of ``view.legal_actions``
+(an ``Action``, its text such as ``"PLAY(JH)"``, or its id). A plain ``def act`` runs in a thread of its own
+(``arena.protocol.threads``), so a slow search never stalls the other games this process serves; an ``async
+def act`` runs on the event loop. ``self.time_left()`` says how long the current decision may still take. The
+view is decoded lazily (``arena.protocol.lazyview``): a field costs only when read.
 ``run`` uses uvloop when it is installed (the ``uvloop`` extra). A bot may start helper processes:
 ``import arena`` turns gRPC's fork support off, which otherwise crashes some of the children a busy gRPC
 process starts (import ``arena.bot`` before ``grpc``, or set ``GRPC_ENABLE_FORK_SUPPORT=0`` yourself).
@@ -37,16 +37,15 @@ from typing import Any, ClassVar
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from arena import loops
-from arena.botthreads import pool_for_running_loop
 from arena.engine.actions import ACTIONS, Action, parse_action_id
 from arena.engine.config import Variant
 from arena.engine.events import Event
 from arena.engine.views import View
 from arena.errors import ConfigError
 from arena.gameinfo import GameInfo, GameResult
-from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert, reflection
+from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert, loops, reflection
 from arena.protocol.lazyview import LazyViewDecoder
+from arena.protocol.threads import pool_for_running_loop
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 
@@ -304,7 +303,7 @@ def loop_factory(loop: str = "auto") -> Callable[[], asyncio.AbstractEventLoop] 
     Why uvloop: the bot's share of a decision is mostly gRPC's and the event loop's own work, and uvloop
     trims the loop's part (``bench/protocol.py --uvloop``: about 5 % less CPU per decision). It is optional
     (the ``uvloop`` extra; no Windows build), so ``auto`` falls back to asyncio without it. The same choice
-    as the arena's (``arena.loops``).
+    as the arena's (``arena.protocol.loops``).
 
     :raises SystemExit: for ``uvloop`` when it is not installed.
     """

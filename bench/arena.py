@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import protocol as protocol_bench
 
-from arena import loops
 from arena.engine import GameConfig
+from arena.event.table import TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
-from arena.table import TableSpec, play_table
+from arena.protocol import loops
 
 CONFIG = GameConfig.create("five-handed")
 NAMES = tuple(f"seat{s}" for s in range(CONFIG.num_players))

@@ -39,9 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import grpc
 import protocol as bench
 
-from arena import loops
 from arena.engine import GameConfig
-from arena.protocol import SERVICE_NAME, convert
+from arena.protocol import SERVICE_NAME, convert, loops
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 

@@ -127,7 +127,7 @@ def _with_bots(args: argparse.Namespace, body: Any, bare: bool = False) -> Any:
 _PARTS = (  # (where, what it is), first match wins
     ("arena/players/remote.py", "RemotePlayer (decide, reader, timers, stream lifecycle)"),
     ("arena/players/", "other players code (loop watch)"),
-    ("arena/table.py", "play_table (referee, fan-out)"),
+    ("arena/event/table.py", "play_table (referee, fan-out)"),
     ("arena/engine/views.py", "build_view"),
     ("arena/engine/events.py", "events_for_seats"),
     ("arena/engine/", "engine rules (legal actions, apply)"),

@@ -59,19 +59,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 
 import grpc
 
-from arena import loops
 from arena.bot import Bot, create_server
 from arena.engine import Action, GameConfig, GameState, View, build_view
 from arena.engine.events import Event, events_for_seats, mark, opening_events
-from arena.faults import FaultPolicy
+from arena.event.faults import FaultPolicy
+from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo
 from arena.players.base import DecisionTiming
 from arena.players.remote import MAX_REPLY_BYTES, BotConnection, RemotePlayer
-from arena.protocol import SERVICE_NAME, convert
+from arena.protocol import SERVICE_NAME, convert, loops
 from arena.protocol.lazyview import LazyViewDecoder
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
-from arena.table import TableSpec, play_table
 
 BARE_METHOD = "/bench.PingPong/Exchange"
 DECISION_MS = 30_000  # generous: on a shared machine the arena loop may lag for a second

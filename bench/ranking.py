@@ -41,10 +41,13 @@ from statistics import NormalDist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
+from arena.conductor.match import BASELINE, CANDIDATE, deal_differences, match_schedule
 from arena.engine import GameConfig
-from arena.match import BASELINE, CANDIDATE, deal_differences, match_schedule
+from arena.event.schedule import make_schedule
+from arena.event.table import TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
-from arena.ranking import (
+from arena.results.record import ScheduledGame
+from arena.stats.confidence import (
     MIN_UNITS,
     collect,
     confidence,
@@ -53,10 +56,8 @@ from arena.ranking import (
     resolve_method,
     scores,
 )
-from arena.rating import DRIFT_TAU, RatedGame, environment
-from arena.schedule import ScheduledGame, make_schedule
-from arena.sprt import SprtSettings, run_sprt
-from arena.table import TableSpec, play_table
+from arena.stats.rating import DRIFT_TAU, RatedGame, environment
+from arena.stats.sprt import SprtSettings, run_sprt
 from sample_bots.noisy import noisy
 from sample_bots.rules import RulesBot
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
-from arena.config import parse_config
+from arena.conductor.tournament import run_event
+from arena.event.config import parse_config
 from arena.report import build_report
-from arena.store import Store
-from arena.tournament import run_event
+from arena.results.store import Store
 
 ENTRANTS = [
     {"name": name, "class": f"sample_bots.{kind}:{cls}"}

@@ -68,8 +68,8 @@ def cpu_by_role() -> dict[int, tuple[str, float]]:
 def child(kind: str, executor: str, games: int, output: str) -> None:
     import asyncio
 
-    from arena.config import parse_config
-    from arena.tournament import run_event
+    from arena.conductor.tournament import run_event
+    from arena.event.config import parse_config
 
     workers = {"local": None, "dask-1": 1, "dask-2": 2, "dask-2-unpinned": 2}[executor]
     data = {
@@ -103,7 +103,7 @@ def child(kind: str, executor: str, games: int, output: str) -> None:
     # Steady state: from the first finished game to the last, so start-up (cluster, bots) is not counted.
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 else 0.0
     after = resource.getrusage(resource.RUSAGE_SELF)
-    from arena.store import Store
+    from arena.results.store import Store
 
     with Store.open(Path(output), create=False) as store:
         decisions = store.db.execute("SELECT SUM(decisions) FROM games").fetchone()[0]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
-from arena.schedule import make_schedule, schedule_spread
+from arena.event.schedule import make_schedule, schedule_spread
 
 # (label, entrants, seats per table, rounds)
 EVENTS: list[tuple[str, int, int, int]] = [

@@ -6,12 +6,13 @@ Usage::
                              [--pairs montecarlo:rules,rules:random,montecarlo:random] [--copies K]
                              [--workers W] [--seed B]
 
-For every pair "A:B" and every variant, ``--games`` whole games are played through ``arena.table.play_table``
-with in-process players (no gRPC; the default fault policy, so the Monte-Carlo bot also has its usual time
-budget, but with ``--mc-samples`` samples per card play and four times that per bidding decision it stays
-far below it). In each game ``--copies`` seats (default 2; classic: one team of two) are bot A and the rest
-bot B. The A seats rotate through every seat: game g uses deal seed ``B + g // N`` and rotation ``g % N``
-(N = players; classic: 2), so each run of deals is played with A in every position, and the A seats
+For every pair "A:B" and every variant, ``--games`` whole games are played through
+``arena.event.table.play_table`` with in-process players (no gRPC; the default fault policy, so the
+Monte-Carlo bot also has its usual time budget, but with ``--mc-samples`` samples per card play and four times
+that per bidding decision it stays far below it). In each game ``--copies`` seats (default 2; classic: one
+team of two) are bot A and the rest bot B. The A seats rotate through every seat: game g uses deal seed ``B +
+g // N`` and rotation ``g % N`` (N = players; classic: 2), so each run of deals is played with A in every
+position, and the A seats
 alternate between neighbours and seats two apart. The report per pair:
 
 * ``A-B pts/hand``: A's mean score minus B's (each averaged over its seats), summed over games and divided
@@ -49,8 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 
 from arena.bot import Bot
 from arena.engine import GameConfig
+from arena.event.table import TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
-from arena.table import TableSpec, play_table
 
 VARIANTS: dict[str, dict[str, object]] = {
     "five-handed": {"variant": "five-handed"},

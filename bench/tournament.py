@@ -37,8 +37,8 @@ MODES = {
 
 
 def child(games: int, concurrency: int, output: str, mode: str = "none") -> None:
-    from arena.config import parse_config
-    from arena.tournament import run_event
+    from arena.conductor.tournament import run_event
+    from arena.event.config import parse_config
 
     sandbox, command = MODES[mode]
     entrants = [{"name": f"random-{i}", "command": command} for i in range(1, 6)]

@@ -89,7 +89,7 @@ class RestartingEndpoint(Endpoint):
             except (BotError, OSError) as exc:
                 error = exc if isinstance(exc, BotError) else BotCrashed(f"{self.bot.name}: {exc}")
                 self._last_error = error
-                self._retry_at = time.monotonic() + self.bot.policy.backoff_s(max(1, self.bot.crashes))
+                self._retry_at = time.monotonic() + self.bot.backoff.delay_s(max(1, self.bot.crashes))
                 raise error from None
             self._last_error = None
             old = self.connection

@@ -76,9 +76,9 @@ def _grpc_wakeup_fd(loop: asyncio.AbstractEventLoop) -> int | None:
     """The socket through which gRPC's completion-queue thread wakes ``loop`` (None if not found).
 
     gRPC's asyncio integration registers it with ``loop.add_reader``; it is found by its callback,
-    ``PollerCompletionQueue._handle_events``. The arena's uvloop (``arena.loops``) notes it as gRPC registers
-    it; on asyncio's loop this reads the selector map (not a public API), so any surprise means "not found",
-    and the caller falls back to the lag samples alone.
+    ``PollerCompletionQueue._handle_events``. The arena's uvloop (``arena.protocol.loops``) notes it as gRPC
+    registers it; on asyncio's loop this reads the selector map (not a public API), so any surprise means "not
+    found", and the caller falls back to the lag samples alone.
     """
     noted = getattr(loop, "grpc_wakeup_fd", None)
     if isinstance(noted, int):

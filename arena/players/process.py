@@ -25,13 +25,13 @@ import tempfile
 import time
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
-from arena.faults import FaultPolicy
 from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxSpec, bwrap_argv, cgroup_problem
 from arena.sandbox.bubblewrap import SOCKET_NAME, bot_directory, readable_by_sandbox_user
 
@@ -82,6 +82,19 @@ def expand_command(command: str | Sequence[str], port: int, address: str | None 
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class RestartBackoff:
+    """How long a crashed bot waits before its next start: ``first_s``, doubling with each crash, up to
+    ``max_s`` (the fault policy's ``restart_backoff_s`` and ``restart_backoff_max_s``)."""
+
+    first_s: float = 0.5
+    max_s: float = 30.0
+
+    def delay_s(self, crashes: int) -> float:
+        """The wait before restart number ``crashes`` (1-based)."""
+        return min(self.max_s, self.first_s * 2 ** max(0, crashes - 1))
+
+
 class ManagedBot:
     """One launched bot process (under its shim, and by default in its sandbox)."""
 
@@ -96,7 +109,7 @@ class ManagedBot:
         memory_mb: int | None = None,
         cpu_s: int | None = None,
         log_cap_bytes: int = 1024 * 1024,
-        policy: FaultPolicy | None = None,
+        backoff: RestartBackoff | None = None,
         sandbox: SandboxSpec | None = None,
         cwd: Path | None = None,
         start_gate: asyncio.Semaphore | None = None,
@@ -112,7 +125,7 @@ class ManagedBot:
         self.memory_mb = memory_mb
         self.cpu_s = cpu_s
         self.log_cap_bytes = log_cap_bytes
-        self.policy = policy or FaultPolicy()
+        self.backoff = backoff or RestartBackoff()
         self.sandbox = sandbox or SandboxSpec(mode="none")
         self.cwd = Path(cwd).resolve() if cwd is not None else None  # None: the arena's own
         self.port = 0
@@ -306,7 +319,7 @@ class ManagedBot:
         if self.starts:
             self.crashes += 1
             wait = self._next_start_after - time.monotonic()
-            self._next_start_after = time.monotonic() + self.policy.backoff_s(self.crashes)
+            self._next_start_after = time.monotonic() + self.backoff.delay_s(self.crashes)
             if wait > 0:
                 await asyncio.sleep(wait)
         return await self.start()

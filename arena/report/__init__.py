@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.outdir import create_private
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
-from arena.report.stats import EventFigures, event_figures, fault_kinds
-from arena.store import Store
+from arena.report.figures import EventFigures, event_figures, fault_kinds
+from arena.results.outdir import create_private
+from arena.results.store import Store
 
 REPORT_NAME = "report.html"
 MAX_POINTS_PER_ENTRANT = 600  # the rating plot thins longer histories evenly (the last point always kept)

@@ -16,12 +16,12 @@ import pytest
 
 from arena.engine import GameConfig
 from arena.errors import BotCrashed, BotTimeout, FaultKind, ProtocolMismatch
-from arena.faults import FaultPolicy
+from arena.event.faults import FaultPolicy
+from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
-from arena.players.process import ManagedBot
+from arena.players.process import ManagedBot, RestartBackoff
 from arena.players.remote import BotConnection, RemotePlayer
 from arena.players.shim import group_members
-from arena.table import TableResult, TableSpec, play_table
 from sample_bots.random import RandomBot
 
 CHAOS = Path(__file__).resolve().parents[1] / "bots" / "chaos.py"
@@ -181,7 +181,7 @@ def test_stop_leaves_no_process(mode: str, tmp_path: Path) -> None:
 
 
 def test_crashed_bot_is_restarted_with_backoff_before_its_next_game(tmp_path: Path) -> None:
-    bot = chaos_bot("crash", tmp_path, policy=FaultPolicy(restart_backoff_s=0.2))
+    bot = chaos_bot("crash", tmp_path, backoff=RestartBackoff(first_s=0.2))
 
     async def scenario() -> tuple[int, int]:
         try:
@@ -202,7 +202,7 @@ def test_crashed_bot_is_restarted_with_backoff_before_its_next_game(tmp_path: Pa
 def test_log_cap_holds_across_restarts_and_keeps_the_newest_output(tmp_path: Path) -> None:
     """Issue 11: 1 MiB per process start let 10 restarts write 10.5 MB; the cap is now the entrant's."""
     chatty = (
-        "{python} -c 'import sys,time; sys.stdout.write(\"x\" * 100000 + \"END-OF-OUTPUT\\n\"); "
+        '{python} -c \'import sys,time; sys.stdout.write("x" * 100000 + "END-OF-OUTPUT\\n"); '
         "sys.stdout.flush(); time.sleep(30)' {port}"
     )
     cap = 4096

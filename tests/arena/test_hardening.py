@@ -28,12 +28,12 @@ from typing import Any
 import grpc
 import pytest
 
-from arena import loops
 from arena.engine import GameConfig, GameState, View
 from arena.engine.events import Event
 from arena.engine.views import build_view
 from arena.errors import BotError
-from arena.faults import FaultPolicy
+from arena.event.faults import FaultPolicy
+from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.endpoint import RestartingEndpoint
@@ -41,7 +41,7 @@ from arena.players.inprocess import InProcessPlayer
 from arena.players.loopwatch import _grpc_wakeup_fd
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, RemotePlayer
-from arena.table import TableSpec, play_table
+from arena.protocol import loops
 from sample_bots.random import RandomBot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def config(tmp_path: Path, bot: dict[str, Any], **settings: Any) -> Path:
 
 def arena(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
     )
 
 
@@ -181,7 +181,7 @@ def test_sigterm_stops_the_event_like_sigint_and_it_resumes(tmp_path: Path) -> N
     marker = str(tmp_path / "marker")
     path = config(tmp_path, chaos("fine", "--state", marker), rounds=12, concurrency=2)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "run", "-q", str(path)],
+        [sys.executable, "-m", "arena", "run", "-q", str(path)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -232,9 +232,7 @@ def test_a_bot_speaking_another_protocol_version_is_not_seated_unless_strict(tmp
 def test_a_bot_replying_well_inside_its_deadline_is_never_charged_a_timeout(tmp_path: Path) -> None:
     """The issue's case: replies 150 ms before a 500 ms deadline, games four at a time, on this (shared,
     busy) machine. Whatever lateness the arena causes is its own (``harness``), never a counted fault."""
-    path = config(
-        tmp_path, chaos("margin", "--reply-ms", "350"), rounds=4, faults={"decision_ms": 500}
-    )
+    path = config(tmp_path, chaos("margin", "--reply-ms", "350"), rounds=4, faults={"decision_ms": 500})
     result = arena("run", "-q", str(path))
     assert result.returncode == 0, result.stderr[-2000:]
     kinds = Counter(k for (k,) in rows(tmp_path / "out", "SELECT kind FROM faults"))
@@ -378,7 +376,7 @@ SPAWNER = """
 import asyncio, sys
 import arena  # first, as in the arena and in every bot: it turns gRPC's fork support off
 import grpc
-from arena import loops
+from arena.protocol import loops
 
 async def main():
     server = grpc.aio.server()
@@ -428,7 +426,7 @@ def test_children_started_while_grpc_is_busy_do_not_crash(loop: str) -> None:
 
 def test_an_unknown_arena_loop_is_one_line_and_exit_2(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "demo", "--output", str(tmp_path / "d")],
+        [sys.executable, "-m", "arena", "demo", "--output", str(tmp_path / "d")],
         capture_output=True,
         text=True,
         timeout=60,

@@ -22,7 +22,8 @@ from arena.engine import Action, GameConfig, View
 from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
 from arena.engine.dealing import deal_order
 from arena.errors import FaultKind
-from arena.faults import FaultPolicy
+from arena.event.faults import FaultPolicy
+from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.base import DecisionTiming
 from arena.players.inprocess import InProcessPlayer
 from arena.players.process import ManagedBot
@@ -30,7 +31,6 @@ from arena.players.remote import BotConnection, RemotePlayer
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 from arena.sandbox import cgroup_problem
-from arena.table import TableResult, TableSpec, play_table
 from sample_bots.random import RandomBot
 
 CHAOS = Path(__file__).resolve().parents[1] / "bots" / "chaos.py"

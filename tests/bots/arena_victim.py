@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 from arena.engine import GameConfig
-from arena.faults import FaultPolicy
+from arena.event.faults import FaultPolicy
+from arena.event.table import TableSpec, play_table
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, RemotePlayer
-from arena.table import TableSpec, play_table
 
 HERE = Path(__file__).resolve().parent
 

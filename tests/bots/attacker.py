@@ -249,7 +249,7 @@ class Attacker(Bot):
         """Rebuild the deal from the public seed and the game id with the project's own functions."""
         from arena.engine.cards import card_text
         from arena.engine.state import GameState
-        from arena.schedule import game_seed
+        from arena.event.schedule import game_seed
 
         state = GameState(self.game.config, seed=game_seed(ARGS.seed, self.game.game_id))
         mine = {str(c) for c in view.hand or ()}

@@ -1,4 +1,4 @@
-"""The SDK's act threads (arena/botthreads.py): results, exceptions, the limit, and cancelled calls.
+"""The SDK's act threads (arena/protocol/threads.py): results, exceptions, the limit, and cancelled calls.
 
 Events, not sleeps, decide when a call returns, so nothing here depends on how fast the machine is.
 """
@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from arena.botthreads import INLINE_WAIT_S, ThinkerPool, pool_for_running_loop
+from arena.protocol.threads import INLINE_WAIT_S, ThinkerPool, pool_for_running_loop
 
 
 def test_quick_and_slow_calls_return_their_results_and_exceptions() -> None:

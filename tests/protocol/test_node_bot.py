@@ -23,9 +23,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.engine import GameConfig
 from arena.engine.scoring import Termination
+from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.remote import BotConnection, RemotePlayer
 from arena.protocol import PROTOCOL_VERSION
-from arena.table import TableResult, TableSpec, play_table
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT_DIR = ROOT / "sample_bots" / "node"

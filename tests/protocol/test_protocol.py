@@ -34,7 +34,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.bot import Bot, GameInfo, GameResult, create_server, loop_factory
-from arena.checkbot import check_bot
+from arena.conductor.checkbot import check_bot
 from arena.engine import (
     Action,
     ActionKind,
@@ -65,14 +65,14 @@ from arena.engine.events import (
 )
 from arena.engine.scoring import Termination
 from arena.engine.views import Play, TrickView
-from arena.faults import FaultPolicy
+from arena.event.faults import FaultPolicy
+from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.process import ManagedBot
 from arena.players.remote import BotConnection, RemotePlayer
 from arena.players.shim import group_members
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
-from arena.table import TableResult, TableSpec, play_table
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAOS = ROOT / "tests" / "bots" / "chaos.py"

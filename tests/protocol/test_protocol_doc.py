@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from arena.engine import GameConfig
+from arena.event.table import TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
-from arena.table import TableSpec, play_table
 from sample_bots.random import RandomBot
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import parse_config
-from arena.tournament import run_event
+from arena.conductor.tournament import run_event
+from arena.event.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "5eed" * 16

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from arena.report import build_report
-from arena.store import Store
+from arena.results.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -83,7 +83,7 @@ def test_report_in_chromium(browser: Any, five: Path, ace: Path, tmp_path: Path)
     page, errors = open_report(browser, five, tmp_path)
     # the leaderboard is the CLI's
     cli = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "leaderboard", str(five), "--json"],
+        [sys.executable, "-m", "arena", "leaderboard", str(five), "--json"],
         capture_output=True,
         text=True,
         cwd=ROOT,

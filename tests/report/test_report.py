@@ -15,13 +15,12 @@ import jsonschema
 import pytest
 
 from arena.errors import FaultKind
-from arena.faults import Fault
-from arena.latency import histogram, merge, percentile
 from arena.report import build_report, leaderboard, render_html
 from arena.report.encode import decode_hand, encode_hand, pack, place_faults, unpack
-from arena.report.stats import event_figures
-from arena.schedule import ScheduledGame
-from arena.store import SeatStats, Store
+from arena.report.figures import event_figures
+from arena.results.record import Fault, ScheduledGame, SeatStats
+from arena.results.store import Store
+from arena.stats.latency import histogram, merge, percentile
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "hand-record.schema.json").read_text())
@@ -29,7 +28,7 @@ SCHEMA = json.loads((ROOT / "docs" / "hand-record.schema.json").read_text())
 
 def arena_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=120, cwd=ROOT
     )
 
 

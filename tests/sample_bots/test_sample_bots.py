@@ -17,9 +17,9 @@ from arena.engine.cards import parse_card_id
 from arena.engine.config import deck_of
 from arena.engine.dealing import deal_positions
 from arena.engine.determinize import deal_from_guess, hidden_holdings
-from arena.faults import FaultPolicy
+from arena.event.faults import FaultPolicy
+from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
-from arena.table import TableResult, TableSpec, play_table
 from sample_bots._policy import choose_state
 from sample_bots.montecarlo import MonteCarloBot, Sampler
 from sample_bots.random import RandomBot

@@ -12,13 +12,13 @@ import grpc
 import pytest
 
 from arena.bot import create_server
-from arena.config import parse_config
+from arena.conductor.tournament import run_event
 from arena.errors import BotCrashed, BotTimeout, ConfigError
+from arena.event.config import parse_config
 from arena.players import process
 from arena.players.process import ManagedBot, free_port
 from arena.sandbox import SandboxSpec, bubblewrap_problem, bwrap_argv
 from arena.sandbox.bubblewrap import bot_directory
-from arena.tournament import run_event
 from sample_bots.random import RandomBot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,7 +72,7 @@ def test_launched_bots_are_refused_where_bubblewrap_cannot_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No silent downgrade: the organiser is told why and how, and nothing starts."""
-    monkeypatch.setattr("arena.entrants.bubblewrap_problem", lambda: "bwrap is not on PATH: install it")
+    monkeypatch.setattr("arena.executor.local.bubblewrap_problem", lambda: "bwrap is not on PATH: install it")
     config = parse_config(_event(tmp_path))
     with pytest.raises(ConfigError, match=r"cannot sandbox r0, r1.*bwrap is not on PATH"):
         asyncio.run(run_event(config))
@@ -161,7 +161,7 @@ def test_a_bot_that_binds_late_is_seen_soon_after_it_serves(tmp_path: Path) -> N
     """Issue 11 item 4: gRPC's growing reconnect back-off made a bot serving after 8 s miss a 10 s limit."""
     late = (
         "{python} -c 'import time; time.sleep(6); from arena.bot import run; "
-        "from sample_bots.random import RandomBot; run(RandomBot, [\"--port\", \"{port}\"])'"
+        'from sample_bots.random import RandomBot; run(RandomBot, ["--port", "{port}"])\''
     )
     bot = ManagedBot("late", late, tmp_path / "late.log", startup_timeout_s=8.5)
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from arena.config import parse_config
-from arena.tournament import run_event
+from arena.conductor.tournament import run_event
+from arena.event.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRANTS = [
@@ -56,7 +56,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished two-game event (in-process bots: quick), copied by each case before it is spoiled."""
     base = tmp_path_factory.mktemp("base")
     config = toml(base / "event.toml", base / "out")
-    from arena.config import load_config
+    from arena.event.config import load_config
 
     asyncio.run(run_event(load_config(config)))
     return base / "out"
@@ -72,10 +72,10 @@ def can_mount_readonly() -> bool:
 
 
 def arena(args: list[str], readonly: Path | None = None) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "arena.cli", *args]
+    argv = [sys.executable, "-m", "arena", *args]
     if readonly is not None and os.geteuid() == 0:
         ro = f'"{readonly}"'
-        script = f"mount --bind {ro} {ro} && mount -o remount,bind,ro {ro} && exec \"$@\""
+        script = f'mount --bind {ro} {ro} && mount -o remount,bind,ro {ro} && exec "$@"'
         argv = ["unshare", "-m", "sh", "-c", script, "sh", *argv]
     return subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)
 
@@ -149,9 +149,7 @@ CASES = [
     Case("output equal to a file", "run", nothing, "is not a directory", output=a_file),
     Case("output in /proc", "run", nothing, "/proc/", output=lambda d: Path("/proc/euchre-arena-test/out")),
     Case("output /proc itself", "run", nothing, "/proc", output=lambda d: Path("/proc")),
-    Case(
-        "output not writable", "run", nothing, "read-only", readonly=True, output=lambda d: d.parent / "ro"
-    ),
+    Case("output not writable", "run", nothing, "read-only", readonly=True, output=lambda d: d.parent / "ro"),
     Case("unbalanced quote in command", "run", nothing, "cannot be split", quoted_command="x 'y {port}"),
     Case("read-only db: run", "run", nothing, "read-only", readonly=True),
     Case("read-only db: leaderboard reads it", "leaderboard", nothing, "", code=0, readonly=True),

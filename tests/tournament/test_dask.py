@@ -16,10 +16,11 @@ pytest.importorskip("distributed", reason="the dask executor needs distributed (
 
 from test_tournament import ROOT, arena_cli, board, event, stored_hands, write_toml
 
-from arena.cluster import cpu_groups, pin_process
+from arena.executor.dask import cpu_groups
+from arena.executor.dask_worker import pin_process
 from arena.players.process import free_port
 from arena.players.shim import group_members
-from arena.store import Store
+from arena.results.store import Store
 
 KEY = "ab" * 32
 STEADY = f"{{python}} {ROOT / 'tests' / 'bots' / 'steady.py'} --address {{address}}"
@@ -107,7 +108,7 @@ def test_pin_process_moves_every_thread_and_what_they_start_later() -> None:
     cpu = max(os.sched_getaffinity(0))
     code = f"""
 import os, subprocess, threading, time
-from arena.cluster import pin_process
+from arena.executor.dask_worker import pin_process
 stop = threading.Event()
 threading.Thread(target=stop.wait, daemon=True).start()
 pin_process({{{cpu}}})

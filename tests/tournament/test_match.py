@@ -12,11 +12,18 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.conductor.match import (
+    MatchSettings,
+    deal_differences,
+    match_schedule,
+    parse_spec,
+    run_match,
+    sprt_of_store,
+)
 from arena.errors import ConfigError
-from arena.match import MatchSettings, deal_differences, match_schedule, parse_spec, run_match, sprt_of_store
-from arena.rating import RatedGame
-from arena.sprt import SprtSettings, llr, run_sprt
-from arena.store import Store
+from arena.results.store import Store
+from arena.stats.rating import RatedGame
+from arena.stats.sprt import SprtSettings, llr, run_sprt
 
 DIFFS = [0.12, -0.05, 0.3, 0.08, 0.0, 0.21, -0.11, 0.17, 0.09, 0.26, 0.04, 0.15]
 

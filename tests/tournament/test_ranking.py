@@ -1,5 +1,6 @@
-"""The leaderboard's statistics (arena.ranking) against hand-computed cases, their behaviour on real events,
-and ``--until-settled``: stops when settled, extends a finished or interrupted event, resumes identically."""
+"""The leaderboard's statistics (arena.stats.confidence) against hand-computed cases, their behaviour on real
+events, and ``--until-settled``: stops when settled, extends a finished or interrupted event, resumes
+identically."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.config import parse_config
+from arena.conductor.tournament import run_event
 from arena.errors import ConfigError
-from arena.ranking import collect, confidence, effective_sharpen, pair_probability, scores
-from arena.rating import RatedGame
-from arena.standings import compute_board
-from arena.store import Store
-from arena.tournament import run_event
+from arena.event.config import parse_config
+from arena.results.store import Store
+from arena.stats.confidence import collect, confidence, effective_sharpen, pair_probability, scores
+from arena.stats.leaderboard import compute_board
+from arena.stats.rating import RatedGame
 
 LADDER = [  # ε-noisy rules bots: known order, about 0.15 points per hand apart
     {"name": "eps00", "class": "sample_bots.noisy:Noisy00"},

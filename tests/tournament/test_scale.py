@@ -22,12 +22,15 @@ from typing import Any
 
 import pytest
 
-from arena.config import STARTUP_TIMEOUT_S, parse_config
-from arena.entrants import STARTING_AT_ONCE, StartFailed
+from arena.conductor.tournament import OverloadWatch, problem_block, run_event
 from arena.errors import ConfigError, FaultKind
-from arena.faults import Fault, FaultPolicy
+from arena.event.config import STARTUP_TIMEOUT_S, parse_config
+from arena.event.faults import FaultPolicy
+from arena.event.table import seat_stats
+from arena.executor import StartFailed
+from arena.executor.local import STARTING_AT_ONCE
+from arena.results.record import Fault
 from arena.sandbox import bubblewrap_problem
-from arena.tournament import OverloadWatch, problem_block, run_event, seat_stats
 
 ROOT = Path(__file__).resolve().parents[2]
 IN_PROCESS = [
@@ -47,7 +50,7 @@ CRASHY = {
 
 def arena_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
     )
 
 
@@ -314,7 +317,7 @@ def test_the_overload_warning_comes_once_when_harness_lateness_is_frequent() -> 
 
 def test_harness_faults_count_neither_in_a_seats_faults_nor_towards_forfeits() -> None:
     from arena.engine import GameConfig
-    from arena.table import TableResult, TableSpec
+    from arena.event.table import TableResult, TableSpec
 
     spec = TableSpec("g", GameConfig.create("five-handed"), 1, ("a", "b", "c", "d", "e"), FaultPolicy())
     faults = (_fault(0, FaultKind.HARNESS), _fault(0, FaultKind.TIMEOUT), _fault(1, FaultKind.HARNESS))

@@ -1,4 +1,4 @@
-"""The tournament schedule (arena/schedule.py): structure, fairness bounds, duplicate blocks, determinism.
+"""The tournament schedule (arena/event/schedule.py): structure, fairness, duplicate blocks, determinism.
 
 The balance bounds below were measured first (every field size 2..30 and seat count 4..7, three seeds, with
 enough rounds for each pair to share about ten tables: worst max/min pair ratio 1.5, worst deviation from
@@ -19,13 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.errors import ConfigError
-from arena.schedule import (
-    ScheduledGame,
-    ScheduleSpread,
-    game_seed,
-    make_schedule,
-    schedule_spread,
-)
+from arena.event.schedule import ScheduleSpread, game_seed, make_schedule, schedule_spread
+from arena.results.record import ScheduledGame
 
 PROPS = settings(
     derandomize=True,

@@ -21,16 +21,16 @@ import pytest
 from test_tournament import KEY, arena_cli, board, event, stored_hands, write_toml
 
 from arena.bot import Bot
-from arena.config import parse_config
-from arena.deals import KEY_FILE, deal_seed, key_check, parse_key
+from arena.conductor.tournament import run_event
 from arena.engine import Action, View
 from arena.engine.cards import card_text
 from arena.engine.config import GameConfig
 from arena.engine.state import GameState
 from arena.errors import ConfigError
-from arena.schedule import game_seed
-from arena.store import Store
-from arena.tournament import run_event
+from arena.event.config import parse_config
+from arena.event.deals import KEY_FILE, deal_seed, key_check, parse_key
+from arena.event.schedule import game_seed
+from arena.results.store import Store
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -265,7 +265,7 @@ def test_a_second_arena_on_the_same_directory_stops_and_the_first_completes_inta
     gate.mkdir()
     env = {**os.environ, "GATE_DIR": str(gate), "PYTHONPATH": str(HERE)}
     first = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "run", "-q", str(path)],
+        [sys.executable, "-m", "arena", "run", "-q", str(path)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -278,7 +278,7 @@ def test_a_second_arena_on_the_same_directory_stops_and_the_first_completes_inta
             time.sleep(0.02)
         assert (gate / "reached").exists(), first.stderr.read() if first.stderr else ""
         second = subprocess.run(
-            [sys.executable, "-m", "arena.cli", "run", str(path)],
+            [sys.executable, "-m", "arena", "run", str(path)],
             cwd=ROOT,
             env=env,
             capture_output=True,

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 
 from arena.bot import Bot
-from arena.config import load_config, parse_config
+from arena.conductor.tournament import run_event
 from arena.engine import Action, ActionKind, View
 from arena.engine.cards import CARDS
 from arena.errors import ConfigError
-from arena.rating import HistoryRow, RatedGame, apply_in_order, rate
-from arena.standings import compute_standings
-from arena.store import Store
-from arena.tournament import run_event
+from arena.event.config import load_config, parse_config
+from arena.results.store import Store
+from arena.stats.leaderboard import compute_standings
+from arena.stats.rating import HistoryRow, RatedGame, apply_in_order, rate
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "5eed" * 16  # a fixed deal key (issue 9), where two output directories must deal the same cards
@@ -30,7 +30,7 @@ KEY = "5eed" * 16  # a fixed deal key (issue 9), where two output directories mu
 
 def arena_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
     )
 
 
@@ -352,7 +352,7 @@ def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_lead
         event(tmp_path, entrant=entrants, rounds=12, concurrency=2, output=str(tmp_path / "broken")),
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "run", "-q", str(broken)],
+        [sys.executable, "-m", "arena", "run", "-q", str(broken)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

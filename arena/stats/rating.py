@@ -26,7 +26,9 @@ class RatedGame:
     forfeited: tuple[str, ...] = ()
     rated: bool = True  # False: a void game (a forfeit under ``forfeit_result = "void"``)
     excluded: tuple[str, ...] = ()  # seats played by the autopilot for a disqualified entrant
-    block: str = ""  # the duplicate block (the game id itself outside duplicate mode); see arena.ranking
+    block: str = (
+        ""  # the duplicate block (the game id itself outside duplicate mode); see arena.stats.confidence
+    )
     hands: int = 0  # hands played, the denominator of points per hand
 
 
@@ -72,22 +74,25 @@ class Standing:
         return self.maker_made / self.maker_hands if self.maker_hands else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "name": self.name,
-            "conservative": round(self.conservative, 3),
-            "mu": round(self.mu, 3),
-            "sigma": round(self.sigma, 3),
-            "games": self.games,
-            "wins": self.wins,
-            "avg_points": round(self.avg_points, 3),
-            "maker_hands": self.maker_hands,
-            "maker_success": None if self.maker_rate is None else round(self.maker_rate, 4),
-            "faults": self.faults,
-            "forfeits": self.forfeits,
-            "disqualified": self.disqualified,
-            "house": self.house,
-        } | self.extra  # figures added by the ranking (arena/standings.py), so every output carries them
+        return (
+            {
+                "rank": self.rank,
+                "name": self.name,
+                "conservative": round(self.conservative, 3),
+                "mu": round(self.mu, 3),
+                "sigma": round(self.sigma, 3),
+                "games": self.games,
+                "wins": self.wins,
+                "avg_points": round(self.avg_points, 3),
+                "maker_hands": self.maker_hands,
+                "maker_success": None if self.maker_rate is None else round(self.maker_rate, 4),
+                "faults": self.faults,
+                "forfeits": self.forfeits,
+                "disqualified": self.disqualified,
+                "house": self.house,
+            }
+            | self.extra
+        )  # figures added by the ranking (arena/stats/leaderboard.py), so every output carries them
 
 
 DRIFT_TAU = 25.0 / 300

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.deals import parse_key
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
-from arena.faults import FaultPolicy
-from arena.ranking import SHARPEN
+from arena.event.deals import parse_key
+from arena.event.faults import FaultPolicy
+from arena.stats.leaderboard import RankingConfig
 
 TOP_KEYS = (
     "name",
@@ -57,7 +57,8 @@ LAUNCH_KEYS = ("memory_mb", "cpu_s", "startup_timeout_s", "sandbox", "workdir", 
 SANDBOX_MODES = ("bubblewrap", "none")
 STARTUP_TIMEOUT_S = 20.0
 """How long a launched bot has to report SERVING, counted from when its own start begins (bots start a
-few at a time, ``arena.entrants.STARTING_AT_ONCE``); generous, so a loaded machine does not fail them."""
+few at a time, ``arena.executor.local.STARTING_AT_ONCE``); generous, so a loaded machine does not fail
+them."""
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
@@ -88,60 +89,6 @@ class EntrantSpec:
             "workdir": self.workdir,
             "env": dict(self.env),
         }
-
-
-RANKING_METHODS = ("auto", "points", "paired", "trueskill")
-
-
-@dataclass(frozen=True, slots=True)
-class RankingConfig:
-    """``[ranking]``: how the leaderboard orders entrants and when ``--until-settled`` stops.
-
-    ``method``: "auto" (the default) orders by paired points per hand in a duplicate event and by points per
-    hand otherwise; "trueskill" by mu - 3 sigma. ``confidence``: the probability at which an adjacent pair
-    of the order counts as settled. ``max_games``: the budget of ``--until-settled``. ``check_every``: games
-    between two looks at the confidence while extending. ``sharpen``: the probit scale of the pair
-    probabilities (arena.ranking.SHARPEN; 1.0 is the plain bootstrap).
-    """
-
-    method: str = "auto"
-    confidence: float = 0.95
-    max_games: int = 1000
-    check_every: int = 25
-    sharpen: float = SHARPEN
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "confidence": self.confidence,
-            "max_games": self.max_games,
-            "check_every": self.check_every,
-            "sharpen": self.sharpen,
-        }
-
-    @classmethod
-    def from_dict(cls, raw: Mapping[str, Any]) -> RankingConfig:
-        allowed = ("method", "confidence", "max_games", "check_every", "sharpen")
-        for key in raw:
-            if key not in allowed:
-                raise ConfigError(f"unknown key ranking.{key}: allowed keys are {', '.join(allowed)}")
-        method = raw.get("method", "auto")
-        if method not in RANKING_METHODS:
-            raise ConfigError(f"ranking.method={method!r}: expected one of {', '.join(RANKING_METHODS)}")
-        confidence = raw.get("confidence", 0.95)
-        number = isinstance(confidence, int | float) and not isinstance(confidence, bool)
-        if not number or not 0.5 < confidence < 1:
-            raise ConfigError(f"ranking.confidence={confidence!r}: expected a probability in (0.5, 1)")
-        sharpen = raw.get("sharpen", SHARPEN)
-        if not isinstance(sharpen, int | float) or isinstance(sharpen, bool) or not 1 <= sharpen <= 4:
-            raise ConfigError(f"ranking.sharpen={sharpen!r}: expected a number 1..4 (1 = plain bootstrap)")
-        ints = {}
-        for key, default, lo, hi in (("max_games", 1000, 1, 10_000_000), ("check_every", 25, 1, 1_000_000)):
-            value = raw.get(key, default)
-            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-                raise ConfigError(f"ranking.{key}={value!r}: expected an integer {lo}..{hi}")
-            ints[key] = value
-        return cls(method, float(confidence), sharpen=float(sharpen), **ints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +174,7 @@ class TournamentConfig:
         """A path written in the config, as the arena must open it."""
         return (self.base / value) if self.base is not None else Path(value)
 
-    # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/deals.py).
+    # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/event/deals.py).
     # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
     deal_key: bytes | None = field(default=None, repr=False)
 

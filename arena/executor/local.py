@@ -19,70 +19,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import random
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from arena.bot import Bot
-from arena.config import EntrantSpec, TournamentConfig
-from arena.engine.events import Event
-from arena.engine.views import View
 from arena.errors import ArenaError, ConfigError, ProtocolMismatch
-from arena.gameinfo import GameInfo, GameResult
-from arena.players.base import DecisionTiming, Player, Reply
+from arena.event.config import EntrantSpec, TournamentConfig
+from arena.event.table import TableSpec, play_table, record_of
+from arena.executor.base import Announce, StartFailed, StartProgress, WrongVariant
+from arena.players.autopilot import AutopilotPlayer
+from arena.players.base import Player
 from arena.players.endpoint import RestartingEndpoint
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
-from arena.record import GameRecord, record_of
+from arena.results.record import GameRecord
 from arena.sandbox import SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_directory
-from arena.table import TableSpec, play_table
 
 STARTING_AT_ONCE = max(2, 2 * (os.cpu_count() or 1))
 """How many launched bots may be starting at the same time (each one's start is mostly CPU)."""
 
-Announce = Callable[[str], None]
-StartProgress = Callable[[int, int], None]
 
-
-class WrongVariant(ConfigError):
-    """The bot answered but does not play the event's variant: retrying cannot help."""
-
-
-class StartFailed(ConfigError):
-    """Entrants could not start and the event is strict: ``problems`` holds (entrant, why) for each."""
-
-    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
-        self.problems = list(problems)
-        super().__init__("\n".join(f"{name}: {why}" for name, why in self.problems))
-
-    def __reduce__(self) -> tuple[type[StartFailed], tuple[list[tuple[str, str]]]]:
-        return (StartFailed, (self.problems,))  # raised on a Dask worker, re-raised in the conductor
-
-
-class AutopilotPlayer(Player):
-    """Plays for a disqualified entrant, or one that is not up: seeded random legal actions, never a fault."""
-
-    def __init__(self, name: str, seed: int) -> None:
-        self.name = name
-        self.rng = random.Random(f"euchre-arena/autopilot/{seed}/{name}")
-
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
-        return None
-
-    def queue_events(self, events: Sequence[Event]) -> None:
-        return None
-
-    async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
-        return Reply(self.rng.choice(view.legal_actions), 0.0)
-
-    async def finish(self, final: GameResult) -> None:
-        return None
-
-
-class EntrantRuntime:
+class LocalExecutor:
     """The live side of every entrant: launched processes, connections, in-process classes."""
 
     def __init__(
@@ -217,7 +177,7 @@ class EntrantRuntime:
                     startup_timeout_s=spec.startup_timeout_s,
                     memory_mb=spec.memory_mb,
                     cpu_s=spec.cpu_s,
-                    policy=self.config.faults,
+                    backoff=self.config.faults.restart,
                     sandbox=self.sandboxes[name],
                     cwd=self.config.base,
                     start_gate=self._gate,
@@ -286,7 +246,7 @@ class EntrantRuntime:
 
         ``public_seed`` (the schedule's, not the secret deal seed) seeds the autopilot of disqualified
         seats, so that their play is the same whoever runs the table. The game comes back as the store
-        will keep it, made here (``arena.record``: on a Dask worker, not on the conductor).
+        will keep it, made here (``arena.results.record``: on a Dask worker, not on the conductor).
         """
         players = [self.player(name, name in disqualified, public_seed) for name in spec.seat_names]
         return record_of(await play_table(spec, players))

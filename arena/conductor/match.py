@@ -4,7 +4,7 @@ Each deal is played twice over: once with the candidate and once with the baseli
 field, each time from every seat (the duplicate rotation), so the two see the same cards in the same seats
 against the same opponents, and what differs is their play. The two sides never sit together: at one table
 they would change each other's results, and the difference would no longer be the candidate's alone. The
-per-deal difference (candidate's points per hand minus the baseline's) feeds arena.sprt, which stops at
+per-deal difference (candidate's points per hand minus the baseline's) feeds arena.stats.sprt, which stops at
 the first deal where it decides, or at the budget.
 
 A match is stored like an event (schedule, games, hands, faults in ``event.sqlite``; the SPRT settings in
@@ -21,15 +21,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from arena import outdir
-from arena.config import TournamentConfig, parse_config
-from arena.deals import resolve_key
+from arena.conductor.tournament import play_games, start_entrants
 from arena.errors import ConfigError
-from arena.rating import RatedGame
-from arena.schedule import ScheduledGame, game_seed
-from arena.sprt import SprtSettings, SprtState, run_sprt
-from arena.store import Store
-from arena.tournament import make_runtime, play_games, start_entrants
+from arena.event.config import TournamentConfig, parse_config
+from arena.event.deals import resolve_key
+from arena.event.schedule import game_seed
+from arena.executor import make_executor
+from arena.results import outdir
+from arena.results.record import ScheduledGame
+from arena.results.store import Store
+from arena.stats.rating import RatedGame
+from arena.stats.sprt import SprtSettings, SprtState, run_sprt
 
 CANDIDATE, BASELINE = "candidate", "baseline"
 SIDES = (CANDIDATE, BASELINE)
@@ -213,7 +215,7 @@ async def run_match(
         )
         resumed = store.begin_event(fingerprint, config.to_dict(), schedule, rows, found.check)
         store.set_meta("match", settings.to_dict())
-        runtime = make_runtime(config, config.output / outdir.LOG_DIR, strict=True)
+        runtime = make_executor(config, config.output / outdir.LOG_DIR, strict=True)
         try:
             await start_entrants(runtime, store, [e.name for e in config.entrants], None)
             while True:

@@ -36,8 +36,8 @@ def render_game(game: dict[str, Any]) -> str:
     def who(seat: int | None) -> str:
         return "nobody" if seat is None else f"{seats[seat]} (seat {seat})"
 
-    # An event with secret deals was dealt from this public seed *and* its key (arena/deals.py), which is
-    # not shown; events stored before secret deals (no key) were dealt from the seed alone.
+    # An event with secret deals was dealt from this public seed *and* its key (arena/event/deals.py), which
+    # is not shown; events stored before secret deals (no key) were dealt from the seed alone.
     seed = (
         f"public seed {game['seed']} (deals keyed by the event's secret key)"
         if game.get("keyed_deals")

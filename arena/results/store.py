@@ -7,8 +7,8 @@ restart: ratings are recomputed from the stored games in schedule order. Killing
 The database runs in WAL mode, which survives the death of the writing process.
 
 The ``schedule`` table's ``seed`` is each game's *public* seed. The cards are dealt from it and the event's
-secret key (``arena/deals.py``), which is kept out of this database, in ``deal.key``: a bot that read this
-file could not rebuild a deal. Deal seeds are not stored either, even for played games: in a duplicate
+secret key (``arena/event/deals.py``), which is kept out of this database, in ``deal.key``: a bot that read
+this file could not rebuild a deal. Deal seeds are not stored either, even for played games: in a duplicate
 event the later rotations of a block share their deal seed with the first one.
 
 A file is trusted only once it proves to be ours: an empty, truncated, foreign or garbage file, or a row
@@ -25,19 +25,15 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.errors import ConfigError
-from arena.faults import Fault
-from arena.latency import histogram, merge
-from arena.outdir import DIR_MODE, create_private
-from arena.rating import HistoryRow, RatedGame
-from arena.schedule import ScheduledGame
-
-if TYPE_CHECKING:  # arena.record builds on SeatStats, below
-    from arena.record import GameRecord
+from arena.results.outdir import DIR_MODE, create_private
+from arena.results.record import Fault, GameRecord, ScheduledGame, SeatStats, encode_hands, encode_latencies
+from arena.stats.latency import merge
+from arena.stats.leaderboard import RankingConfig
+from arena.stats.rating import HistoryRow, RatedGame
 
 FORMAT = "euchre-arena/results/v1"
 DB_NAME = "event.sqlite"
@@ -94,32 +90,6 @@ def _insert_schedule(db: sqlite3.Connection, games: Sequence[ScheduledGame]) -> 
             (g.seq, g.game_id, g.round, g.table, g.block, g.rotation, g.seed, json.dumps(g.seats))
             for g in games
         ],
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class SeatStats:
-    """Per-seat numbers of one game, computed when the game is stored."""
-
-    entrant: str
-    score: int
-    rank: int
-    forfeited: bool
-    maker_hands: int
-    maker_made: int
-    faults: int
-
-
-def encode_hands(hands: Sequence[dict[str, Any]]) -> tuple[tuple[int, str], ...]:
-    """Hand records as the store keeps them: (hand index, compact JSON text). One encoder for every path
-    into the store, so a game stored by either executor is byte-identical (``arena.record``)."""
-    return tuple((h["hand_index"], json.dumps(h, separators=(",", ":"))) for h in hands)
-
-
-def encode_latencies(latencies_ms: Sequence[Sequence[float]]) -> tuple[tuple[int, int, str], ...]:
-    """Per seat with answered decisions: how many, and their log-scale histogram (``arena.latency``)."""
-    return tuple(
-        (seat, len(times), json.dumps(histogram(times))) for seat, times in enumerate(latencies_ms) if times
     )
 
 
@@ -289,13 +259,13 @@ class Store:
         """Record a new event, or check that a resumed one is the same event; returns True when resuming.
 
         A resumed event may have more rounds than stored (``--until-settled`` or a larger ``rounds``): the
-        schedule of more rounds starts with the stored one (arena.schedule), so the extra games are added
-        and every stored game stays as it was. With fewer rounds, the stored schedule is kept whole, so a
-        resumed extension is finished rather than cut. Read the schedule to play from ``schedule()``.
+        schedule of more rounds starts with the stored one (arena.event.schedule), so the extra games are
+        added and every stored game stays as it was. With fewer rounds, the stored schedule is kept whole, so
+        a resumed extension is finished rather than cut. Read the schedule to play from ``schedule()``.
 
-        ``deal_check`` is the check value of the event's secret deal key (``arena.deals.key_check``), stored
-        when it is given, so that a resumed event can tell its own key file; the key itself never enters
-        the database.
+        ``deal_check`` is the check value of the event's secret deal key (``arena.event.deals.key_check``),
+        stored when it is given, so that a resumed event can tell its own key file; the key itself never
+        enters the database.
 
         :raises ConfigError: the directory holds results of a different event.
         """
@@ -327,6 +297,15 @@ class Store:
             )
             _insert_schedule(db, schedule)
         return False
+
+    def ranking(self) -> RankingConfig:
+        """The stored event's ``[ranking]`` settings (the defaults for events stored before them)."""
+        raw = (self.meta("config") or {}).get("ranking") or {}
+        return RankingConfig.from_dict(raw) if isinstance(raw, dict) else RankingConfig()
+
+    def event_seed(self) -> int:
+        """The stored event's seed (it seeds the leaderboard's bootstrap)."""
+        return int((self.meta("fingerprint") or {}).get("seed", 0))
 
     def set_meta(self, key: str, value: Any) -> None:
         """Store a JSON value beside the event (e.g. the settings of ``arena match``)."""
@@ -365,7 +344,7 @@ class Store:
         latencies_ms: Sequence[Sequence[float]] = (),
     ) -> None:
         """Store a finished game with its seats, hand records and faults, atomically; ``latencies_ms`` (per
-        seat, the answered decisions' times) is kept as a histogram per seat (``arena.latency``)."""
+        seat, the answered decisions' times) is kept as a histogram per seat (``arena.stats.latency``)."""
         self.save_encoded(
             game, result, seats, encode_hands(hands), faults, rated, excluded, encode_latencies(latencies_ms)
         )
@@ -373,7 +352,7 @@ class Store:
     def save_record(
         self, game: ScheduledGame, record: GameRecord, rated: bool, excluded: Sequence[str]
     ) -> None:
-        """Store a game made into its record where it was played (``arena.record``), atomically."""
+        """Store a game made into its record where it was played (``arena.results.record``), atomically."""
         self.save_encoded(
             game, record.result, record.seats, record.hands, record.faults, rated, excluded, record.latency
         )
@@ -593,7 +572,8 @@ class Store:
         return [r[0] for r in self.db.execute("SELECT game_id FROM games ORDER BY seq")]
 
     # ------------------------------------------------------------------ reading for the views and the report
-    # (arena/views.py and arena/report/ read an event only through these, so they work on any stored event)
+    # (arena/results/listings.py and arena/report/ read an event only through these, so they work on any
+    # stored event)
 
     def games_overview(self) -> list[dict[str, Any]]:
         """Every played game in schedule order with its seats, scores, ranks, outcome and fault count."""

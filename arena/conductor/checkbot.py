@@ -21,10 +21,11 @@ from arena.engine.config import GameConfig, Variant
 from arena.engine.dealing import deal_order
 from arena.engine.state import Phase
 from arena.errors import BotError
-from arena.faults import Fault, FaultPolicy
+from arena.event.faults import FaultPolicy
+from arena.event.table import TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
 from arena.players.remote import BotConnection, BotIdentity, RemotePlayer
-from arena.table import TableSpec, play_table
+from arena.results.record import Fault
 
 CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
     Variant.CALL_ACE: (

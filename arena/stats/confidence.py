@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.rating import RatedGame
+from arena.stats.rating import RatedGame
 
 METHODS = ("points", "paired", "centred")
 SHARPEN = 1.75

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from itertools import combinations, permutations
 
 from arena.errors import ConfigError
+from arena.results.record import ScheduledGame
 
 SEED_DOMAIN = "euchre-arena/game-seed/v1"
 STREAM_DOMAIN = "euchre-arena/schedule/v1"
@@ -40,25 +41,6 @@ MIN_SEATS, MAX_SEATS = 4, 7
 
 _RESTARTS = 4  # seeded random partitions per round, each improved by local search; the best is kept
 _MAX_PASSES = 30  # a cap on improvement passes (the search stops earlier at a local minimum)
-
-
-@dataclass(frozen=True, slots=True)
-class ScheduledGame:
-    """One game of the event: who sits where, under which id and deal seed.
-
-    ``seq`` is the order in which results are rated; ``block`` groups the rotations of a duplicate table
-    (it equals ``game_id`` when the event is not duplicate), and all games of a block share ``seed`` so they
-    see the same deals.
-    """
-
-    seq: int
-    game_id: str
-    round: int
-    table: int
-    block: str
-    rotation: int
-    seed: int
-    seats: tuple[str, ...]
 
 
 def game_seed(event_seed: int, key: str) -> int:

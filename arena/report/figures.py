@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import FaultKind
-from arena.latency import percentile
-from arena.rating import HistoryRow, Standing
-from arena.standings import compute_standings
-from arena.store import Store
+from arena.results.store import Store
+from arena.stats.latency import percentile
+from arena.stats.leaderboard import compute_standings
+from arena.stats.rating import HistoryRow, Standing
 
 MADE = ("made", "march")
 
@@ -40,7 +40,7 @@ class EntrantStats:
     harness_faults: int = 0  # the arena's own lateness at its decisions: not the bot's
     forfeits: int = 0
     decisions_timed: int = 0  # answered decisions whose time the event recorded
-    latency_p50_ms: float | None = None  # from log-scale histograms: within 9% (arena/latency.py)
+    latency_p50_ms: float | None = None  # from log-scale histograms: within 9% (arena/stats/latency.py)
     latency_p99_ms: float | None = None
 
     @property

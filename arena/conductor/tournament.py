@@ -1,42 +1,32 @@
 """The conductor: schedule → tables (concurrently) → store → ratings, and resume.
 
-The schedule is a pure function of the event seed, and every deal a pure function of the seed and the
-event's secret deal key (``arena/deals.py``); games run ``concurrency`` at a time and each finished game is
+The schedule is a pure function of the event seed, and every deal a pure function of the seed and the event's
+secret deal key (``arena/event/deals.py``); games run ``concurrency`` at a time and each finished game is
 stored in one transaction; ratings are recomputed from the store in schedule order at the end. So an
-interrupted event resumes by playing only the games the store lacks, and ends with exactly the leaderboard
-an uninterrupted run would have given (with deterministic bots). One arena at a time owns the output
-directory (``arena/outdir.py``).
+interrupted event resumes by playing only the games the store lacks, and ends with exactly the leaderboard an
+uninterrupted run would have given (with deterministic bots). One arena at a time owns the output directory
+(``arena/results/outdir.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Protocol
 
-from arena import outdir
-from arena.config import TournamentConfig
-from arena.deals import deal_seed, resolve_key
-from arena.entrants import (  # EntrantRuntime and AutopilotPlayer lived here; imported from here still
-    Announce,
-    AutopilotPlayer,
-    EntrantRuntime,
-    StartProgress,
-)
 from arena.errors import FaultKind
-from arena.players.remote import BotIdentity
-from arena.ranking import Confidence
-from arena.rating import Standing
-from arena.record import GameRecord, seat_stats
-from arena.schedule import ScheduledGame, make_schedule
-from arena.standings import Board, compute_board
-from arena.store import Store
-from arena.table import TableSpec
-
-__all__ = ["AutopilotPlayer", "EntrantRuntime", "EventSummary", "Runtime", "run_event", "seat_stats"]
+from arena.event.config import TournamentConfig
+from arena.event.deals import deal_seed, resolve_key
+from arena.event.schedule import make_schedule
+from arena.event.table import TableSpec
+from arena.executor import Announce, Executor, StartProgress, make_executor
+from arena.results import outdir
+from arena.results.record import GameRecord, ScheduledGame
+from arena.results.store import Store
+from arena.stats.confidence import Confidence
+from arena.stats.leaderboard import Board, compute_board
+from arena.stats.rating import Standing
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +102,7 @@ async def run_event(
             schedule = store.schedule()  # may be longer than configured: an event grown by --until-settled
             if on_start is not None:
                 on_start(len(schedule), len(store.finished()))
-            runtime = make_runtime(config, config.output / outdir.LOG_DIR, strict)
+            runtime = make_executor(config, config.output / outdir.LOG_DIR, strict)
             started: set[str] = set()
             played_now = 0
             stopped = ""
@@ -151,7 +141,7 @@ async def run_event(
 
 
 async def start_entrants(
-    runtime: Runtime,
+    runtime: Executor,
     store: Store,
     names: Sequence[str],
     on_notice: Announce | None,
@@ -179,7 +169,7 @@ async def start_entrants(
     _store_identities(store, runtime)
 
 
-def _mark_never_seated(store: Store, runtime: Runtime, notice: Announce) -> None:
+def _mark_never_seated(store: Store, runtime: Executor, notice: Announce) -> None:
     """At the end of the event: mark in the standings every entrant that was never seated."""
     for name, why in runtime.unavailable().items():
         if name in runtime.excluded:
@@ -203,7 +193,7 @@ START = "(start)"
 """The ``after_game`` of a disqualification at start-up: not seated, or never came up."""
 
 
-def _store_identities(store: Store, runtime: Runtime) -> None:
+def _store_identities(store: Store, runtime: Executor) -> None:
     for name, identity in runtime.identities.items():
         store.set_identity(
             name, {"name": identity.name, "author": identity.author, "version": identity.version}
@@ -231,7 +221,8 @@ def _begin(
     The fingerprint is checked before the key, so that a changed seed or entrant list is reported as such
     rather than as a key problem.
 
-    :raises ConfigError: the directory holds another event, or a deal key that does not fit (arena/deals.py).
+    :raises ConfigError: the directory holds another event, or a deal key that does not fit
+    (arena/event/deals.py).
     """
     fingerprint = config.fingerprint()
     exists = store.check_same_event(fingerprint, schedule)
@@ -240,39 +231,6 @@ def _begin(
     )
     resumed = store.begin_event(fingerprint, config.to_dict(), schedule, rows, found.check)
     return resumed, found.key
-
-
-class Runtime(Protocol):
-    """Where the event's tables are played: the executor seam.
-
-    The conductor keeps the schedule, the store (it is the only writer), the ratings, disqualification
-    and resume; a runtime starts the entrants and plays the games it is handed. :class:`EntrantRuntime`
-    plays them on this process's event loop; :class:`arena.cluster.DaskRuntime` on Dask workers.
-    """
-
-    identities: dict[str, BotIdentity]
-    excluded: dict[str, str]
-
-    async def start(
-        self, names: Sequence[str], progress: StartProgress | None = None, announce: Announce | None = None
-    ) -> None: ...
-
-    def unavailable(self) -> dict[str, str]: ...
-
-    def notices(self) -> list[str]: ...
-
-    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord: ...
-
-    async def stop(self) -> None: ...
-
-
-def make_runtime(config: TournamentConfig, log_dir: Path, strict: bool) -> Runtime:
-    """The runtime the config's ``[executor]`` asks for."""
-    if config.executor.kind == "dask":
-        from arena.cluster import DaskRuntime  # Dask is imported only by events that use it
-
-        return DaskRuntime(config, log_dir, strict)
-    return EntrantRuntime(config, log_dir, strict)
 
 
 class OverloadWatch:
@@ -309,7 +267,7 @@ class OverloadWatch:
 async def _play_all(
     config: TournamentConfig,
     store: Store,
-    runtime: Runtime,
+    runtime: Executor,
     todo: Sequence[ScheduledGame],
     on_game: ProgressHook | None,
     key: bytes | None,

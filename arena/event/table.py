@@ -24,9 +24,10 @@ from arena.engine.scoring import Outcome
 from arena.engine.state import GameState
 from arena.engine.views import build_view
 from arena.errors import BotError, HarnessLate, IllegalAction
-from arena.faults import Fault, FaultPolicy
+from arena.event.faults import FaultPolicy
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player
+from arena.results.record import Fault, GameRecord, SeatStats, encode_hands, encode_latencies
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,3 +183,42 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
         )
     finally:
         await asyncio.gather(*(p.close() for p in players), return_exceptions=True)
+
+
+def seat_stats(result: TableResult) -> list[SeatStats]:
+    """Each seat's score, rank, forfeit, hands made trump (and made) and faults charged to the bot."""
+    n = len(result.spec.seat_names)
+    makers = [0] * n
+    made = [0] * n
+    for hand in result.hands:
+        maker = hand["maker"]
+        if maker is not None:
+            makers[maker] += 1
+            made[maker] += hand["outcome"] in ("made", "march")
+    # Only faults charged to the bot: a harness fault is the arena's own lateness (docs/protocol.md).
+    faults = [sum(1 for f in result.faults if f.seat == s and f.counts) for s in range(n)]
+    return [
+        SeatStats(
+            result.spec.seat_names[s],
+            result.scores[s],
+            result.ranks[s],
+            s in result.forfeited,
+            makers[s],
+            made[s],
+            faults[s],
+        )
+        for s in range(n)
+    ]
+
+
+def record_of(result: TableResult) -> GameRecord:
+    return GameRecord(
+        game_id=result.spec.game_id,
+        result=result.to_dict() | {"wall_s": result.wall_s},
+        seats=tuple(seat_stats(result)),
+        hands=encode_hands(result.hands),
+        faults=result.faults,
+        latency=encode_latencies(result.latencies_ms),
+        forfeited=result.forfeited,
+        decisions=result.decisions,
+    )

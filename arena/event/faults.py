@@ -27,7 +27,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from arena.errors import ConfigError, FaultKind
+from arena.errors import ConfigError
+from arena.players.process import RestartBackoff
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,31 +74,11 @@ class FaultPolicy:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def restart(self) -> RestartBackoff:
+        """The waits before a crashed launched bot's restarts."""
+        return RestartBackoff(self.restart_backoff_s, self.restart_backoff_max_s)
+
     def backoff_s(self, crashes: int) -> float:
         """How long to wait before restart number ``crashes`` (1-based) of a managed bot."""
-        return min(self.restart_backoff_max_s, self.restart_backoff_s * 2 ** max(0, crashes - 1))
-
-
-@dataclass(frozen=True, slots=True)
-class Fault:
-    """One recorded fault: who, where, what, and what was played instead."""
-
-    entrant: str
-    game_id: str
-    seat: int
-    hand_index: int
-    decision_id: int
-    kind: FaultKind
-    detail: str
-    elapsed_ms: float
-    substitute: str
-
-    @property
-    def counts(self) -> bool:
-        """Whether the fault counts towards forfeiting (harness faults do not)."""
-        return self.kind is not FaultKind.HARNESS
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["kind"] = self.kind.value
-        return data
+        return self.restart.delay_s(crashes)

@@ -15,8 +15,9 @@ from typing import Any
 
 import typer
 
-from arena import __version__, loops
+from arena import __version__
 from arena.errors import ArenaError, ConfigError
+from arena.protocol import loops
 
 app = typer.Typer(
     add_completion=False,
@@ -26,7 +27,7 @@ app = typer.Typer(
 
 
 def _standings_help() -> str:
-    from arena.standings import TABLE_HELP
+    from arena.results.listings import TABLE_HELP
 
     return TABLE_HELP
 
@@ -77,7 +78,7 @@ def run(
     ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
-    from arena.config import load_config, parse_executor
+    from arena.event.config import load_config, parse_executor
 
     try:
         cfg = load_config(config)
@@ -123,11 +124,12 @@ def _run_event(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from arena.entrants import StartFailed
-    from arena.schedule import schedule_spread
-    from arena.standings import Board, render_table
-    from arena.store import Store
-    from arena.tournament import run_event
+    from arena.conductor.tournament import run_event
+    from arena.event.schedule import schedule_spread
+    from arena.executor import StartFailed
+    from arena.results.listings import render_table
+    from arena.results.store import Store
+    from arena.stats.leaderboard import Board
 
     faults = harness = 0
     progress = Progress(
@@ -272,7 +274,7 @@ def demo(
     The bots run in the bubblewrap sandbox where it works; elsewhere (macOS, a container without user
     namespaces, bubblewrap not installed) the demo runs them unsandboxed, since they are our own, and says so.
     """
-    from arena.config import parse_config
+    from arena.event.config import parse_config
     from arena.sandbox import bubblewrap_problem
 
     problem = bubblewrap_problem()
@@ -284,7 +286,7 @@ def demo(
         {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --address {address}"},
         {"name": "rules-2", "command": "{python} -m sample_bots.rules --address {address}"},
     ]
-    node_bot = Path(__file__).resolve().parent.parent / "sample_bots" / "node"
+    node_bot = Path(__file__).resolve().parents[2] / "sample_bots" / "node"
     if shutil.which("node") and (node_bot / "node_modules").is_dir():
         node_command = f"node {node_bot / 'bot.js'} --address {{address}}"
         entrants.append({"name": "node-random", "command": node_command})
@@ -313,9 +315,10 @@ def leaderboard(
     as_csv: bool = typer.Option(False, "--csv", help="print CSV"),
 ) -> None:
     """The standings of a (finished or interrupted) event, from its stored games."""
-    from arena.match import sprt_of_store
-    from arena.standings import compute_board, render_csv, render_json, render_table
-    from arena.store import Store
+    from arena.conductor.match import sprt_of_store
+    from arena.results.listings import render_csv, render_json, render_table
+    from arena.results.store import Store
+    from arena.stats.leaderboard import compute_board
 
     try:
         with Store.open(directory, readonly=True) as store:
@@ -364,8 +367,8 @@ def match(
     """A/B test: CANDIDATE and BASELINE play the same deals from the same seats against the same field,
     until a sequential test (SPRT) on the per-deal differences decides or the budget is spent. Exit code:
     0 H1 accepted, 1 H0 accepted, 3 undecided."""
-    from arena.match import MatchSettings, run_match
-    from arena.sprt import SprtSettings
+    from arena.conductor.match import MatchSettings, run_match
+    from arena.stats.sprt import SprtSettings
 
     try:
         settings = MatchSettings(
@@ -413,8 +416,8 @@ def replay(
     game: str = typer.Argument(..., help="game id (e.g. r001-t01) or its number in schedule order"),
 ) -> None:
     """A stored game hand by hand: deal, bids, call, tricks, points."""
-    from arena.replay import render_game
-    from arena.store import Store
+    from arena.results.replay import render_game
+    from arena.results.store import Store
 
     try:
         with Store.open(directory, readonly=True) as store:
@@ -473,7 +476,7 @@ def games(
 ) -> None:
     """The played games in schedule order: number (for arena replay), id, seats with final scores (* won),
     hands, outcome and faults."""
-    from arena import views
+    from arena.results import listings as views
 
     with _store(directory) as store:
         try:
@@ -501,7 +504,7 @@ def faults(
 ) -> None:
     """Every recorded fault: entrant, game, hand, kind and detail. Harness faults (the arena itself was late)
     are listed as not charged: they never count against the bot."""
-    from arena import views
+    from arena.results import listings as views
 
     with _store(directory) as store:
         try:
@@ -521,7 +524,7 @@ def export(
 ) -> None:
     """Hand records as JSON Lines (hands.jsonl: one v1 record per line, docs/hand-record.md) and the games
     as CSV (games.csv, whose first_hand_line and hands columns say which lines are each game's)."""
-    from arena import views
+    from arena.results import listings as views
 
     with _store(directory) as store:
         try:
@@ -534,7 +537,7 @@ def export(
 @contextmanager
 def _store(directory: Path) -> Iterator[Any]:
     """The event's store for reading, or one clear line and exit 2."""
-    from arena.store import Store
+    from arena.results.store import Store
 
     try:
         store = Store.open(directory, create=False)
@@ -553,7 +556,7 @@ def check_bot(
     decision_ms: int = typer.Option(1000, "--decision-ms", min=1, help="time per decision"),
 ) -> None:
     """Play some games of every variant the bot claims and report every violation; exit 0 pass, 1 fail."""
-    from arena.checkbot import run_check
+    from arena.conductor.checkbot import run_check
 
     report = run_check(address, games, decision_ms)
     typer.echo(report.render())

@@ -5,7 +5,7 @@ outgrows one machine. Dask is a well-kept engine made for exactly this (tasks on
 on other machines, with a scheduler that reruns the tasks of a worker that died), small to install and
 quick to start (measured against Ray: 68 MB against 284 MB, 0.5-0.8 s against 2.5-4 s).
 
-How the work is split. The conductor (``arena.tournament``) keeps everything it does with the local
+How the work is split. The conductor (``arena.conductor.tournament``) keeps everything it does with the local
 executor: the schedule, the store as its only writer, ratings in schedule order, disqualification and
 resume. Every worker holds the entrants for the whole event in a worker plugin (:class:`EntrantsPlugin`): it
 launches the launched bots once per worker (same sandbox, limits and restarts as locally; logs in
@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import math
 import os
-import re
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -39,18 +37,16 @@ from pathlib import Path
 from typing import Any
 
 import dask.config
-from distributed import Client, LocalCluster, WorkerPlugin, get_worker
+from distributed import Client, LocalCluster
 from distributed.protocol import to_serialize
 
-from arena.config import TournamentConfig
 from arena.errors import ArenaError, ConfigError
+from arena.event.config import TournamentConfig
+from arena.event.table import TableSpec
+from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
 from arena.players.remote import BotIdentity
-from arena.record import GameRecord
-from arena.table import TableSpec
+from arena.results.record import GameRecord
 
-PLUGIN = "euchre-arena-entrants"
-HANDLER = "euchre_arena_play"
-"""The operation the plugin adds to its worker: play a batch of games and answer with their records."""
 DEPTH = 2
 """Batches of in-process games in flight per worker: one playing while the conductor stores the other's
 games and sends more."""
@@ -71,73 +67,6 @@ per game: measured with launched bots on 2 workers, the conductor's CPU per game
 each game's total from 162 to 139 ms. docs/scale-out.md gives the same settings for a cluster of machines."""
 
 
-class EntrantsPlugin(WorkerPlugin):
-    """The entrants of one event on one worker, started with the worker and stopped with it.
-
-    They live on the worker's own event loop, where the games are played too (the tasks are coroutines):
-    a task needs no thread of its own, and the tables' decisions, the bots' pipes and Dask's messages share
-    one loop, as they share the arena's loop with the local executor.
-    """
-
-    name = PLUGIN
-
-    def __init__(
-        self,
-        config: TournamentConfig,
-        names: Sequence[str],
-        strict: bool,
-        pins: dict[str, tuple[int, ...]] | None = None,
-    ) -> None:
-        self.config = config
-        self.names = list(names)
-        self.strict = strict
-        self.pins = dict(pins or {})
-
-    async def setup(self, worker: Any) -> None:
-        from arena.entrants import EntrantRuntime  # the same runtime the local executor uses
-
-        cpus = self.pins.get(str(worker.name))
-        if cpus:
-            pin_process(cpus)  # before the bots start: they inherit it
-        folder = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(worker.name))
-        log_dir = self.config.output / "logs" / f"worker-{folder}"
-        self.runtime = EntrantRuntime(self.config, log_dir, self.strict)
-        try:
-            await self.runtime.start(self.names)
-        except BaseException:
-            await self.teardown(worker)
-            raise
-        worker.handlers[HANDLER] = self.play_batch
-        # A worker's heap holds Dask, tornado and the arena (about 70,000 objects the collector would keep
-        # walking through as the tables allocate): set them aside once they are loaded. Measured: the
-        # worker's CPU per in-process game 10.2 -> 8.2 ms with one worker, 9.6 -> 8.8 ms with two.
-        gc.freeze()
-
-    async def play_batch(self, games: list[tuple[TableSpec, frozenset[str], int]]) -> dict[str, Any]:
-        """The handler: play these tables at once on this worker's entrants, on the worker's event loop.
-
-        Each game comes back in the store's form (:class:`~arena.record.GameRecord`), made here: that is
-        cheap to send and to unpickle, and it spares the conductor, whose one core bounds the event."""
-        records = await asyncio.gather(*(self.runtime.play(*game) for game in games))
-        return {"status": "OK", "records": to_serialize(list(records))}
-
-    def state(self) -> dict[str, Any]:
-        return {
-            "identities": dict(self.runtime.identities),
-            "excluded": dict(self.runtime.excluded),
-            "down": self.runtime.unavailable(),
-            "notices": self.runtime.notices(),
-        }
-
-    async def teardown(self, worker: Any) -> None:
-        if worker.handlers.get(HANDLER) == self.play_batch:
-            del worker.handlers[HANDLER]
-        runtime = getattr(self, "runtime", None)
-        if runtime is not None:
-            with contextlib.suppress(Exception):
-                await runtime.stop()
-
-
 def cpu_groups(workers: int, cpus: Sequence[int]) -> dict[str, tuple[int, ...]]:
     """The CPUs of each worker of a local cluster (by its name, ``"0"``, ``"1"``, ...): the machine's CPUs
     cut into ``workers`` contiguous shares, or, with more workers than CPUs, one CPU each, in turn.
@@ -155,20 +84,6 @@ def cpu_groups(workers: int, cpus: Sequence[int]) -> dict[str, tuple[int, ...]]:
     return {str(i): (cpus[i % len(cpus)],) for i in range(workers)}
 
 
-def pin_process(cpus: Collection[int]) -> None:
-    """Every thread of this process on ``cpus`` (Linux keeps an affinity per thread, and new threads and
-    child processes inherit their creator's): the worker's loop, Dask's and gRPC's threads, the bots."""
-    if not hasattr(os, "sched_setaffinity"):
-        return
-    try:
-        tids = [int(t) for t in os.listdir("/proc/self/task")]
-    except OSError:
-        tids = [0]
-    for tid in tids:
-        with contextlib.suppress(OSError):  # a thread that ended meanwhile
-            os.sched_setaffinity(tid, set(cpus))
-
-
 def quiet_dask_logs() -> None:
     """Dask's loggers to CRITICAL: the parent and every child Dask's logging config gave a level of its own
     (``distributed.client`` logs "Failed to reconnect to scheduler" at ERROR, past a quiet parent)."""
@@ -176,18 +91,6 @@ def quiet_dask_logs() -> None:
     names = ["distributed", *(n for n in list(manager.loggerDict) if n.startswith("distributed."))]
     for name in names:
         logging.getLogger(name).setLevel(logging.CRITICAL)
-
-
-def _plugin(worker: Any = None) -> EntrantsPlugin:
-    plugin = (worker or get_worker()).plugins.get(PLUGIN)
-    if not isinstance(plugin, EntrantsPlugin):
-        raise ArenaError("this Dask worker has no euchre-arena entrants (it joined after the event started?)")
-    return plugin
-
-
-def _worker_state(dask_worker: Any) -> dict[str, Any]:
-    """Run by ``Client.run`` on each worker (which passes the worker by this argument's name)."""
-    return _plugin(dask_worker).state()
 
 
 @dataclass(eq=False)
@@ -211,7 +114,7 @@ class _Lane:
     games: int = 0  # in those batches
 
 
-class DaskRuntime:
+class DaskExecutor:
     """Plays the event's tables on a Dask cluster: a local one of ``workers`` processes, or one running."""
 
     def __init__(self, config: TournamentConfig, log_dir: Path, strict: bool) -> None:
@@ -286,7 +189,7 @@ class DaskRuntime:
             await self.client.register_plugin(plugin, name=PLUGIN)
         except ArenaError as exc:
             raise ConfigError(f"a Dask worker cannot start the entrants: {exc}") from None
-        states = await self.client.run(_worker_state)
+        states = await self.client.run(worker_state)
         if not states:
             raise ConfigError("the Dask cluster has no workers")
         self._take(states)
@@ -326,7 +229,7 @@ class DaskRuntime:
             await asyncio.sleep(every_s)
             with contextlib.suppress(Exception):  # a lost cluster is reported by the game that finds it
                 before = set(self.down)
-                self._take(await self.client.run(_worker_state))
+                self._take(await self.client.run(worker_state))
                 for name in sorted(before - set(self.down)):
                     if self._announce is not None and name not in self.excluded:
                         self._announce(
@@ -358,7 +261,7 @@ class DaskRuntime:
                 self._close_lane(address)
             for address in sorted(alive - set(self._lanes)):
                 with contextlib.suppress(Exception):  # not ready yet (or gone again): asked next time
-                    self._admit(address, (await self.client.run(_worker_state, workers=[address]))[address])
+                    self._admit(address, (await self.client.run(worker_state, workers=[address]))[address])
             self._dispatch()
 
     def _admit(self, address: str, state: dict[str, Any]) -> None:

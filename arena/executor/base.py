@@ -1,0 +1,59 @@
+"""The executor seam: what the conductor asks of whatever plays its tables, and the errors of starting.
+
+The conductor (``arena.conductor``) keeps the schedule, the store (it is the only writer), the ratings,
+disqualification and resume; an executor starts the entrants and plays the games it is handed, returning
+each as the store will keep it (``arena.results.record.GameRecord``). The conductor never knows where a
+game ran: :class:`~arena.executor.local.LocalExecutor` plays on this process's event loop,
+:class:`~arena.executor.dask.DaskExecutor` on Dask workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import Protocol
+
+from arena.errors import ConfigError
+from arena.event.table import TableSpec
+from arena.players.remote import BotIdentity
+from arena.results.record import GameRecord
+
+Announce = Callable[[str], None]
+StartProgress = Callable[[int, int], None]
+
+
+class WrongVariant(ConfigError):
+    """The bot answered but does not play the event's variant: retrying cannot help."""
+
+
+class StartFailed(ConfigError):
+    """Entrants could not start and the event is strict: ``problems`` holds (entrant, why) for each."""
+
+    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(f"{name}: {why}" for name, why in self.problems))
+
+    def __reduce__(self) -> tuple[type[StartFailed], tuple[list[tuple[str, str]]]]:
+        return (StartFailed, (self.problems,))  # raised on a Dask worker, re-raised in the conductor
+
+
+class Executor(Protocol):
+    """Starts the event's entrants and plays the tables it is handed (see the module's docstring).
+
+    ``identities``: what each entrant's bot said of itself at its handshake. ``excluded``: entrants never
+    to be seated (another protocol version or variant), with why.
+    """
+
+    identities: dict[str, BotIdentity]
+    excluded: dict[str, str]
+
+    async def start(
+        self, names: Sequence[str], progress: StartProgress | None = None, announce: Announce | None = None
+    ) -> None: ...
+
+    def unavailable(self) -> dict[str, str]: ...
+
+    def notices(self) -> list[str]: ...
+
+    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord: ...
+
+    async def stop(self) -> None: ...

@@ -1,0 +1,5 @@
+"""Statistics of stored games, as pure functions that take plain sequences of games and return values:
+TrueSkill ratings (``rating``), the order and how sure it is (``confidence``), the leaderboard that joins
+them (``leaderboard``), the SPRT of ``arena match`` (``sprt``), and latency percentiles (``latency``). No
+I/O, no gRPC, no clocks: the same function answers the terminal, the JSON and the report.
+"""
