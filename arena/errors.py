@@ -1,8 +1,11 @@
 """One small error hierarchy for the whole arena.
 
 Callers catch what they can handle and nothing more: a referee catches ``RuleError`` from a bot's move,
-the CLI turns ``ConfigError`` into exit code 2, and the fault policy maps ``BotError`` subclasses to fault
-kinds. Every message names the offending value with ``!r`` and its context.
+the CLI catches ``ArenaError`` once (exit code 2 for the organiser's input: ``ConfigError`` and
+``StoreError``; 1 for the rest), and the fault policy maps ``BotError`` subclasses to fault kinds. A foreign
+library's exceptions become ours at the one place that calls it (gRPC status codes become ``BotError`` in
+``arena.players``, SQLite's errors ``StoreError`` in ``arena.results.store``). Every message names the
+offending value with ``!r`` and its context.
 """
 
 from __future__ import annotations
@@ -17,6 +20,13 @@ class ArenaError(Exception):
 
 class ConfigError(ArenaError, ValueError):
     """A configuration value is unknown or out of range; the message names the key and what is allowed."""
+
+
+class StoreError(ArenaError):
+    """An event's results cannot be read or written: not ours, damaged, truncated, read-only, disk full.
+
+    The message names the file (and the damaged row), so the organiser knows what to move or restore.
+    """
 
 
 class RuleError(ArenaError, ValueError):
