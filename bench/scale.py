@@ -68,6 +68,7 @@ def cpu_by_role() -> dict[int, tuple[str, float]]:
 def child(kind: str, executor: str, games: int, output: str) -> None:
     import asyncio
 
+    from arena.conductor.observer import EventObserver
     from arena.conductor.tournament import run_event
     from arena.event.config import parse_config
 
@@ -93,12 +94,13 @@ def child(kind: str, executor: str, games: int, output: str) -> None:
     marks: list[dict[int, tuple[str, float]]] = []
     first = max(1, games // 10)  # the steady state's CPU: from the first tenth of the games to the last
 
-    def on_game(*_: Any) -> None:
-        finished.append(time.perf_counter())
-        if len(finished) in (first, games):
-            marks.append(cpu_by_role())
+    class Timing(EventObserver):
+        def game_finished(self, *_: Any) -> None:
+            finished.append(time.perf_counter())
+            if len(finished) in (first, games):
+                marks.append(cpu_by_role())
 
-    summary = asyncio.run(run_event(config, on_game=on_game))
+    summary = asyncio.run(run_event(config, Timing()))
     wall = time.perf_counter() - began
     # Steady state: from the first finished game to the last, so start-up (cluster, bots) is not counted.
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 else 0.0

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena.conductor.observer import EventObserver
 from arena.conductor.tournament import play_games, start_entrants
 from arena.errors import ConfigError
 from arena.event.config import TournamentConfig, parse_config
@@ -192,7 +193,7 @@ def sprt_of_store(store: Store) -> tuple[SprtSettings, SprtState] | None:
 
 async def run_match(
     settings: MatchSettings,
-    on_game: Callable[[ScheduledGame, Any], None] | None = None,
+    observer: EventObserver | None = None,
     on_look: Callable[[SprtState], None] | None = None,
 ) -> MatchResult:
     """Play deals in batches until the SPRT decides or ``max_deals`` is reached; resumable.
@@ -217,12 +218,12 @@ async def run_match(
         store.set_meta("match", settings.to_dict())
         runtime = make_executor(config, config.output / outdir.LOG_DIR, strict=True)
         try:
-            await start_entrants(runtime, store, [e.name for e in config.entrants], None)
+            await start_entrants(runtime, store, [e.name for e in config.entrants], observer)
             while True:
                 schedule = store.schedule()
                 done = store.finished()
                 todo = [g for g in schedule if g.game_id not in done]
-                await play_games(config, store, runtime, todo, on_game, found.key)
+                await play_games(config, store, runtime, todo, found.key, observer)
                 diffs = deal_differences(store.rated_games(), seats)
                 state = run_sprt(diffs, settings.sprt)
                 if on_look is not None:

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from arena.conductor.observer import EventObserver
 from arena.errors import FaultKind
 from arena.event.config import TournamentConfig
 from arena.event.deals import deal_seed, resolve_key
 from arena.event.schedule import make_schedule
 from arena.event.table import TableSpec
-from arena.executor import Announce, Executor, StartProgress, make_executor
+from arena.executor import Executor, make_executor
 from arena.results import outdir
 from arena.results.record import GameRecord, ScheduledGame
 from arena.results.store import Store
@@ -40,9 +41,6 @@ class EventSummary:
     stopped: str = ""  # with --until-settled: "settled" or "budget"
 
 
-ProgressHook = Callable[[ScheduledGame, GameRecord], None]
-
-
 def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
     return make_schedule(
         [e.name for e in config.entrants],
@@ -57,14 +55,11 @@ def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
 
 async def run_event(
     config: TournamentConfig,
-    on_game: ProgressHook | None = None,
-    on_start: Callable[[int, int], None] | None = None,
-    on_notice: Callable[[str], None] | None = None,
+    observer: EventObserver | None = None,
+    *,
     start_over: bool = False,
     strict: bool = False,
     until_settled: bool = False,
-    on_extend: Callable[[int, Board], None] | None = None,
-    on_bots: StartProgress | None = None,
 ) -> EventSummary:
     """Run (or resume) the event; returns the final standings.
 
@@ -74,21 +69,16 @@ async def run_event(
     before it is played and depends only on the stored results, so an interrupted event resumes into the
     same games and the same decisions.
 
-    :param on_start: called with (games in the event, games already stored) once the event is set up.
-    :param on_notice: told what the organiser should know, a line (or an indented block) at a time: how
-        bots are confined, an entrant that cannot start (with its log's last lines) or came up later, a
-        machine too loaded to time decisions fairly.
-    :param on_extend: called with (games in the event now, the board that asked for more) at each extension.
+    :param observer: told of the event's progress (``arena.conductor.observer``); None: nobody watches.
     :param start_over: discard an event already in the output directory and start afresh (the demo), once the
         directory is locked, so that a running event is never deleted under its arena.
     :param strict: refuse the event when an entrant cannot start, cannot be reached or speaks another
         protocol version (by default such an entrant's seats are played by the autopilot, a broken one is
         retried during the event, and one never seated is marked disqualified).
-    :param on_bots: called with (entrants tried, entrants) while they start.
     :raises ConfigError: another arena runs in the output directory, it holds another event or a deal key
         that does not fit, or (strict) an entrant cannot start.
     """
-    notice = on_notice or (lambda _line: None)
+    watch = observer or EventObserver()
     schedule = build_schedule(config)
     house = sorted({n for g in schedule for n in g.seats} - {e.name for e in config.entrants})
     rows = [(e.name, e.kind, e.target, False) for e in config.entrants]
@@ -100,8 +90,7 @@ async def run_event(
         with Store.open(config.output) as store:
             resumed, key = _begin(config, store, schedule, rows)
             schedule = store.schedule()  # may be longer than configured: an event grown by --until-settled
-            if on_start is not None:
-                on_start(len(schedule), len(store.finished()))
+            watch.started(len(schedule), len(store.finished()))
             runtime = make_executor(config, config.output / outdir.LOG_DIR, strict)
             started: set[str] = set()
             played_now = 0
@@ -113,9 +102,9 @@ async def run_event(
                     if todo:
                         names = sorted({n for g in todo for n in g.seats} - started)
                         if names:
-                            await start_entrants(runtime, store, names, notice, on_bots)
+                            await start_entrants(runtime, store, names, watch)
                             started.update(names)
-                        await _play_all(config, store, runtime, todo, on_game, key, notice)
+                        await play_games(config, store, runtime, todo, key, watch)
                         played_now += len(todo)
                     if not until_settled:
                         break
@@ -127,9 +116,8 @@ async def run_event(
                     grown = replace(config, rounds=schedule[-1].round + rounds)
                     store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
                     schedule = store.schedule()
-                    if on_extend is not None:
-                        on_extend(len(schedule), board)
-                _mark_never_seated(store, runtime, notice)
+                    watch.extended(len(schedule), board)
+                _mark_never_seated(store, runtime, watch)
             finally:
                 await runtime.stop()
             _store_identities(store, runtime)
@@ -141,20 +129,17 @@ async def run_event(
 
 
 async def start_entrants(
-    runtime: Executor,
-    store: Store,
-    names: Sequence[str],
-    on_notice: Announce | None,
-    on_bots: StartProgress | None = None,
+    runtime: Executor, store: Store, names: Sequence[str], observer: EventObserver | None = None
 ) -> None:
     """Start ``names`` and record what starting them found: entrants not seated (marked) or not up yet
     (reported with their log's last lines; the runtime retries them), identities, notices.
 
     An entrant marked at an earlier start of this event is tried afresh (its bot may have been fixed).
     """
-    notice = on_notice or (lambda _line: None)
+    watch = observer or EventObserver()
+    notice = watch.notice
     store.forget_disqualified(names, START)
-    await runtime.start(names, on_bots, notice)
+    await runtime.start(names, watch.bots_starting, notice)
     unavailable = runtime.unavailable()
     for name in names:
         if name in runtime.excluded:
@@ -169,14 +154,14 @@ async def start_entrants(
     _store_identities(store, runtime)
 
 
-def _mark_never_seated(store: Store, runtime: Executor, notice: Announce) -> None:
+def _mark_never_seated(store: Store, runtime: Executor, watch: EventObserver) -> None:
     """At the end of the event: mark in the standings every entrant that was never seated."""
     for name, why in runtime.unavailable().items():
         if name in runtime.excluded:
             store.disqualify(name, START, why)  # kept as it was if marked at the start
         else:
             store.disqualify(name, START, f"never came up: {why}")
-            notice(f"warning: {name} never came up: marked disqualified")
+            watch.notice(f"warning: {name} never came up: marked disqualified")
 
 
 def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], board: Board) -> int:
@@ -264,20 +249,20 @@ class OverloadWatch:
         )
 
 
-async def _play_all(
+async def play_games(
     config: TournamentConfig,
     store: Store,
     runtime: Executor,
     todo: Sequence[ScheduledGame],
-    on_game: ProgressHook | None,
     key: bytes | None,
-    notice: Announce | None = None,
+    observer: EventObserver | None = None,
 ) -> None:
     """Play ``todo`` with at most ``concurrency`` games in flight, started in schedule order, each dealt
     from its public seed and the event's ``key`` (None: an event begun before secret deals).
 
     An entrant that is not up when a game starts (``runtime.unavailable()``) is played by the autopilot in
     that game and the game is not rated for it, exactly as for a disqualified one."""
+    watch = observer or EventObserver()
     policy = config.faults
     queue: asyncio.Queue[ScheduledGame] = asyncio.Queue()
     for game in todo:
@@ -313,13 +298,8 @@ async def _play_all(
                         game.game_id,
                         f"forfeited {forfeits} of {games} games (more than {policy.disqualify_share:.0%})",
                     )
-            if (warning := overload.add(result)) is not None and notice is not None:
-                notice(warning)
-            if on_game is not None:
-                on_game(game, result)
+            if (warning := overload.add(result)) is not None:
+                watch.notice(warning)
+            watch.game_finished(game, result)
 
     await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(todo)))))
-
-
-play_games = _play_all
-"""Play scheduled games into ``store`` (for runners other than ``run_event``, such as ``arena match``)."""

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.conductor.observer import EventObserver
 from arena.conductor.tournament import run_event
 from arena.errors import ConfigError
 from arena.event.config import parse_config
@@ -28,6 +29,22 @@ LADDER = [  # ε-noisy rules bots: known order, about 0.15 points per hand apart
     {"name": "eps40", "class": "sample_bots.noisy:Noisy40"},
     {"name": "eps100", "class": "sample_bots.noisy:Noisy100"},
 ]
+
+
+class Extensions(EventObserver):
+    def __init__(self, on_extend: Any) -> None:
+        self.on_extend = on_extend
+
+    def extended(self, total: int, board: Any) -> None:
+        self.on_extend(total, board)
+
+
+class Games(EventObserver):
+    def __init__(self, on_game: Any) -> None:
+        self.on_game = on_game
+
+    def game_finished(self, game: Any, record: Any) -> None:
+        self.on_game(game, record)
 
 
 def event(tmp_path: Path, entrants: list[dict[str, Any]], **overrides: Any) -> dict[str, Any]:
@@ -261,7 +278,7 @@ def test_until_settled_stops_when_every_adjacent_pair_is_settled(tmp_path: Path)
     config = parse_config(event(tmp_path, entrants, rounds=2, duplicate=True, ranking=ranking))
     looks: list[Any] = []
     summary = asyncio.run(
-        run_event(config, until_settled=True, on_extend=lambda n, board: looks.append(board))
+        run_event(config, Extensions(lambda n, board: looks.append(board)), until_settled=True)
     )
     assert summary.stopped == "settled" and summary.confidence.settled
     assert summary.games_total < 400 and summary.games_total == 10 + 10 * len(looks)
@@ -277,8 +294,8 @@ def test_until_settled_stops_at_the_budget_and_names_the_open_pairs(tmp_path: Pa
     summary = asyncio.run(
         run_event(
             parse_config(event(tmp_path, entrants, rounds=5, ranking=ranking)),
+            Extensions(lambda n, board: looks.append(n)),
             until_settled=True,
-            on_extend=lambda n, board: looks.append(n),
         )
     )
     assert summary.stopped == "budget" and summary.games_total == 40 and looks == [15, 25, 35, 40]
@@ -310,7 +327,7 @@ def test_until_settled_extends_a_finished_event_and_an_interrupted_one_resumes_i
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        asyncio.run(run_event(broken, on_game=stop_after_some, until_settled=True))
+        asyncio.run(run_event(broken, Games(stop_after_some), until_settled=True))
     with Store.open(broken.output) as store:
         assert len(store.schedule()) > 12 > 5 and len(store.finished()) == 12
     resumed = asyncio.run(run_event(broken, until_settled=True))

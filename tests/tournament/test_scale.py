@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from arena.conductor.observer import EventObserver
 from arena.conductor.tournament import OverloadWatch, problem_block, run_event
 from arena.errors import ConfigError, FaultKind
 from arena.event.config import STARTUP_TIMEOUT_S, parse_config
@@ -46,6 +47,21 @@ CRASHY = {
     "print('no such file: model.bin', file=sys.stderr); sys.exit(3)\" {address}",
     "sandbox": "none",
 }
+
+
+class Watch(EventObserver):
+    """Collects the notices, and tells ``on_game`` of each stored game."""
+
+    def __init__(self, on_game: Any, notices: list[str]) -> None:
+        self.on_game = on_game
+        self.notices = notices
+
+    def notice(self, line: str) -> None:
+        self.notices.append(line)
+
+    def game_finished(self, game: Any, record: Any) -> None:
+        if self.on_game is not None:
+            self.on_game(game, record)
 
 
 def arena_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -260,7 +276,7 @@ def test_an_entrant_that_comes_up_during_the_event_is_seated_from_then_on(bot: s
         }
     )
     try:
-        asyncio.run(run_event(cfg, on_game=on_game, on_notice=notices.append))
+        asyncio.run(run_event(cfg, Watch(on_game, notices)))
     finally:
         for proc in late:
             proc.terminate()
@@ -346,7 +362,7 @@ def test_arena_run_is_told_once_when_the_machine_is_overloaded(
         }
     )
     notices: list[str] = []
-    asyncio.run(run_event(cfg, on_notice=notices.append))
+    asyncio.run(run_event(cfg, Watch(None, notices)))
     assert len(seen) == 3 and all(d > 0 for d in seen)
     assert notices.count("warning: this machine is overloaded") == 1
 

@@ -1,0 +1,51 @@
+"""The typer application, and the one place where the arena's errors become an exit code and one line.
+
+Every command runs its work inside :func:`one_line_errors`: an ``ArenaError`` is printed as ``error:`` and
+its message (a bot's log lines indented under it), never as a traceback. The organiser's input (a config, a
+directory, a stored event: ``ConfigError``, ``StoreError``) exits with 2; anything else the arena refused
+(a lost cluster, a bot that could not be played) with 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+
+from arena.errors import ArenaError, ConfigError, StoreError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="euchre-arena: tournaments of Euchre bots (Call-Ace, Five-handed, classic) over gRPC.",
+)
+
+BAD_INPUT = 2
+REFUSED = 1
+
+
+def fail(message: str, code: int = BAD_INPUT) -> typer.Exit:
+    """Print ``error:`` and the message (lines after its first, such as a bot's log, indented under it);
+    return the ``Exit`` for the caller to raise."""
+    first, *rest = message.splitlines() or [""]
+    lines = [f"error: {first}", *(line if line.startswith("  ") else f"    {line}" for line in rest)]
+    typer.echo("\n".join(lines), err=True)
+    return typer.Exit(code)
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Turn the arena's errors raised inside into ``error:`` lines and an exit code (see the module)."""
+    try:
+        yield
+    except (ConfigError, StoreError) as exc:
+        problems = getattr(exc, "problems", None)  # executor.StartFailed: one line per entrant that failed
+        if problems:
+            for name, why in problems[:-1]:
+                fail(f"{name}: {why}")
+            name, why = problems[-1]
+            raise fail(f"{name}: {why}") from None
+        raise fail(str(exc)) from None
+    except ArenaError as exc:
+        raise fail(str(exc), REFUSED) from None

@@ -1,0 +1,224 @@
+"""``arena run`` and ``arena demo``: run (or resume) an event with a progress bar, then print its leaderboard,
+its schedule's spread and where its results and report are."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from arena.cli.app import app, one_line_errors
+from arena.protocol import loops
+
+if TYPE_CHECKING:  # imported when a command runs, so that `arena --help` starts quickly
+    from arena.conductor.tournament import EventSummary
+    from arena.event.config import TournamentConfig
+
+
+@app.command()
+def run(
+    config: Path = typer.Argument(..., help="tournament config (TOML); see docs/config.md"),
+    seed: int | None = typer.Option(None, help="override the config's seed"),
+    rounds: int | None = typer.Option(None, help="override the number of rounds"),
+    concurrency: int | None = typer.Option(None, help="override how many games run at once"),
+    output: Path | None = typer.Option(None, help="override the output directory"),
+    duplicate: bool | None = typer.Option(
+        None, "--duplicate/--no-duplicate", help="override duplicate deals"
+    ),
+    deal_key: str | None = typer.Option(
+        None, "--deal-key", help="fix the secret deal key (hex, >= 32 digits), for reproducible experiments"
+    ),
+    sandbox: str | None = typer.Option(
+        None, help="override how launched bots are confined: bubblewrap (default) or none"
+    ),
+    executor: str | None = typer.Option(
+        None, help="where tables are played: local (default) or dask; see docs/scale-out.md"
+    ),
+    workers: int | None = typer.Option(None, help="dask: start a local cluster of this many workers"),
+    scheduler: str | None = typer.Option(
+        None, help="dask: join a running cluster (tcp://HOST:PORT, or a scheduler file's path)"
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="refuse the event if a bot cannot start, cannot be reached or speaks another protocol version "
+        "(default: the autopilot plays its seats, it is retried during the event, marked if never seated)",
+    ),
+    until_settled: bool = typer.Option(
+        False,
+        "--until-settled",
+        help="after the scheduled rounds, add rounds until every adjacent pair of the order is settled at "
+        "[ranking] confidence, or [ranking] max_games is reached",
+    ),
+) -> None:
+    """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
+    from arena.event.config import load_config, parse_executor
+
+    with one_line_errors():
+        cfg = load_config(config)
+        spec = None
+        if executor or workers or scheduler:
+            flags: dict[str, Any] = {"kind": executor or "dask", "workers": workers}
+            if scheduler:
+                flags["scheduler_file" if Path(scheduler).is_file() else "scheduler"] = scheduler
+            elif flags["kind"] == "dask":
+                flags["pin_cpus"] = cfg.executor.pin_cpus  # the file's choice, for the flags' local cluster
+            spec = parse_executor(flags, "--executor/--workers/--scheduler")
+        cfg = cfg.with_overrides(
+            seed=seed,
+            rounds=rounds,
+            concurrency=concurrency,
+            output=output,
+            duplicate=duplicate,
+            deal_key=deal_key,
+            sandbox=sandbox,
+            executor=spec,
+        )
+        loops.loop_choice()  # ARENA_LOOP, checked before anything starts
+    exposed = cfg.exposed_to_fixed_key()
+    if exposed:
+        typer.echo(
+            f"warning: deal_key is fixed and {', '.join(exposed)} {'is' if len(exposed) == 1 else 'are'} not "
+            "trusted code: whoever learns the key can compute every deal; fix it only for experiments",
+            err=True,
+        )
+    run_and_print(cfg, quiet, strict=strict, until_settled=until_settled)
+
+
+@app.command()
+def demo(
+    rounds: int = typer.Option(30, help="rounds (one table of five per round)"),
+    output: Path = typer.Option(Path("results/demo"), help="output directory (replaced if it holds a demo)"),
+    concurrency: int = typer.Option(4, help="games at once"),
+    decision_ms: int = typer.Option(400, help="time per decision"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+) -> None:
+    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre.
+
+    The bots run in the bubblewrap sandbox where it works; elsewhere (macOS, a container without user
+    namespaces, bubblewrap not installed) the demo runs them unsandboxed, since they are our own, and says so.
+    """
+    from arena.event.config import parse_config
+    from arena.sandbox import bubblewrap_problem
+
+    with one_line_errors():
+        loops.loop_choice()  # ARENA_LOOP, checked before anything is said or started
+    problem = bubblewrap_problem()
+    if problem is not None:
+        typer.echo(f"note: running the sample bots without a sandbox: {problem}", err=True)
+    entrants = [
+        {"name": "random", "command": "{python} -m sample_bots.random --address {address}"},
+        {"name": "rules", "command": "{python} -m sample_bots.rules --address {address}"},
+        {"name": "montecarlo", "command": "{python} -m sample_bots.montecarlo --address {address}"},
+        {"name": "rules-2", "command": "{python} -m sample_bots.rules --address {address}"},
+    ]
+    node_bot = Path(__file__).resolve().parents[2] / "sample_bots" / "node"
+    if shutil.which("node") and (node_bot / "node_modules").is_dir():
+        node_command = f"node {node_bot / 'bot.js'} --address {{address}}"
+        entrants.append({"name": "node-random", "command": node_command})
+    else:
+        entrants.append({"name": "random-2", "command": "{python} -m sample_bots.random --address {address}"})
+    with one_line_errors():
+        cfg = parse_config(
+            {
+                "name": "demo",
+                "seed": 2026,
+                "rounds": rounds,
+                "concurrency": concurrency,
+                "output": str(output),
+                "game": {"variant": "five-handed"},
+                "faults": {"decision_ms": decision_ms},
+                "entrant": entrants,
+                "sandbox": "none" if problem else "bubblewrap",
+            }
+        )
+    run_and_print(cfg, quiet, start_over=True)
+
+
+def run_and_print(
+    cfg: TournamentConfig,
+    quiet: bool,
+    start_over: bool = False,
+    strict: bool = False,
+    until_settled: bool = False,
+) -> None:
+    """Run the event with a progress bar, then print the leaderboard, the schedule and where things are.
+
+    SIGTERM (what service managers and ``kill`` send) stops the event exactly like Ctrl-C: asyncio's SIGINT
+    handler cancels the event, which stops every bot and keeps every finished game; exit 143 or 130.
+    """
+    from arena.cli.progress import TerminalProgress
+    from arena.conductor.tournament import run_event
+
+    progress = TerminalProgress(cfg.name, str(cfg.output), quiet)
+    terminated: list[int] = []
+
+    async def main() -> EventSummary:
+        on_sigint = signal.getsignal(signal.SIGINT)
+        if callable(on_sigint):
+
+            def on_sigterm(signum: int, frame: FrameType | None) -> None:
+                terminated.append(signum)
+                on_sigint(signum, frame)
+
+            signal.signal(signal.SIGTERM, on_sigterm)
+        return await run_event(
+            cfg, progress, start_over=start_over, strict=strict, until_settled=until_settled
+        )
+
+    try:
+        with one_line_errors():
+            try:
+                summary = loops.run(main())
+            finally:
+                progress.stop()
+    except KeyboardInterrupt:
+        how = "terminated (SIGTERM)" if terminated else "interrupted"
+        typer.echo(
+            f"\n{how}: finished games are stored in {cfg.output}; run the same command to resume", err=True
+        )
+        raise typer.Exit(128 + signal.SIGTERM if terminated else 130) from None
+    _print_summary(cfg, summary)
+    _write_report(cfg.output)
+
+
+def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
+    from arena.event.schedule import schedule_spread
+    from arena.results.listings import render_table
+    from arena.results.store import Store
+    from arena.stats.leaderboard import Board
+
+    board = Board(summary.standings, summary.confidence)
+    typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
+    if summary.stopped == "settled":
+        typer.echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
+    elif summary.stopped == "budget":
+        still = ", ".join(f"{p.upper} / {p.lower}" for p in summary.confidence.open_pairs())
+        typer.echo(
+            f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
+            f"still open: {still}"
+        )
+    with one_line_errors(), Store.open(cfg.output, readonly=True) as store:
+        schedule = store.schedule()  # as played: --until-settled may have grown it
+    spread = schedule_spread(schedule, [e.name for e in cfg.entrants], cfg.game.team_play)
+    typer.echo(f"schedule: {spread.render()}")
+    typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
+
+
+def _write_report(directory: Path) -> None:
+    """The HTML report at the end of an event; a failure to write it is reported, not fatal (the results
+    are stored, and ``arena report`` can write it again)."""
+    from arena.errors import ArenaError
+    from arena.report import build_report
+
+    try:
+        built = build_report(Path(directory))
+    except (ArenaError, OSError) as exc:
+        typer.echo(f"warning: no HTML report: {exc}", err=True)
+        return
+    typer.echo(f"report: {built.path}  (one file: open it in a browser)")

@@ -1,0 +1,82 @@
+"""``arena match``: an A/B test of two strategies on the same deals, stopped by an SPRT."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from arena.cli.app import app, fail, one_line_errors
+from arena.protocol import loops
+
+if TYPE_CHECKING:
+    from arena.stats.sprt import SprtState
+
+
+@app.command()
+def match(
+    candidate: str = typer.Argument(
+        ..., help="the strategy to test: package.module:Class, HOST:PORT, or a command containing {port}"
+    ),
+    baseline: str = typer.Argument(..., help="the strategy to beat, in the same forms"),
+    field: list[str] | None = typer.Option(
+        None, "--field", help="a bot for the other seats (repeat to mix; default the sample rules bot)"
+    ),
+    variant: str = typer.Option("call-ace", help="call-ace, five-handed or classic (default options)"),
+    seed: int = typer.Option(1, min=0, max=2**63 - 1, help="fixes every deal"),
+    h0: float = typer.Option(0.0, help="H0: the candidate's edge in points per hand is this"),
+    h1: float = typer.Option(0.1, help="H1: ... or this (must exceed --h0)"),
+    alpha: float = typer.Option(0.05, help="chance of accepting H1 when H0 holds"),
+    beta: float = typer.Option(0.05, help="chance of accepting H0 when H1 holds"),
+    max_deals: int = typer.Option(500, min=1, help="budget: deals (each played 2 x seats games)"),
+    output: Path = typer.Option(Path("results/match"), help="where the match is stored (and resumed from)"),
+    concurrency: int = typer.Option(4, min=1, max=256, help="games at once"),
+    decision_ms: int = typer.Option(1000, min=1, help="time per decision"),
+    sandbox: str = typer.Option(
+        "bubblewrap", help="how launched (command) bots are confined: bubblewrap or none"
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="print only the result"),
+) -> None:
+    """A/B test: CANDIDATE and BASELINE play the same deals from the same seats against the same field,
+    until a sequential test (SPRT) on the per-deal differences decides or the budget is spent. Exit code:
+    0 H1 accepted, 1 H0 accepted, 3 undecided."""
+    from arena.conductor.match import MatchSettings, run_match
+    from arena.stats.sprt import SprtSettings
+
+    with one_line_errors():
+        try:
+            settings = MatchSettings(
+                candidate,
+                baseline,
+                tuple(field or ["sample_bots.rules:RulesBot"]),
+                {"variant": variant},
+                seed,
+                output,
+                SprtSettings(h0, h1, alpha, beta),
+                max_deals=max_deals,
+                concurrency=concurrency,
+                decision_ms=decision_ms,
+                sandbox=sandbox,
+            )
+        except ValueError as exc:
+            raise fail(str(exc)) from None
+        settings.event_config()  # every spec and the variant checked before anything starts
+        loops.loop_choice()
+
+    def on_look(state: SprtState) -> None:
+        if not quiet:
+            typer.echo(state.render(settings.sprt))
+
+    try:
+        with one_line_errors():
+            result = loops.run(run_match(settings, on_look=on_look))
+    except KeyboardInterrupt:
+        typer.echo(
+            f"\ninterrupted: finished games are stored in {output}; run the same command to resume", err=True
+        )
+        raise typer.Exit(130) from None
+    if quiet:
+        typer.echo(result.state.render(settings.sprt))
+    typer.echo(f"{result.games} games stored in {output} (arena leaderboard {output})")
+    raise typer.Exit({"H1": 0, "H0": 1}.get(result.state.result, 3))

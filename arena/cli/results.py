@@ -1,0 +1,161 @@
+"""The commands that read a stored event: ``leaderboard``, ``replay``, ``report``, ``games``, ``faults`` and
+``export``. Each opens the store read-only (it works on a finished, an interrupted or a running event)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import typer
+
+from arena.cli.app import app, fail, one_line_errors
+from arena.errors import ConfigError
+
+
+def _standings_help() -> str:
+    from arena.results.listings import TABLE_HELP
+
+    return TABLE_HELP
+
+
+@app.command(epilog=_standings_help())
+def leaderboard(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+    as_csv: bool = typer.Option(False, "--csv", help="print CSV"),
+) -> None:
+    """The standings of a (finished or interrupted) event, from its stored games."""
+    from arena.conductor.match import sprt_of_store
+    from arena.results.listings import render_csv, render_json, render_table
+    from arena.results.store import Store
+    from arena.stats.leaderboard import compute_board
+
+    with one_line_errors(), Store.open(directory, readonly=True) as store:
+        standings = compute_board(store)
+        played = len(store.finished())
+        total = len(store.schedule())
+        sprt = sprt_of_store(store)
+    if as_json:
+        typer.echo(render_json(standings))
+    elif as_csv:
+        typer.echo(render_csv(standings), nl=False)
+    else:
+        typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
+        if sprt is not None:
+            typer.echo(sprt[1].render(sprt[0]))
+
+
+@app.command()
+def replay(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    game: str = typer.Argument(..., help="game id (e.g. r001-t01) or its number in schedule order"),
+) -> None:
+    """A stored game hand by hand: deal, bids, call, tricks, points."""
+    from arena.results.replay import render_game
+    from arena.results.store import Store
+
+    with one_line_errors(), Store.open(directory, readonly=True) as store:
+        game_id = game
+        if game.isdigit():
+            ids = [g.game_id for g in store.schedule()]
+            index = int(game)
+            if not 0 <= index < len(ids):
+                raise ConfigError(f"game number {index} is out of range 0..{len(ids) - 1}")
+            game_id = ids[index]
+        data = store.game(game_id)
+        if data is None:
+            played = store.game_ids()
+            raise ConfigError(
+                f"no finished game {game_id!r} in {str(directory)!r}; played: "
+                f"{', '.join(played[:10])}{' ...' if len(played) > 10 else ''}"
+            )
+    try:
+        text = render_game(data)
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+        where = f"game {data['game_id']} in {str(directory)!r}"
+        raise fail(f"{where} is damaged (cannot render it: {exc!r})") from None
+    typer.echo(text, nl=False)
+
+
+@app.command()
+def report(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="the HTML file (default DIR/report.html)"
+    ),
+) -> None:
+    """One self-contained HTML page of the event (leaderboard, rating plot, head to head, per-entrant
+    figures, faults, and every game as a visual replay); it works offline, from a USB stick or a web page."""
+    from arena.report import build_report
+
+    with one_line_errors():
+        try:
+            built = build_report(directory, output)
+        except OSError as exc:
+            raise fail(f"cannot write the report: {exc}") from None
+    size = built.size / 1e6
+    typer.echo(f"report: {built.path} ({size:.1f} MB, {built.games} games, {built.seconds:.1f} s)")
+
+
+@app.command()
+def games(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    entrant: str | None = typer.Option(None, "--entrant", "-e", help="only games this entrant played"),
+    as_csv: bool = typer.Option(False, "--csv", help="print CSV (the columns of arena export's games.csv)"),
+) -> None:
+    """The played games in schedule order: number (for arena replay), id, seats with final scores (* won),
+    hands, outcome and faults."""
+    from arena.results import listings
+    from arena.results.store import Store
+
+    with one_line_errors(), Store.open(directory, create=False) as store:
+        rows = listings.games(store, entrant)
+    if as_csv:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=listings.GAME_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(listings.game_row(g) for g in rows)
+        typer.echo(out.getvalue(), nl=False)
+    else:
+        title = f"{directory}: {len(rows)} games" + (f" with {entrant}" if entrant else "")
+        typer.echo(listings.render_games(rows, title), nl=False)
+
+
+@app.command()
+def faults(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    entrant: str | None = typer.Option(None, "--entrant", "-e", help="only this entrant's faults"),
+    kind: str | None = typer.Option(None, "--kind", "-k", help="only this kind (timeout, crashed ...)"),
+    game: str | None = typer.Option(None, "--game", "-g", help="only this game (id or number)"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Every recorded fault: entrant, game, hand, kind and detail. Harness faults (the arena itself was late)
+    are listed as not charged: they never count against the bot."""
+    from arena.results import listings
+    from arena.results.store import Store
+
+    with one_line_errors(), Store.open(directory, create=False) as store:
+        rows = listings.faults(store, entrant, kind, game)
+    if as_json:
+        typer.echo(listings.faults_json(rows))
+    else:
+        typer.echo(listings.render_faults(rows, f"{directory}: {len(rows)} faults"), nl=False)
+
+
+@app.command()
+def export(
+    directory: Path = typer.Argument(..., help="an event's output directory"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="where to write (default DIR/export)"),
+) -> None:
+    """Hand records as JSON Lines (hands.jsonl: one v1 record per line, docs/hand-record.md) and the games
+    as CSV (games.csv, whose first_hand_line and hands columns say which lines are each game's)."""
+    from arena.results import listings
+    from arena.results.store import Store
+
+    with one_line_errors(), Store.open(directory, create=False) as store:
+        try:
+            records, table, hands, played = listings.export(store, output or directory / "export")
+        except OSError as exc:
+            raise fail(f"cannot write the export: {exc}") from None
+    typer.echo(f"{records} ({hands} hand records)\n{table} ({played} games)")
