@@ -49,7 +49,7 @@ from arena.engine.config import GameConfig
 from arena.engine.determinize import Guess, deal_from_guess, hidden_facts, history_ids, sample_hidden
 from arena.engine.state import P_CALL, P_EXPOSE, P_PLAY
 from arena.errors import RuleError
-from sample_bots._policy import (
+from sample_bots.policy import (
     DEFAULT_STYLE,
     Ranks,
     Seen,

@@ -15,7 +15,7 @@ from typing import ClassVar
 from arena.bot import Bot, run
 from arena.engine import ACTIONS, Action, View
 from arena.gameinfo import GameInfo
-from sample_bots._policy import DEFAULT_STYLE, choose_view
+from sample_bots.policy import DEFAULT_STYLE, choose_view
 
 
 class NoisyRulesBot(Bot):

@@ -1,6 +1,6 @@
 """A rule-based player: the bidding, calling and card play of a sensible club player, in every variant.
 
-The strategy lives in ``sample_bots._policy`` (shared with the ``montecarlo`` bot, which plays out its
+The strategy lives in ``sample_bots.policy`` (shared with the ``montecarlo`` bot, which plays out its
 simulations with it), where each idea is a small function: ``hand_tricks`` values a hand for a trump suit,
 ``bid_round_1``/``bid_round_2`` make trump, ``discard_choice`` keeps trumps and makes voids, ``call`` picks
 the partner card or goes alone, and ``lead``/``follow``/``throw_off`` play the cards. This bot applies it
@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from arena.bot import Bot, run
 from arena.engine import ACTIONS, Action, View
-from sample_bots._policy import DEFAULT_STYLE, Style, choose_view
+from sample_bots.policy import DEFAULT_STYLE, Style, choose_view
 
 
 class RulesBot(Bot):

@@ -20,8 +20,8 @@ from arena.engine.determinize import deal_from_guess, hidden_holdings
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
-from sample_bots._policy import choose_state
 from sample_bots.montecarlo import MonteCarloBot, Sampler
+from sample_bots.policy import choose_state
 from sample_bots.random import RandomBot
 from sample_bots.rules import RulesBot
 
