@@ -301,7 +301,7 @@ def loop_factory(loop: str = "auto") -> Callable[[], asyncio.AbstractEventLoop] 
     """The event loop a bot runs on: ``uvloop`` (``auto`` when it is installed), else asyncio's (``None``).
 
     Why uvloop: the bot's share of a decision is mostly gRPC's and the event loop's own work, and uvloop
-    trims the loop's part (``bench/protocol.py --uvloop``: about 5 % less CPU per decision). It is optional
+    trims the loop's part (docs/performance.md; ``bench/protocol.py --uvloop`` measures it). It is optional
     (the ``uvloop`` extra; no Windows build), so ``auto`` falls back to asyncio without it. The same choice
     as the arena's (``arena.protocol.loops``).
 

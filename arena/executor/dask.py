@@ -1,16 +1,14 @@
 """Tables on Dask workers: the ``dask`` executor.
 
-Why Dask distributed: the arena's own process is CPU-bound on one core at about 25 tables, and a contest
-outgrows one machine. Dask is a well-kept engine made for exactly this (tasks on worker processes, local or
-on other machines, with a scheduler that reruns the tasks of a worker that died), small to install and
-quick to start (measured against Ray: 68 MB against 284 MB, 0.5-0.8 s against 2.5-4 s).
+Why Dask distributed: the arena's own process is CPU-bound on one core, and a contest outgrows one
+machine. Dask is a well-kept engine made for exactly this (tasks on worker processes, local or on other
+machines, with a scheduler that notices a worker that died), and smaller to install and quicker to start
+than the alternatives (docs/scale-out.md compares it with Ray).
 
 How the work is split. The conductor (``arena.conductor.tournament``) keeps everything it does with the local
 executor: the schedule, the store as its only writer, ratings in schedule order, disqualification and
-resume. Every worker holds the entrants for the whole event in a worker plugin (:class:`EntrantsPlugin`): it
-launches the launched bots once per worker (same sandbox, limits and restarts as locally; logs in
-``OUTPUT/logs/WORKER/``), dials the address entrants, imports the in-process ones, and plays tables on the
-worker's event loop, so deadlines are measured on the worker, next to the bots.
+resume. Every worker holds the entrants for the whole event and plays tables next to its bots: that side
+is :mod:`arena.executor.dask_worker`.
 
 Games travel to the workers in small batches straight from the conductor (a handler the plugin adds to its
 worker, the way Dask's own shuffle plugin talks to workers), not as scheduler tasks: a task costs the
@@ -60,11 +58,10 @@ QUIET = {
     "distributed.worker.memory.monitor-interval": "1s",
 }
 """Dask settings for the clusters the arena starts itself (the conductor's scheduler and nannies, and through
-the nannies the workers). Dask's defaults watch every process every few milliseconds: a statistical profiler
-every 10 ms per worker, an event-loop tick every 20 ms, system and memory monitors, in every server. With
-games of a few milliseconds (in-process bots) or whole seconds of waiting (launched bots) that cost is paid
-per game: measured with launched bots on 2 workers, the conductor's CPU per game fell from 6.0 to 2.2 ms and
-each game's total from 162 to 139 ms. docs/scale-out.md gives the same settings for a cluster of machines."""
+the nannies the workers). Dask's defaults watch every process every few milliseconds (a statistical
+profiler, an event-loop tick, system and memory monitors, in every server); with games of a few
+milliseconds, or seconds of mostly waiting, that cost is paid per game. docs/scale-out.md ("Dask's
+watchers") gives the figures and the same settings for a cluster of machines."""
 
 
 def cpu_groups(workers: int, cpus: Sequence[int]) -> dict[str, tuple[int, ...]]:
@@ -74,9 +71,8 @@ def cpu_groups(workers: int, cpus: Sequence[int]) -> dict[str, tuple[int, ...]]:
     Why pin at all: a game with launched bots is a ping-pong between the worker and a bot, dozens of
     times a second per seat. Unpinned, the two usually sit on different CPUs, and each reply wakes the other
     CPU (on a virtual machine an interrupt between virtual CPUs, paid to the hypervisor). A worker and its
-    bots on CPUs of their own wake each other where they are. Measured with launched trivial bots on 2
-    workers of this 2-CPU machine (bench/scale.py, alternating): 90-106 ms of CPU a game pinned against
-    116-142 unpinned, 18.5-21.5 games/s against 13.4-16.2 (the local executor: 13.8-15.4)."""
+    bots on CPUs of their own wake each other where they are (docs/scale-out.md: what pinning buys, and
+    the ``bench/scale.py`` command that measures it)."""
     cpus = sorted(cpus)
     if workers <= len(cpus):
         cut = [round(i * len(cpus) / workers) for i in range(workers + 1)]
@@ -204,7 +200,7 @@ class DaskExecutor:
         # ends, so batches only pay where a game is a few milliseconds of CPU and sending one costs about as
         # much: in-process entrants, DEPTH batches per worker. A game with a bot behind a socket waits for
         # its bots (tens of milliseconds at least), and batching it would idle its seats until the batch's
-        # last game ends (measured with launched bots on 2 workers: 1.3 of 2 cores busy): one game a call.
+        # last game ends: one game a call.
         self.per_lane = max(1, math.ceil(self.config.concurrency / len(states)))
         in_process = all(entrant.kind == "class" for entrant in self.config.entrants)
         self.batch = max(1, math.ceil(self.per_lane / DEPTH)) if in_process else 1

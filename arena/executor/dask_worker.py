@@ -66,9 +66,8 @@ class EntrantsPlugin(WorkerPlugin):
             await self.teardown(worker)
             raise
         worker.handlers[HANDLER] = self.play_batch
-        # A worker's heap holds Dask, tornado and the arena (about 70,000 objects the collector would keep
-        # walking through as the tables allocate): set them aside once they are loaded. Measured: the
-        # worker's CPU per in-process game 10.2 -> 8.2 ms with one worker, 9.6 -> 8.8 ms with two.
+        # A worker's heap holds Dask, tornado and the arena (tens of thousands of objects the collector would
+        # keep walking through as the tables allocate): set them aside once they are loaded.
         gc.freeze()
 
     async def play_batch(self, games: list[tuple[TableSpec, frozenset[str], int]]) -> dict[str, Any]:

@@ -1,9 +1,8 @@
 """The event loop of the arena and of SDK bots: uvloop where it is installed, asyncio's own otherwise.
 
 Why uvloop in the arena: at 25 tables the arena's process is CPU-bound, and about a fifth of its CPU per
-decision is the event loop's own work (waking on gRPC's completions, running the tasks' steps). uvloop does
-that work in C: measured with ``bench/profile_arena.py --tables 25`` (six alternating runs each), the
-arena's CPU per decision was 261-336 us on uvloop against 294-359 us on asyncio (medians 302 and 319). It
+decision is the event loop's own work (waking on gRPC's completions, running the tasks' steps), and uvloop
+does that work in C (docs/performance.md: the figure, and ``bench/profile_arena.py``, which measures it). It
 is optional (the ``uvloop`` extra; no Windows build), so ``auto`` falls back to asyncio without it, and
 ``ARENA_LOOP=asyncio`` keeps asyncio's loop even where uvloop is installed.
 

@@ -1,8 +1,9 @@
 """The threads in which the SDK runs a bot's plain ``def act``, and the cheap hand-off to and from them.
 
 Why not ``loop.run_in_executor``: its hand-off (a concurrent future, the pool's queue, a chained asyncio
-future, a wake-up of the loop through its self-pipe) cost about 100 µs per decision, and the default pool
-has only ``min(32, CPUs + 4)`` threads, so a few thinking games queued the others' decisions behind them.
+future, a wake-up of the loop through its self-pipe) costs a large share of a quick decision
+(docs/performance.md), and the default pool has only ``min(32, CPUs + 4)`` threads, so a few thinking games
+queued the others' decisions behind them.
 
 Here each decision in progress borrows a thread of its own from a pool (``MAX_THREADS`` at most, so that a
 bot stays well inside the sandbox's limit of 256 processes and threads), and the event loop first waits
