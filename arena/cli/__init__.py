@@ -7,7 +7,6 @@ import csv
 import io
 import shutil
 import signal
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 import typer
 
 from arena import __version__
-from arena.errors import ArenaError, ConfigError
+from arena.errors import ArenaError, ConfigError, StoreError
 from arena.protocol import loops
 
 app = typer.Typer(
@@ -218,12 +217,10 @@ def _run_event(
             _fail(f"{name}: {why}")  # one error: line per entrant, its log under it
         name, why = exc.problems[-1]
         raise _fail(f"{name}: {why}") from None
-    except ConfigError as exc:
+    except (ConfigError, StoreError) as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:
         raise _fail(str(exc), 1) from None
-    except sqlite3.Error as exc:
-        raise _fail(f"results database in {str(cfg.output)!r}: {exc}") from None
     except KeyboardInterrupt:
         how = "terminated (SIGTERM)" if terminated else "interrupted"
         typer.echo(
@@ -326,10 +323,8 @@ def leaderboard(
             played = len(store.finished())
             total = len(store.schedule())
             sprt = sprt_of_store(store)
-    except ConfigError as exc:
+    except (ConfigError, StoreError) as exc:
         raise _fail(str(exc)) from None
-    except sqlite3.Error as exc:
-        raise _fail(f"{str(directory)!r}: the results database cannot be read: {exc}") from None
     if as_json:
         typer.echo(render_json(standings))
     elif as_csv:
@@ -395,7 +390,7 @@ def match(
 
     try:
         result = loops.run(run_match(settings, on_look=on_look))
-    except ConfigError as exc:
+    except (ConfigError, StoreError) as exc:
         raise _fail(str(exc)) from None
     except ArenaError as exc:
         raise _fail(str(exc), 1) from None
@@ -435,14 +430,12 @@ def replay(
                     f"no finished game {game_id!r} in {str(directory)!r}; played: "
                     f"{', '.join(played[:10])}{' ...' if len(played) > 10 else ''}"
                 )
-    except ConfigError as exc:
+    except (ConfigError, StoreError) as exc:
         raise _fail(str(exc)) from None
-    except sqlite3.Error as exc:
-        raise _fail(f"{str(directory)!r}: the results database cannot be read: {exc}") from None
     try:
         text = render_game(data)
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
-        where = f"game {data['game_id']} in {str(directory)!r}"
+        where = f"game {data.game_id} in {str(directory)!r}"
         raise _fail(f"{where} is damaged (cannot render it: {exc!r})") from None
     typer.echo(text, nl=False)
 
@@ -460,7 +453,7 @@ def report(
 
     try:
         built = build_report(directory, output)
-    except ConfigError as exc:
+    except (ConfigError, StoreError) as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"cannot write the report: {exc}") from None
@@ -481,7 +474,7 @@ def games(
     with _store(directory) as store:
         try:
             rows = views.games(store, entrant)
-        except ConfigError as exc:
+        except (ConfigError, StoreError) as exc:
             raise _fail(str(exc)) from None
     if as_csv:
         out = io.StringIO()
@@ -509,7 +502,7 @@ def faults(
     with _store(directory) as store:
         try:
             rows = views.faults(store, entrant, kind, game)
-        except ConfigError as exc:
+        except (ConfigError, StoreError) as exc:
             raise _fail(str(exc)) from None
     if as_json:
         typer.echo(views.faults_json(rows))
@@ -529,6 +522,8 @@ def export(
     with _store(directory) as store:
         try:
             records, table, hands, played = views.export(store, output or directory / "export")
+        except StoreError as exc:
+            raise _fail(str(exc)) from None
         except OSError as exc:
             raise _fail(f"cannot write the export: {exc}") from None
     typer.echo(f"{records} ({hands} hand records)\n{table} ({played} games)")
@@ -541,10 +536,8 @@ def _store(directory: Path) -> Iterator[Any]:
 
     try:
         store = Store.open(directory, create=False)
-    except ConfigError as exc:
+    except (ConfigError, StoreError) as exc:
         raise _fail(str(exc)) from None
-    except sqlite3.DatabaseError as exc:
-        raise _fail(f"{str(directory)!r}: cannot read {exc}") from None
     with store:
         yield store
 

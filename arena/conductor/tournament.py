@@ -286,7 +286,7 @@ async def _play_all(
     overload = OverloadWatch(config.concurrency)
     # Games and forfeits per entrant, read from the store once and then kept up to date here (re-reading
     # the totals after every game would cost time growing with the event).
-    totals = {name: [t["games"], t["forfeits"]] for name, t in store.seat_totals().items()}
+    totals = {name: [t.games, t.forfeits] for name, t in store.seat_totals().items()}
 
     async def worker() -> None:
         while True:

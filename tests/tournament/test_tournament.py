@@ -223,7 +223,7 @@ def test_stored_rating_history_is_every_step_in_schedule_order_written_in_batche
     config = parse_config(event(tmp_path, rounds=4))
     asyncio.run(run_event(config))
     with Store.open(config.output) as store:
-        names = [name for name, *_ in store.entrants()]
+        names = [e.name for e in store.entrants()]
         _, expected = rate(list(store.rated_games()), names)
         with store.rating_history_writer(batch=7) as record:  # 4 games x 5 seats: two full batches and a rest
             compute_standings(store, record)
