@@ -2,7 +2,7 @@
 
 The page is rendered from a Jinja2 template (``templates/report.html.j2``) with its CSS, its scripts and the
 plotting library (Vega and Vega-Lite, vendored in ``static/vendor``) inlined, so it needs no network and no
-other file. Numbers come from ``stats.event_figures`` (the store alone); the replays are packed by
+other file. Numbers come from ``figures.event_figures`` (the read model alone); the replays are packed by
 ``encode``. Everything the page shows of a game is in the page: a published report is a published record of
 every hand, exactly as ``arena export`` would give it (the per-seat view is a way of watching, not a
 secret).
@@ -57,7 +57,10 @@ class Built:
 def build_report(directory: Path, output: Path | None = None) -> Built:
     """Write the report of the event in ``directory`` to ``output`` (default ``directory/report.html``).
 
+    The event is opened read-only (``Queries``): the report writes nothing into the database.
+
     :raises ConfigError: ``directory`` holds no event.
+    :raises StoreError: its database is not ours, damaged or locked.
     """
     started = time.perf_counter()
     if not directory.is_dir():
