@@ -4,7 +4,7 @@ Callers catch what they can handle and nothing more: a referee catches ``RuleErr
 the CLI catches ``ArenaError`` once (exit code 2 for the organiser's input: ``ConfigError`` and
 ``StoreError``; 1 for the rest), and the fault policy maps ``BotError`` subclasses to fault kinds. A foreign
 library's exceptions become ours at the one place that calls it (gRPC status codes become ``BotError`` in
-``arena.players``, SQLite's errors ``StoreError`` in ``arena.results.store``). Every message names the
+``arena.players``, SQLite's errors ``StoreError`` in ``arena.results.database``). Every message names the
 offending value with ``!r`` and its context.
 """
 

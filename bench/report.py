@@ -73,7 +73,7 @@ def main() -> None:
         packed = re.search(r'id="replay-data">([^<]*)<', html)
         replays = len(packed.group(1)) if packed else 0
         with Store.open(directory, create=False) as store:
-            hands = sum(g["hands"] for g in store.games_overview())
+            hands = sum(g.hands for g in store.games_overview())
         print(f"{games:>6} {hands:>6} {best.size / 1e6:>8.2f} {replays / 1e6:>10.2f} {best.seconds:>8.2f}")
 
 

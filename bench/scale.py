@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -105,10 +106,9 @@ def child(kind: str, executor: str, games: int, output: str) -> None:
     # Steady state: from the first finished game to the last, so start-up (cluster, bots) is not counted.
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 else 0.0
     after = resource.getrusage(resource.RUSAGE_SELF)
-    from arena.results.store import Store
-
-    with Store.open(Path(output), create=False) as store:
-        decisions = store.db.execute("SELECT SUM(decisions) FROM games").fetchone()[0]
+    # The file itself, not the store's API: the child may run another checkout's arena (--baseline).
+    with contextlib.closing(sqlite3.connect(Path(output) / "event.sqlite")) as db:
+        decisions = db.execute("SELECT SUM(decisions) FROM games").fetchone()[0]
     used = (after.ru_utime - cpu.ru_utime) + (after.ru_stime - cpu.ru_stime)
     row = {"games": summary.games_played_now, "seconds": wall, "steady": steady}
     roles: dict[str, float] = {}

@@ -190,7 +190,7 @@ def run_and_print(
 def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
     from arena.event.schedule import schedule_spread
     from arena.results.listings import render_table
-    from arena.results.store import Store
+    from arena.results.queries import Queries
     from arena.stats.leaderboard import Board
 
     board = Board(summary.standings, summary.confidence)
@@ -203,7 +203,7 @@ def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
             f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
             f"still open: {still}"
         )
-    with one_line_errors(), Store.open(cfg.output, readonly=True) as store:
+    with one_line_errors(), Queries.open(cfg.output) as store:
         schedule = store.schedule()  # as played: --until-settled may have grown it
     spread = schedule_spread(schedule, [e.name for e in cfg.entrants], cfg.game.team_play)
     typer.echo(f"schedule: {spread.render()}")

@@ -28,10 +28,10 @@ def leaderboard(
     """The standings of a (finished or interrupted) event, from its stored games."""
     from arena.conductor.match import sprt_of_store
     from arena.results.listings import render_csv, render_json, render_table
-    from arena.results.store import Store
+    from arena.results.queries import Queries
     from arena.stats.leaderboard import compute_board
 
-    with one_line_errors(), Store.open(directory, readonly=True) as store:
+    with one_line_errors(), Queries.open(directory) as store:
         standings = compute_board(store)
         played = len(store.finished())
         total = len(store.schedule())
@@ -52,10 +52,10 @@ def replay(
     game: str = typer.Argument(..., help="game id (e.g. r001-t01) or its number in schedule order"),
 ) -> None:
     """A stored game hand by hand: deal, bids, call, tricks, points."""
+    from arena.results.queries import Queries
     from arena.results.replay import render_game
-    from arena.results.store import Store
 
-    with one_line_errors(), Store.open(directory, readonly=True) as store:
+    with one_line_errors(), Queries.open(directory) as store:
         game_id = game
         if game.isdigit():
             ids = [g.game_id for g in store.schedule()]
@@ -73,7 +73,7 @@ def replay(
     try:
         text = render_game(data)
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
-        where = f"game {data['game_id']} in {str(directory)!r}"
+        where = f"game {data.game_id} in {str(directory)!r}"
         raise fail(f"{where} is damaged (cannot render it: {exc!r})") from None
     typer.echo(text, nl=False)
 
@@ -107,9 +107,9 @@ def games(
     """The played games in schedule order: number (for arena replay), id, seats with final scores (* won),
     hands, outcome and faults."""
     from arena.results import listings
-    from arena.results.store import Store
+    from arena.results.queries import Queries
 
-    with one_line_errors(), Store.open(directory, create=False) as store:
+    with one_line_errors(), Queries.open(directory) as store:
         rows = listings.games(store, entrant)
     if as_csv:
         out = io.StringIO()
@@ -133,9 +133,9 @@ def faults(
     """Every recorded fault: entrant, game, hand, kind and detail. Harness faults (the arena itself was late)
     are listed as not charged: they never count against the bot."""
     from arena.results import listings
-    from arena.results.store import Store
+    from arena.results.queries import Queries
 
-    with one_line_errors(), Store.open(directory, create=False) as store:
+    with one_line_errors(), Queries.open(directory) as store:
         rows = listings.faults(store, entrant, kind, game)
     if as_json:
         typer.echo(listings.faults_json(rows))
@@ -151,9 +151,9 @@ def export(
     """Hand records as JSON Lines (hands.jsonl: one v1 record per line, docs/hand-record.md) and the games
     as CSV (games.csv, whose first_hand_line and hands columns say which lines are each game's)."""
     from arena.results import listings
-    from arena.results.store import Store
+    from arena.results.queries import Queries
 
-    with one_line_errors(), Store.open(directory, create=False) as store:
+    with one_line_errors(), Queries.open(directory) as store:
         try:
             records, table, hands, played = listings.export(store, output or directory / "export")
         except OSError as exc:

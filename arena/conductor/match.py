@@ -29,6 +29,7 @@ from arena.event.deals import resolve_key
 from arena.event.schedule import game_seed
 from arena.executor import make_executor
 from arena.results import outdir
+from arena.results.queries import Queries
 from arena.results.record import ScheduledGame
 from arena.results.store import Store
 from arena.stats.rating import RatedGame
@@ -181,7 +182,7 @@ class MatchResult:
     resumed: bool
 
 
-def sprt_of_store(store: Store) -> tuple[SprtSettings, SprtState] | None:
+def sprt_of_store(store: Queries) -> tuple[SprtSettings, SprtState] | None:
     """The SPRT of a stored match (None when the store holds an ordinary event)."""
     meta = store.meta("match")
     if not meta:

@@ -271,7 +271,7 @@ async def play_games(
     overload = OverloadWatch(config.concurrency)
     # Games and forfeits per entrant, read from the store once and then kept up to date here (re-reading
     # the totals after every game would cost time growing with the event).
-    totals = {name: [t["games"], t["forfeits"]] for name, t in store.seat_totals().items()}
+    totals = {name: [t.games, t.forfeits] for name, t in store.seat_totals().items()}
 
     async def worker() -> None:
         while True:

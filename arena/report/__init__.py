@@ -2,7 +2,7 @@
 
 The page is rendered from a Jinja2 template (``templates/report.html.j2``) with its CSS, its scripts and the
 plotting library (Vega and Vega-Lite, vendored in ``static/vendor``) inlined, so it needs no network and no
-other file. Numbers come from ``stats.event_figures`` (the store alone); the replays are packed by
+other file. Numbers come from ``figures.event_figures`` (the read model alone); the replays are packed by
 ``encode``. Everything the page shows of a game is in the page: a published report is a published record of
 every hand, exactly as ``arena export`` would give it (the per-seat view is a way of watching, not a
 secret).
@@ -21,7 +21,7 @@ from arena.errors import ConfigError
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.report.figures import EventFigures, event_figures, fault_kinds
 from arena.results.outdir import create_private
-from arena.results.store import Store
+from arena.results.queries import GameSummary, Queries, StoredFault
 
 REPORT_NAME = "report.html"
 MAX_POINTS_PER_ENTRANT = 600  # the rating plot thins longer histories evenly (the last point always kept)
@@ -57,12 +57,15 @@ class Built:
 def build_report(directory: Path, output: Path | None = None) -> Built:
     """Write the report of the event in ``directory`` to ``output`` (default ``directory/report.html``).
 
+    The event is opened read-only (``Queries``): the report writes nothing into the database.
+
     :raises ConfigError: ``directory`` holds no event.
+    :raises StoreError: its database is not ours, damaged or locked.
     """
     started = time.perf_counter()
     if not directory.is_dir():
         raise ConfigError(f"{str(directory)!r} is not a directory")
-    with Store.open(directory, create=False) as store:
+    with Queries.open(directory) as store:
         if store.meta("format") is None:
             raise ConfigError(f"{str(directory)!r} holds no event results (its {store.path.name} is empty)")
         figures = event_figures(store)
@@ -76,49 +79,49 @@ def build_report(directory: Path, output: Path | None = None) -> Built:
     return Built(path, len(html.encode()), len(figures.games), time.perf_counter() - started)
 
 
-def _replays(store: Store, figures: EventFigures) -> dict[str, Any]:
+def _replays(store: Queries, figures: EventFigures) -> dict[str, Any]:
     """Every played game in replay form, keyed by schedule order (see ``encode``)."""
-    max_faults = int(figures.meta["faults_policy"].get("max_faults_per_game", 3))
-    by_game: dict[str, list[dict[str, Any]]] = {}
+    max_faults = int(figures.meta.faults_policy.get("max_faults_per_game", 3))
+    by_game: dict[str, list[StoredFault]] = {}
     for fault in figures.faults:
-        by_game.setdefault(fault["game_id"], []).append(fault)
+        by_game.setdefault(fault.game_id, []).append(fault)
     out: list[dict[str, Any]] = []
     hands: list[dict[str, Any]] = []
     games = iter(figures.games)
-    current: dict[str, Any] | None = None
+    current: GameSummary | None = None
 
     def close() -> None:
         if current is not None:
-            out.append(_game_entry(current, hands, by_game.get(current["game_id"], []), max_faults))
+            out.append(_game_entry(current, hands, by_game.get(current.game_id, []), max_faults))
 
-    for game_id, record in store.hand_records():
-        if current is None or game_id != current["game_id"]:
+    for stored in store.hand_records():
+        if current is None or stored.game_id != current.game_id:
             close()
             hands = []
             current = next(games)
-            while current["game_id"] != game_id:  # a game without hands (cannot happen; keep the order)
-                out.append(_game_entry(current, [], by_game.get(current["game_id"], []), max_faults))
+            while current.game_id != stored.game_id:  # a game without hands (cannot happen; keep the order)
+                out.append(_game_entry(current, [], by_game.get(current.game_id, []), max_faults))
                 current = next(games)
-        hands.append(record)
+        hands.append(stored.record)
     close()
-    num_players = hands[0]["num_players"] if hands else figures.meta.get("num_players")
+    num_players = hands[0]["num_players"] if hands else figures.meta.num_players
     return {"cards": CARD_LIST, "num_players": num_players, "games": out}
 
 
 def _game_entry(
-    game: dict[str, Any], hands: list[dict[str, Any]], faults: list[dict[str, Any]], max_faults: int
+    game: GameSummary, hands: list[dict[str, Any]], faults: list[StoredFault], max_faults: int
 ) -> dict[str, Any]:
     return {
-        "id": game["game_id"],
-        "n": game["seq"],
-        "round": game["round"],
-        "table": game["table"],
-        "seats": game["seats"],
-        "scores": game["scores"],
-        "ranks": game["ranks"],
-        "forfeited": game["forfeited"],
-        "termination": game["outcome"]["termination"],
-        "rated": game["rated"],
+        "id": game.game_id,
+        "n": game.seq,
+        "round": game.round,
+        "table": game.table,
+        "seats": game.seats,
+        "scores": game.scores,
+        "ranks": game.ranks,
+        "forfeited": game.forfeited,
+        "termination": game.termination,
+        "rated": game.rated,
         "hands": [encode_hand(h) for h in hands],
         "faults": place_faults(hands, faults, max_faults),
     }

@@ -14,9 +14,10 @@ import base64
 import gzip
 import json
 import string
+from collections.abc import Sequence
 from typing import Any
 
-from arena.errors import FaultKind
+from arena.results.queries import StoredFault
 
 # Every card of every variant: ranks 2..A in four suits, and the Call-Ace Joker. Shared with replay.js.
 CARD_LIST = [r + s for s in "CDHS" for r in "23456789TJQKA"] + ["JKR"]
@@ -94,7 +95,7 @@ def decode_hand(code: list[Any]) -> dict[str, Any]:
 
 
 def place_faults(
-    hands: list[dict[str, Any]], faults: list[dict[str, Any]], max_faults: int
+    hands: Sequence[dict[str, Any]], faults: Sequence[StoredFault], max_faults: int
 ) -> list[list[Any]]:
     """Each fault as [hand index, action index in that hand or -1, seat, kind, detail, substitute].
 
@@ -103,7 +104,7 @@ def place_faults(
     ``max_faults`` charged faults) finds the action each fault replaced. A fault that does not line up with
     its action (a store from another version of the referee) stays at its hand, with index -1.
     """
-    by_decision = {f["decision_id"]: f for f in faults}
+    by_decision = {f.decision_id: f for f in faults}
     placed: dict[int, tuple[int, int]] = {}
     counted: dict[int, int] = {}
     forfeited: set[int] = set()
@@ -115,20 +116,20 @@ def place_faults(
                 continue
             decision += 1
             fault = by_decision.get(decision)
-            if fault is None or fault["seat"] != seat or fault["substitute"] != action["action"]:
+            if fault is None or fault.seat != seat or fault.substitute != action["action"]:
                 continue
             placed[decision] = (h, i)
-            if fault["kind"] != FaultKind.HARNESS.value:
+            if fault.charged:
                 counted[seat] = counted.get(seat, 0) + 1
                 if counted[seat] > max_faults:
                     forfeited.add(seat)
     return [
         [
-            *placed.get(f["decision_id"], (f["hand_index"], -1)),
-            f["seat"],
-            f["kind"],
-            f["detail"],
-            f["substitute"],
+            *placed.get(f.decision_id, (f.hand_index, -1)),
+            f.seat,
+            f.kind.value,
+            f.detail,
+            f.substitute,
         ]
         for f in faults
     ]

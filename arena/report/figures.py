@@ -1,4 +1,5 @@
-"""The report's numbers, from the store alone: leaderboard, rating history, head-to-head, per-entrant figures.
+"""The report's numbers, from the read model alone (``arena.results.queries``): leaderboard, rating
+history, head-to-head, per-entrant figures.
 
 Kept apart from the HTML so the figures can be tested against hand-computed ones (tests/report) and so the
 same numbers can serve other views. One pass over the hand records gives every per-hand figure; an event
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import FaultKind
-from arena.results.store import Store
+from arena.results.queries import EventInfo, GameSummary, Queries, StoredFault
 from arena.stats.latency import percentile
 from arena.stats.leaderboard import compute_standings
 from arena.stats.rating import HistoryRow, Standing
@@ -104,9 +105,9 @@ class EventFigures:
     history: list[HistoryRow]
     entrants: dict[str, EntrantStats]
     pairs: dict[tuple[str, str], Pair]
-    games: list[dict[str, Any]]
-    faults: list[dict[str, Any]]
-    meta: dict[str, Any]
+    games: list[GameSummary]
+    faults: list[StoredFault]
+    meta: EventInfo
 
     def head_to_head(self, a: str, b: str) -> tuple[int, int, int]:
         """(games shared, a above b, b above a)."""
@@ -119,7 +120,7 @@ class EventFigures:
         return 0, 0, 0
 
 
-def event_figures(store: Store) -> EventFigures:
+def event_figures(store: Queries) -> EventFigures:
     """Every number of the report, computed from what ``store`` holds."""
     history: list[HistoryRow] = []
     standings = compute_standings(store, history.append)
@@ -128,15 +129,15 @@ def event_figures(store: Store) -> EventFigures:
     per = {n: EntrantStats(n) for n in names}
     pairs: dict[tuple[str, str], Pair] = {}
     games = store.games_overview()
-    seats_of: dict[str, list[str]] = {}
+    seats_of: dict[str, tuple[str, ...]] = {}
     for game in games:
-        seats, ranks = game["seats"], game["ranks"]
-        seats_of[game["game_id"]] = seats
+        seats, ranks = game.seats, game.ranks
+        seats_of[game.game_id] = seats
         for s, name in enumerate(seats):
             e = per.setdefault(name, EntrantStats(name))
             e.games += 1
             e.wins += ranks[s] == 1
-            e.forfeits += s in game["forfeited"]
+            e.forfeits += s in game.forfeited
         for i in range(len(seats)):
             for j in range(i + 1, len(seats)):
                 a, b, ra, rb = seats[i], seats[j], ranks[i], ranks[j]
@@ -148,8 +149,9 @@ def event_figures(store: Store) -> EventFigures:
                 pair.games += 1
                 pair.a_above += ra < rb
                 pair.b_above += rb < ra
-    for game_id, hand in store.hand_records():
-        seats = seats_of[game_id]
+    for stored in store.hand_records():
+        hand = stored.record
+        seats = seats_of[stored.game_id]
         maker, partner = hand["maker"], hand["partner"]
         for s, name in enumerate(seats):
             e = per[name]
@@ -171,29 +173,18 @@ def event_figures(store: Store) -> EventFigures:
                 per[seats[seat]].euchred += 1
     faults = store.all_faults()
     for f in faults:
-        e = per.setdefault(f["entrant"], EntrantStats(f["entrant"]))
-        if f["kind"] == FaultKind.HARNESS.value:
+        e = per.setdefault(f.entrant, EntrantStats(f.entrant))
+        if f.kind is FaultKind.HARNESS:
             e.harness_faults += 1
         else:
-            e.faults[f["kind"]] = e.faults.get(f["kind"], 0) + 1
+            e.faults[f.kind.value] = e.faults.get(f.kind.value, 0) + 1
     for name, hist in store.latency_histograms().items():
         e = per.setdefault(name, EntrantStats(name))
         e.decisions_timed = sum(hist.values())
         e.latency_p50_ms, e.latency_p99_ms = percentile(hist, 0.5), percentile(hist, 0.99)
-    config = store.meta("config") or {}
-    meta = {
-        "name": config.get("name", str(store.path.parent.name)),
-        "variant": config.get("game", {}).get("variant", "?"),
-        "num_players": config.get("game", {}).get("num_players"),
-        "seed": config.get("seed"),
-        "duplicate": bool(config.get("duplicate")),
-        "games_played": len(games),
-        "games_scheduled": len(store.schedule()),
-        "faults_policy": config.get("faults", {}),
-    }
-    return EventFigures(standings, history, per, pairs, games, faults, meta)
+    return EventFigures(standings, history, per, pairs, games, faults, store.event_info())
 
 
 def fault_kinds(figures: EventFigures) -> list[str]:
     """The fault kinds that occur in the event, most frequent first."""
-    return [k for k, _ in Counter(f["kind"] for f in figures.faults).most_common()]
+    return [k for k, _ in Counter(f.kind.value for f in figures.faults).most_common()]

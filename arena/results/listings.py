@@ -1,9 +1,9 @@
 """The organiser's terminal views of a stored event: ``arena games``, ``arena faults`` and ``arena export``.
 
-Everything here reads the event through ``Store`` alone, so the views work on a finished, an interrupted or a
-running event alike, and print the same thing the HTML report shows. Game numbers are the game's place in
-the schedule (``seq``, from 0), the number ``arena replay DIR N`` accepts, so a filtered list still counts
-like the full one.
+Everything here reads the event through its read model (``arena.results.queries``) alone, so the views work
+on a finished, an interrupted or a running event alike, and print the same thing the HTML report shows.
+Game numbers are the game's place in the schedule (``seq``, from 0), the number ``arena replay DIR N``
+accepts, so a filtered list still counts like the full one.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import csv
 import io
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, FaultKind
-from arena.results.store import Store
+from arena.results.queries import GameSummary, Queries, StoredFault
 from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import Board
 from arena.stats.rating import Standing
@@ -44,7 +45,15 @@ GAME_COLUMNS = (
 )
 
 
-def games(store: Store, entrant: str | None = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class ListedGame:
+    """A played game as the listings show it: its summary, and where its hands start in ``hands.jsonl``."""
+
+    game: GameSummary
+    first_hand_line: int
+
+
+def games(store: Queries, entrant: str | None = None) -> list[ListedGame]:
     """Played games in schedule order, optionally only those ``entrant`` sat at.
 
     :raises ConfigError: ``entrant`` is not an entrant of this event (a typo would otherwise list nothing).
@@ -53,16 +62,16 @@ def games(store: Store, entrant: str | None = None) -> list[dict[str, Any]]:
     out = []
     line = 1
     for game in store.games_overview():
-        first, line = line, line + game["hands"]
-        if entrant is not None and entrant not in game["seats"]:
+        first, line = line, line + game.hands
+        if entrant is not None and entrant not in game.seats:
             continue
-        out.append(game | {"first_hand_line": first})
+        out.append(ListedGame(game, first))
     return out
 
 
 def faults(
-    store: Store, entrant: str | None = None, kind: str | None = None, game: str | None = None
-) -> list[dict[str, Any]]:
+    store: Queries, entrant: str | None = None, kind: str | None = None, game: str | None = None
+) -> list[StoredFault]:
     """Recorded faults, filtered; each says whether it was ``charged`` to the bot (harness faults are not).
 
     :raises ConfigError: an unknown entrant or fault kind.
@@ -74,20 +83,20 @@ def faults(
         )
     out = []
     for fault in store.all_faults():
-        if entrant is not None and fault["entrant"] != entrant:
+        if entrant is not None and fault.entrant != entrant:
             continue
-        if kind is not None and fault["kind"] != kind:
+        if kind is not None and fault.kind != kind:
             continue
-        if game is not None and game not in (fault["game_id"], str(fault["seq"])):
+        if game is not None and game not in (fault.game_id, str(fault.seq)):
             continue
-        out.append(fault | {"charged": fault["kind"] != FaultKind.HARNESS.value})
+        out.append(fault)
     return out
 
 
-def _check_entrant(store: Store, entrant: str | None) -> None:
+def _check_entrant(store: Queries, entrant: str | None) -> None:
     if entrant is None:
         return
-    names = [name for name, *_ in store.entrants()]
+    names = [e.name for e in store.entrants()]
     if entrant not in names:
         raise ConfigError(f"no entrant {entrant!r} in this event; entrants: {', '.join(names)}")
 
@@ -96,30 +105,31 @@ def _joined(values: Iterable[Any]) -> str:
     return ";".join(str(v) for v in values)
 
 
-def game_row(game: dict[str, Any]) -> dict[str, Any]:
+def game_row(listed: ListedGame) -> dict[str, Any]:
     """One game as a flat CSV row: per-seat lists joined with ``;`` in seat order, booleans true/false."""
-    seats = game["seats"]
+    game = listed.game
+    seats = game.seats
     return {
-        "number": game["seq"],
-        "game_id": game["game_id"],
-        "round": game["round"],
-        "table": game["table"],
-        "block": game["block"],
-        "rotation": game["rotation"],
+        "number": game.seq,
+        "game_id": game.game_id,
+        "round": game.round,
+        "table": game.table,
+        "block": game.block,
+        "rotation": game.rotation,
         "seats": _joined(seats),
-        "scores": _joined(game["scores"]),
-        "ranks": _joined(game["ranks"]),
-        "winners": _joined(seats[s] for s in game["winners"]),
-        "termination": game["outcome"]["termination"],
-        "hands": game["hands"],
-        "rated": "true" if game["rated"] else "false",
-        "forfeited": _joined(seats[s] for s in game["forfeited"]),
-        "faults": game["faults"],
-        "first_hand_line": game["first_hand_line"],
+        "scores": _joined(game.scores),
+        "ranks": _joined(game.ranks),
+        "winners": _joined(seats[s] for s in game.winners),
+        "termination": game.termination,
+        "hands": game.hands,
+        "rated": "true" if game.rated else "false",
+        "forfeited": _joined(seats[s] for s in game.forfeited),
+        "faults": game.faults,
+        "first_hand_line": listed.first_hand_line,
     }
 
 
-def render_games(rows: list[dict[str, Any]], title: str) -> str:
+def render_games(rows: list[ListedGame], title: str) -> str:
     """The games as a terminal table that fits 80 columns (seats with their scores, winners starred)."""
     from rich import box
     from rich.table import Table
@@ -127,23 +137,24 @@ def render_games(rows: list[dict[str, Any]], title: str) -> str:
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for column, justify in (("#", "right"), ("game", "left"), ("seats: score (* won)", "left"), ("", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for game in rows:
+    for listed in rows:
+        game = listed.game
         seats = ", ".join(
-            f"{name} {score}{'*' if s in game['winners'] else ''}{' F' if s in game['forfeited'] else ''}"
-            for s, (name, score) in enumerate(zip(game["seats"], game["scores"], strict=True))
+            f"{name} {score}{'*' if s in game.winners else ''}{' F' if s in game.forfeited else ''}"
+            for s, (name, score) in enumerate(zip(game.seats, game.scores, strict=True))
         )
-        notes = [f"{game['hands']} hands"]
-        if game["outcome"]["termination"] != "target_reached":
-            notes.append(game["outcome"]["termination"].replace("_", " "))
-        if game["faults"]:
-            notes.append(f"{game['faults']} fault{'s' if game['faults'] != 1 else ''}")
-        if not game["rated"]:
+        notes = [f"{game.hands} hands"]
+        if game.termination != "target_reached":
+            notes.append(game.termination.replace("_", " "))
+        if game.faults:
+            notes.append(f"{game.faults} fault{'s' if game.faults != 1 else ''}")
+        if not game.rated:
             notes.append("void")
-        table.add_row(str(game["seq"]), game["game_id"], seats, ", ".join(notes))
+        table.add_row(str(game.seq), game.game_id, seats, ", ".join(notes))
     return _render(table) + "F: forfeited. # is the number arena replay accepts.\n"
 
 
-def render_faults(rows: list[dict[str, Any]], title: str) -> str:
+def render_faults(rows: list[StoredFault], title: str) -> str:
     from rich import box
     from rich.table import Table
 
@@ -154,13 +165,14 @@ def render_faults(rows: list[dict[str, Any]], title: str) -> str:
                             ("detail", "left")):  # fmt: skip
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for f in rows:
-        kind = f["kind"] if f["charged"] else f"{f['kind']} (not charged)"
-        table.add_row(f["entrant"], f["game_id"], str(f["hand_index"] + 1), kind, f["detail"])
+        kind = f.kind.value if f.charged else f"{f.kind.value} (not charged)"
+        table.add_row(f.entrant, f.game_id, str(f.hand_index + 1), kind, f.detail)
     return _render(table)
 
 
-def faults_json(rows: list[dict[str, Any]]) -> str:
-    return json.dumps(rows, indent=2)
+def faults_json(rows: list[StoredFault]) -> str:
+    """The stored fields in order, then whether each was ``charged``."""
+    return json.dumps([f.to_dict() | {"charged": f.charged} for f in rows], indent=2)
 
 
 def _render(table: Any) -> str:
@@ -171,7 +183,7 @@ def _render(table: Any) -> str:
     return console.file.getvalue()  # type: ignore[attr-defined]
 
 
-def export(store: Store, out_dir: Path) -> tuple[Path, Path, int, int]:
+def export(store: Queries, out_dir: Path) -> tuple[Path, Path, int, int]:
     """Write every hand record (one v1 record per line, schedule order) and the games as CSV.
 
     A hand record carries no game id (its format is closed), so ``games.csv`` says which lines are whose:
@@ -182,8 +194,8 @@ def export(store: Store, out_dir: Path) -> tuple[Path, Path, int, int]:
     records, table = out_dir / HAND_RECORDS, out_dir / GAMES_CSV
     hands = 0
     with records.open("w", encoding="utf-8") as out:
-        for _game_id, record in store.hand_records():
-            out.write(json.dumps(record, separators=(",", ":")) + "\n")
+        for hand in store.hand_records():
+            out.write(json.dumps(hand.record, separators=(",", ":")) + "\n")
             hands += 1
     rows = games(store)
     with table.open("w", encoding="utf-8", newline="") as out:

@@ -6,7 +6,10 @@ seat numbers, so what is printed is exactly what was refereed.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+
+from arena.errors import FaultKind
+from arena.results.queries import StoredGame
 
 _SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠", "NT": "No-Trumps"}
 
@@ -29,8 +32,8 @@ def _action(text: str) -> str:
     return f"{kind.replace('_', ' ').lower()} {shown}"
 
 
-def render_game(game: dict[str, Any]) -> str:
-    seats: list[str] = game["seats"]
+def render_game(game: StoredGame) -> str:
+    seats = game.seats
     width = max(len(s) for s in seats)
 
     def who(seat: int | None) -> str:
@@ -39,20 +42,16 @@ def render_game(game: dict[str, Any]) -> str:
     # An event with secret deals was dealt from this public seed *and* its key (arena/event/deals.py), which
     # is not shown; events stored before secret deals (no key) were dealt from the seed alone.
     seed = (
-        f"public seed {game['seed']} (deals keyed by the event's secret key)"
-        if game.get("keyed_deals")
-        else f"deal seed {game['seed']}"
+        f"public seed {game.seed} (deals keyed by the event's secret key)"
+        if game.keyed_deals
+        else f"deal seed {game.seed}"
     )
     lines = [
-        f"Game {game['game_id']}: round {game['round']}, table {game['table']}, {seed}"
-        + (
-            f", duplicate block {game['block']} rotation {game['rotation']}"
-            if game["block"] != game["game_id"]
-            else ""
-        ),
+        f"Game {game.game_id}: round {game.round}, table {game.table}, {seed}"
+        + (f", duplicate block {game.block} rotation {game.rotation}" if game.block != game.game_id else ""),
         "Seats: " + ", ".join(f"{i} {name}" for i, name in enumerate(seats)),
     ]
-    for hand in game["hands"]:
+    for hand in game.hands:
         lines.append("")
         lines.append(
             f"Hand {hand['hand_index'] + 1} — dealer {who(hand['dealer'])}, scores before "
@@ -97,37 +96,36 @@ def render_game(game: dict[str, Any]) -> str:
         )
         lines += _faults(game, hand["hand_index"])
     lines.append("")
-    outcome = game["outcome"]
     lines.append(
-        f"Final ({outcome['termination'].replace('_', ' ')} after {outcome['hands_played']} hands): "
+        f"Final ({game.termination.replace('_', ' ')} after {game.hands_played} hands): "
         + ", ".join(
-            f"{seats[s]} {game['scores'][s]} (rank {game['ranks'][s]})"
-            for s in sorted(range(len(seats)), key=lambda s: game["ranks"][s])
+            f"{seats[s]} {game.scores[s]} (rank {game.ranks[s]})"
+            for s in sorted(range(len(seats)), key=lambda s: game.ranks[s])
         )
     )
-    if game["forfeited"]:
-        lines.append("Forfeited: " + ", ".join(seats[s] for s in game["forfeited"]))
-    faults = len(game["faults"])
+    if game.forfeited:
+        lines.append("Forfeited: " + ", ".join(seats[s] for s in game.forfeited))
+    faults = len(game.faults)
     if faults:
         lines.append(f"Faults: {faults}, each shown in its hand above")
     return "\n".join(lines) + "\n"
 
 
-def _faults(game: dict[str, Any], hand_index: int) -> list[str]:
+def _faults(game: StoredGame, hand_index: int) -> list[str]:
     """The faults of one hand, where they happened (harness faults marked: they are not the bot's)."""
     return [
-        f"  fault: {f['entrant']} (seat {f['seat']}) at decision {f['decision_id']}: {f['kind']}"
-        f"{' (the arena was late; not charged)' if f['kind'] == 'harness' else ''} — {f['detail']}; "
-        f"the arena played {f['substitute']} instead"
-        for f in game["faults"]
-        if f["hand_index"] == hand_index
+        f"  fault: {f.entrant} (seat {f.seat}) at decision {f.decision_id}: {f.kind.value}"
+        f"{' (the arena was late; not charged)' if f.kind is FaultKind.HARNESS else ''} — {f.detail}; "
+        f"the arena played {f.substitute} instead"
+        for f in game.faults
+        if f.hand_index == hand_index
     ]
 
 
-def _scores(scores: list[int]) -> str:
+def _scores(scores: Sequence[int]) -> str:
     return "/".join(str(s) for s in scores)
 
 
-def _named(seats: list[str], values: list[int]) -> str:
+def _named(seats: Sequence[str], values: Sequence[int]) -> str:
     shown = [f"{seats[i]} +{v}" for i, v in enumerate(values) if v]
     return ", ".join(shown) or "none"

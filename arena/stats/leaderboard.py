@@ -8,7 +8,7 @@ the ``render_*`` functions give the three output forms of ``arena leaderboard``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -70,14 +70,41 @@ class RankingConfig:
         return cls(method, float(confidence), sharpen=float(sharpen), **ints)
 
 
-class LeaderboardSource(Protocol):
-    """What the leaderboard reads of a stored event (``arena.results.store.Store`` provides it)."""
+@dataclass(frozen=True, slots=True)
+class SeatTotals:
+    """One entrant's sums over its stored seats (``faults``: those charged to the bot); the store makes
+    them (``arena.results.queries``), as it makes the ``RatedGame`` values the ratings take."""
 
-    def entrants(self) -> list[tuple[str, str, str, bool]]: ...
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+    maker_hands: int = 0
+    maker_made: int = 0
+    forfeits: int = 0
+    faults: int = 0
+
+
+NO_GAMES = SeatTotals()
+
+
+class Entrant(Protocol):
+    """What the leaderboard needs of a stored entrant (``arena.results.queries.EntrantRow`` has more)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def house(self) -> bool: ...
+
+
+class LeaderboardSource(Protocol):
+    """What the leaderboard reads of a stored event (``arena.results.queries.Queries`` provides it)."""
+
+    def entrants(self) -> Sequence[Entrant]: ...
 
     def rated_games(self) -> Iterator[RatedGame]: ...
 
-    def seat_totals(self) -> dict[str, dict[str, int]]: ...
+    def seat_totals(self) -> Mapping[str, SeatTotals]: ...
 
     def charged_fault_counts(self) -> dict[str, int]: ...
 
@@ -116,31 +143,33 @@ def compute_board(
     ranking = ranking or store.ranking()
     seed = store.event_seed()
     entrants = store.entrants()
-    ratings = apply_in_order(store.rated_games(), [name for name, *_ in entrants], record)
+    names = [e.name for e in entrants]
+    ratings = apply_in_order(store.rated_games(), names, record)
     totals = store.seat_totals()
     faults = store.charged_fault_counts()  # the leaderboard charges a bot only with its own faults
     disqualified = store.disqualified()
     standings = []
-    for name, _kind, _target, house in entrants:
-        t = totals.get(name, {})
+    for entrant in entrants:
+        name = entrant.name
+        t = totals.get(name, NO_GAMES)
         r = ratings[name]
         standings.append(
             Standing(
                 name=name,
                 mu=r.mu,
                 sigma=r.sigma,
-                games=t.get("games", 0),
-                wins=t.get("wins", 0),
-                points=t.get("points", 0),
-                maker_hands=t.get("maker_hands", 0),
-                maker_made=t.get("maker_made", 0),
+                games=t.games,
+                wins=t.wins,
+                points=t.points,
+                maker_hands=t.maker_hands,
+                maker_made=t.maker_made,
                 faults=faults.get(name, 0),
-                forfeits=t.get("forfeits", 0),
+                forfeits=t.forfeits,
                 disqualified=name in disqualified,
-                house=house,
+                house=entrant.house,
             )
         )
-    units = collect(store.rated_games(), [name for name, *_ in entrants])
+    units = collect(store.rated_games(), names)
     conf = confidence(
         units, ranking.method, ranking.confidence, seed, sharpen=ranking.sharpen, demoted=disqualified
     )

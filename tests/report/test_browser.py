@@ -104,26 +104,26 @@ def test_report_in_chromium(browser: Any, five: Path, ace: Path, tmp_path: Path)
         game = store.game(store.game_ids()[0])
     assert game is not None
     page.click("#game-table tbody tr >> nth=0")
-    steps = sum(len(h["actions"]) + 1 for h in game["hands"]) - 1
+    steps = sum(len(h["actions"]) + 1 for h in game.hands) - 1
     for _ in range(steps):
         page.keyboard.press("ArrowRight")
     assert page.get_attribute("#replay-pos", "data-last") == "true"
-    assert page.get_attribute(".final", "data-scores") == ",".join(map(str, game["scores"]))
+    assert page.get_attribute(".final", "data-scores") == ",".join(map(str, game.scores))
     # the first fault, in the log of its hand
-    first = game["faults"][0]["hand_index"]
+    first = game.faults[0].hand_index
     page.keyboard.press("Home")
     for _ in range(first):
         page.keyboard.press("ArrowDown")
-    for _ in range(len(game["hands"][first]["actions"])):
+    for _ in range(len(game.hands[first]["actions"])):
         page.keyboard.press("ArrowRight")
     assert "fault: chaos illegal_action" in page.inner_text("#replay-log")
     if os.environ.get("ARENA_SCREENSHOTS"):
         shot(page, ace_page=None)
     # view as each seat: at every step of the first two hands, no card the seat could not know
-    for seat in range(len(game["seats"])):
+    for seat in range(len(game.seats)):
         page.evaluate(f"window.arenaReplay.view({seat})")
         page.evaluate("window.arenaReplay.go('game-start')")
-        for h, hand in enumerate(game["hands"][:2]):
+        for h, hand in enumerate(game.hands[:2]):
             for k in range(len(hand["actions"]) + 1):
                 shown = page.evaluate(
                     "() => [...document.querySelectorAll('#replay-table [data-card]')]"
@@ -137,7 +137,7 @@ def test_report_in_chromium(browser: Any, five: Path, ace: Path, tmp_path: Path)
     # the omniscient view shows everything, the kitty included
     page.evaluate("window.arenaReplay.view(-1)")
     page.evaluate("window.arenaReplay.go('game-start')")
-    assert page.locator("#replay-table [data-card]").count() == len(game["hands"][0]["deck"])
+    assert page.locator("#replay-table [data-card]").count() == len(game.hands[0]["deck"])
     page.keyboard.press("Escape")
     assert page.locator("#replay").is_hidden()
     assert errors == []
@@ -145,10 +145,12 @@ def test_report_in_chromium(browser: Any, five: Path, ace: Path, tmp_path: Path)
     ace_page, ace_errors = open_report(browser, ace, tmp_path)
     assert ace_page.locator("#rating-plot svg g.mu_marks").count() == 5
     with Store.open(ace, create=False) as store:
-        seqs = [g["seq"] for g in store.games_overview()]
-        thrown = next(gid for gid, r in store.hand_records() if r["outcome"] == "thrown_in")
+        seqs = [g.seq for g in store.games_overview()]
+        thrown = next(h.game_id for h in store.hand_records() if h.record["outcome"] == "thrown_in")
         joker = next(
-            gid for gid, r in store.hand_records() if "JKR" in r["dealt"][0] or r["up_card"] == "JKR"
+            h.game_id
+            for h in store.hand_records()
+            if "JKR" in h.record["dealt"][0] or h.record["up_card"] == "JKR"
         )
     for game_id in (thrown, joker):
         ace_page.evaluate(f"window.arenaReplay.open({seqs[store_index(ace, game_id)]})")

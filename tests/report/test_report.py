@@ -18,7 +18,7 @@ from arena.errors import FaultKind
 from arena.report import build_report, leaderboard, render_html
 from arena.report.encode import decode_hand, encode_hand, pack, place_faults, unpack
 from arena.report.figures import event_figures
-from arena.results.record import Fault, ScheduledGame, SeatStats
+from arena.results.record import Fault, GameRecord, ScheduledGame, SeatStats, encode_hands, encode_latencies
 from arena.results.store import Store
 from arena.stats.latency import histogram, merge, percentile
 
@@ -74,7 +74,17 @@ def _tiny(tmp_path: Path) -> Path:
             records = [h | {"hand_index": i} for i, h in enumerate(hands)]
             game_faults = [f for f in faults if f.game_id == game_id]
             latencies = [[10.0] * 98 + [1000.0] * 2] if game_id == "g1" else []  # a's decision times
-            store.save_game(sched, result, stats, records, game_faults, True, [], latencies)
+            record = GameRecord(
+                game_id,
+                result,
+                tuple(stats),
+                encode_hands(records),
+                tuple(game_faults),
+                encode_latencies(latencies),
+                tuple(forfeited),
+                10,
+            )
+            store.save_record(sched, record, True, [])
     return tmp_path / "tiny"
 
 
@@ -158,7 +168,8 @@ def test_leaderboard_csv_booleans_and_80_columns(tmp_path: Path) -> None:
 def test_replay_encoding_round_trips_every_hand(five: Path, ace: Path) -> None:
     for directory in (five, ace):
         with Store.open(directory, create=False) as store:
-            for _game_id, record in store.hand_records():
+            for stored in store.hand_records():
+                record = stored.record
                 back = decode_hand(encode_hand(record))
                 assert back["deck"] == record["deck"] and back["actions"] == record["actions"]
                 assert back["winners"] == [t["winner"] for t in record["tricks"]]
@@ -169,10 +180,10 @@ def test_replay_encoding_round_trips_every_hand(five: Path, ace: Path) -> None:
 def test_every_fault_is_placed_on_the_action_it_replaced(five: Path) -> None:
     with Store.open(five, create=False) as store:
         for game in store.games_overview():
-            data = store.game(game["game_id"])
+            data = store.game(game.game_id)
             assert data is not None
-            for h, i, seat, _kind, _detail, substitute in place_faults(data["hands"], data["faults"], 1):
-                action = data["hands"][h]["actions"][i]
+            for h, i, seat, _kind, _detail, substitute in place_faults(data.hands, data.faults, 1):
+                action = data.hands[h]["actions"][i]
                 assert i >= 0 and action == {"seat": seat, "action": substitute}
 
 

@@ -266,8 +266,8 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
         out, err = arena.communicate(timeout=300)
         assert arena.returncode == 0, out + err
         with Store.open(tmp_path / "out", create=False) as store:
-            ids = [r[0] for r in store.db.execute("SELECT game_id FROM games").fetchall()]
-            scheduled = store.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+            ids = [r[0] for r in store.database.all("SELECT game_id FROM games")]
+            scheduled = store.database.all("SELECT COUNT(*) FROM schedule")[0][0]
         assert len(ids) == len(set(ids)) == scheduled == 12
         deadline = time.monotonic() + 15
         while any(_group_alive(s) for s in shims) and time.monotonic() < deadline:

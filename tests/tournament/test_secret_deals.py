@@ -8,8 +8,10 @@ succeeds with the key from ``OUTPUT/deal.key`` (so they would notice if the key 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -44,9 +46,7 @@ def dealt(seed: int) -> list[list[str]]:
 
 def first_hand(directory: Path, game_id: str) -> dict[str, Any]:
     with Store.open(directory, create=False) as store:
-        row = store.db.execute(
-            "SELECT record FROM hands WHERE game_id = ? AND hand_index = 0", (game_id,)
-        ).fetchone()
+        row = store.database.one("SELECT record FROM hands WHERE game_id = ? AND hand_index = 0", (game_id,))
     return json.loads(row[0])
 
 
@@ -72,7 +72,7 @@ def test_issue_9_attack_rebuilding_the_deal_from_seed_and_game_id_fails_but_work
     with Store.open(out, create=False) as store:
         stored_ints = [
             int(v)
-            for row in store.db.execute("SELECT * FROM schedule WHERE game_id = 'r001-t01'")
+            for row in store.database.rows("SELECT * FROM schedule WHERE game_id = 'r001-t01'")
             for v in row
             if isinstance(v, int)
         ]
@@ -88,7 +88,8 @@ def test_issue_9_event_sqlite_holds_neither_the_key_nor_any_deal_seed(tmp_path: 
     key = parse_key((out / KEY_FILE).read_text())
     with Store.open(out, create=False) as store:
         seeds = [deal_seed(key, g.seed) for g in store.schedule()]
-        dump = "\n".join(store.db.iterdump())
+        with contextlib.closing(sqlite3.connect(out / "event.sqlite")) as db:
+            dump = "\n".join(db.iterdump())
         assert store.meta("deal_key_check") == key_check(key)
     raw = b"".join(p.read_bytes() for p in out.glob("event.sqlite*"))
     assert key.hex() not in dump and key.hex().encode() not in raw and key not in raw
@@ -300,11 +301,11 @@ def test_a_second_arena_on_the_same_directory_stops_and_the_first_completes_inta
     assert first.returncode == 0, err
     with Store.open(tmp_path / "out", create=False) as store:
         assert len(store.finished()) == len(store.schedule()) == 4
-        assert store.db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
-        assert store.db.execute("SELECT COUNT(*) FROM game_seats").fetchone()[0] == 20
-        hands = store.db.execute(
+        assert store.database.all("SELECT COUNT(*) FROM faults")[0][0] == 0
+        assert store.database.all("SELECT COUNT(*) FROM game_seats")[0][0] == 20
+        hands = store.database.all(
             "SELECT g.hands, COUNT(h.hand_index) FROM games g JOIN hands h USING (game_id) GROUP BY g.game_id"
-        ).fetchall()
+        )
         assert all(n == m > 0 for n, m in hands)
     assert sum(row["games"] for row in board(tmp_path / "out")) == 20
 

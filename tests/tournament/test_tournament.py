@@ -64,7 +64,7 @@ def board(directory: Path) -> list[dict[str, Any]]:
 def stored_hands(directory: Path) -> list[tuple[str, int, str]]:
     with Store.open(directory, create=False) as store:
         query = "SELECT game_id, hand_index, record FROM hands ORDER BY game_id, hand_index"
-        return store.db.execute(query).fetchall()
+        return store.database.all(query)
 
 
 def write_toml(path: Path, data: dict[str, Any]) -> Path:
@@ -223,12 +223,12 @@ def test_stored_rating_history_is_every_step_in_schedule_order_written_in_batche
     config = parse_config(event(tmp_path, rounds=4))
     asyncio.run(run_event(config))
     with Store.open(config.output) as store:
-        names = [name for name, *_ in store.entrants()]
+        names = [e.name for e in store.entrants()]
         _, expected = rate(list(store.rated_games()), names)
         with store.rating_history_writer(batch=7) as record:  # 4 games x 5 seats: two full batches and a rest
             compute_standings(store, record)
         query = "SELECT seq, game_id, entrant, mu, sigma FROM ratings ORDER BY seq, entrant"
-        rows = [HistoryRow(*row) for row in store.db.execute(query)]
+        rows = [HistoryRow(*row) for row in store.database.rows(query)]
     assert len(expected) == 20
     assert rows == sorted(expected, key=lambda h: (h.seq, h.entrant))
 
@@ -254,7 +254,7 @@ def test_event_in_process_standings_outputs_and_replay(tmp_path: Path) -> None:
     assert "Hand 1 — dealer" in replay.stdout and "trick 5:" in replay.stdout and "Final (" in replay.stdout
     with Store.open(config.output, create=False) as store:
         assert len(store.finished()) == summary.games_total
-        ratings = store.db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0]
+        ratings = store.database.all("SELECT COUNT(*) FROM ratings")[0][0]
         assert ratings == summary.games_total * 5
 
 
@@ -289,9 +289,9 @@ def test_duplicate_blocks_replay_each_deal_from_every_seat(tmp_path: Path) -> No
         assert len(games) == 5 and len({g.seed for g in games}) == 1 and len({g.block for g in games}) == 1
         first_deck = {
             g: json.loads(
-                store.db.execute(
+                store.database.all(
                     "SELECT record FROM hands WHERE game_id = ? AND hand_index = 0", (g.game_id,)
-                ).fetchone()[0]
+                )[0][0]
             )["deck"]
             for g in games
         }
@@ -321,11 +321,9 @@ def test_a_bot_that_keeps_forfeiting_is_disqualified_but_stays_in_the_standings(
     assert cheater.disqualified and cheater.forfeits == 3 and cheater.games == 7
     assert cheater.rank == len(summary.standings)
     with Store.open(tmp_path / "out") as store:
-        late = store.db.execute(
-            "SELECT COUNT(*) FROM faults WHERE game_id IN ('r004-t01', 'r005-t01')"
-        ).fetchone()
+        late = store.database.all("SELECT COUNT(*) FROM faults WHERE game_id IN ('r004-t01', 'r005-t01')")[0]
         assert late[0] == 0, "a disqualified entrant plays no more: the autopilot takes its seat"
-        excluded = store.db.execute("SELECT excluded FROM games WHERE game_id = 'r007-t01'").fetchone()[0]
+        excluded = store.database.all("SELECT excluded FROM games WHERE game_id = 'r007-t01'")[0][0]
         assert json.loads(excluded) == ["cheater"]
 
 
