@@ -124,7 +124,7 @@ def _run_event(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from arena.conductor.tournament import run_event
+    from arena.conductor.tournament import Stopped, run_event
     from arena.event.schedule import schedule_spread
     from arena.executor import StartFailed
     from arena.results.listings import render_table
@@ -232,9 +232,9 @@ def _run_event(
         raise typer.Exit(128 + signal.SIGTERM if terminated else 130) from None
     board = Board(summary.standings, summary.confidence)
     typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
-    if summary.stopped == "settled":
+    if summary.stopped is Stopped.SETTLED:
         typer.echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
-    elif summary.stopped == "budget":
+    elif summary.stopped is Stopped.BUDGET:
         still = ", ".join(f"{p.upper} / {p.lower}" for p in summary.confidence.open_pairs())
         typer.echo(
             f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
@@ -368,7 +368,7 @@ def match(
     until a sequential test (SPRT) on the per-deal differences decides or the budget is spent. Exit code:
     0 H1 accepted, 1 H0 accepted, 3 undecided."""
     from arena.conductor.match import MatchSettings, run_match
-    from arena.stats.sprt import SprtSettings
+    from arena.stats.sprt import SprtResult, SprtSettings
 
     try:
         settings = MatchSettings(
@@ -386,7 +386,7 @@ def match(
         )
         settings.event_config()  # every spec and the variant checked before anything starts
         loops.loop_choice()
-    except (ConfigError, ValueError) as exc:
+    except ConfigError as exc:
         raise _fail(str(exc)) from None
 
     def on_look(state: Any) -> None:
@@ -407,7 +407,7 @@ def match(
     if quiet:
         typer.echo(result.state.render(settings.sprt))
     typer.echo(f"{result.games} games stored in {output} (arena leaderboard {output})")
-    raise typer.Exit({"H1": 0, "H0": 1}.get(result.state.result, 3))
+    raise typer.Exit({SprtResult.H1: 0, SprtResult.H0: 1}.get(result.state.result, 3))
 
 
 @app.command()

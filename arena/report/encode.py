@@ -16,7 +16,7 @@ import json
 import string
 from typing import Any
 
-from arena.errors import FaultKind
+from arena.errors import FaultKind, NotationError
 
 # Every card of every variant: ranks 2..A in four suits, and the Call-Ace Joker. Shared with replay.js.
 CARD_LIST = [r + s for s in "CDHS" for r in "23456789TJQKA"] + ["JKR"]
@@ -39,7 +39,7 @@ def encode_action(seat: int, text: str) -> str:
         return f"{seat}{SUITED[kind]}{'N' if arg == 'NT' else arg}"
     if kind in CARDED:
         return f"{seat}{CARDED[kind]}{CARD_CHAR[arg]}"
-    raise ValueError(f"action {text!r} is not in the hand-record vocabulary")
+    raise NotationError(f"action {text!r} is not in the hand-record vocabulary")
 
 
 def decode_actions(code: str) -> list[tuple[int, str]]:

@@ -211,7 +211,7 @@ def test_void_games_and_excluded_seats_are_not_rated() -> None:
 
 def test_ratings_are_applied_one_game_at_a_time_only_in_schedule_order() -> None:
     games = [RatedGame(1, "b", ("a", "b"), (1, 2), (10, 0)), RatedGame(0, "a", ("a", "b"), (2, 1), (0, 10))]
-    with pytest.raises(ValueError, match="seq 0"):
+    with pytest.raises(AssertionError, match="seq 0"):
         apply_in_order(games, ["a", "b"])
     streamed: list[HistoryRow] = []
     ratings = apply_in_order(reversed(games), ["a", "b"], streamed.append)
