@@ -179,7 +179,9 @@ class Option:
         if self.shown is not None:
             return self.shown
         value = self.default.value if isinstance(self.default, Enum) else self.default
-        if value is REQUIRED or value is None or value == ():
+        if value is REQUIRED:
+            return "required"
+        if value is None or value == ():
             return "–"
         if isinstance(value, bool):
             return str(value).lower()

@@ -75,10 +75,13 @@ class EntrantSpec:
         "seconds to wait for the bot's SERVING",
     )
     sandbox: SandboxMode | None = option(
-        None, _SANDBOX, "how this bot is confined, overriding the event's", shown="the event's `sandbox`"
+        None, _SANDBOX, "how this bot is confined, overriding the event's", shown="the event's sandbox"
     )
     workdir: str | None = option(
-        None, Text("a directory path"), "the directory the sandbox shows the bot", shown="its program's"
+        None,
+        Text("a directory path"),
+        "the directory the sandbox shows the bot",
+        shown="its program's directory",
     )
     env: tuple[tuple[str, str], ...] = option(
         (),
