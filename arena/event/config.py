@@ -50,11 +50,15 @@ _NAME = Text("1-64 letters, digits, '_', '.', '+' or '-'", re.compile(r"^[A-Za-z
 _SANDBOX = OneOf(SandboxMode)
 
 
+_ENV_TABLE = 'a table of NAME = "value" strings'
+
+
 def _env(value: Any, path: str) -> tuple[tuple[str, str], ...]:
+    """An ``env`` table, held sorted so that two spellings of the same table are the same spec."""
     if not isinstance(value, dict) or not all(
         isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) for k, v in value.items()
     ):
-        raise ConfigError(f'{path}={value!r}: expected a table of NAME = "value" strings')
+        raise ConfigError(f"{path}={value!r}: expected {_ENV_TABLE}")
     return tuple(sorted(value.items()))
 
 
@@ -85,7 +89,7 @@ class EntrantSpec:
     )
     env: tuple[tuple[str, str], ...] = option(
         (),
-        Parsed(_env, 'a table of NAME = "value" strings'),
+        Parsed(_env, _ENV_TABLE),
         "added to the sandbox's cleared environment",
         dump=dict,
     )
