@@ -57,7 +57,7 @@ from arena.stats.confidence import (
     scores,
 )
 from arena.stats.rating import DRIFT_TAU, RatedGame, environment
-from arena.stats.sprt import SprtSettings, run_sprt
+from arena.stats.sprt import SprtResult, SprtSettings, run_sprt
 from sample_bots.noisy import noisy
 from sample_bots.rules import RulesBot
 
@@ -189,7 +189,7 @@ def run_match(task: MatchTask) -> tuple[str, list[float], str, int]:
         diffs += deal_differences(games, 5)
         deals = more
         state = run_sprt(diffs, SPRT)
-        if state.result:
+        if state.result is not SprtResult.UNDECIDED:
             return task.case, diffs, state.result, state.deals
     state = run_sprt(diffs, SPRT)
     return task.case, diffs, state.result, state.deals
@@ -334,8 +334,8 @@ def report_sprt(outcomes: list[tuple[str, list[float], str, int]]) -> None:
         diffs = [d for o in rows for d in o[1]]
         mean = sum(diffs) / len(diffs)
         sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
-        h1 = sum(o[2] == "H1" for o in rows)
-        h0 = sum(o[2] == "H0" for o in rows)
+        h1 = sum(o[2] == SprtResult.H1 for o in rows)
+        h0 = sum(o[2] == SprtResult.H0 for o in rows)
         deals = sum(o[3] for o in rows) / len(rows)
         print(
             f"    {case}: {len(rows)} matches; true diff (all deals pooled) {mean:+.3f} ± "

@@ -65,14 +65,16 @@ def startup_child(mode: str, starts: int, output: str) -> None:
     """Launch to SERVING, ``starts`` times: wall time, and the CPU the bot's processes used to get there
     (read from its cgroup, so it does not depend on how busy the machine is)."""
     from arena.players.process import ManagedBot
-    from arena.sandbox import SandboxSpec
+    from arena.sandbox import SandboxMode, SandboxSpec
 
     sandbox, command = MODES[mode]
 
     async def run() -> tuple[list[float], list[float]]:
         walls, cpus = [], []
         for i in range(starts):
-            bot = ManagedBot("b", command, Path(output) / f"b{i}.log", sandbox=SandboxSpec(mode=sandbox))
+            bot = ManagedBot(
+                "b", command, Path(output) / f"b{i}.log", sandbox=SandboxSpec(mode=SandboxMode(sandbox))
+            )
             began = time.perf_counter()
             await bot.start()
             walls.append(time.perf_counter() - began)

@@ -188,6 +188,7 @@ def run_and_print(
 
 
 def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
+    from arena.conductor.tournament import Stopped
     from arena.event.schedule import schedule_spread
     from arena.results.listings import render_table
     from arena.results.queries import Queries
@@ -195,9 +196,9 @@ def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
 
     board = Board(summary.standings, summary.confidence)
     typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
-    if summary.stopped == "settled":
+    if summary.stopped is Stopped.SETTLED:
         typer.echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
-    elif summary.stopped == "budget":
+    elif summary.stopped is Stopped.BUDGET:
         still = ", ".join(f"{p.upper} / {p.lower}" for p in summary.confidence.open_pairs())
         typer.echo(
             f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from arena.cli.app import app, fail, one_line_errors
+from arena.cli.app import app, one_line_errors
 from arena.protocol import loops
 
 if TYPE_CHECKING:
@@ -42,25 +42,22 @@ def match(
     until a sequential test (SPRT) on the per-deal differences decides or the budget is spent. Exit code:
     0 H1 accepted, 1 H0 accepted, 3 undecided."""
     from arena.conductor.match import MatchSettings, run_match
-    from arena.stats.sprt import SprtSettings
+    from arena.stats.sprt import SprtResult, SprtSettings
 
     with one_line_errors():
-        try:
-            settings = MatchSettings(
-                candidate,
-                baseline,
-                tuple(field or ["sample_bots.rules:RulesBot"]),
-                {"variant": variant},
-                seed,
-                output,
-                SprtSettings(h0, h1, alpha, beta),
-                max_deals=max_deals,
-                concurrency=concurrency,
-                decision_ms=decision_ms,
-                sandbox=sandbox,
-            )
-        except ValueError as exc:
-            raise fail(str(exc)) from None
+        settings = MatchSettings(
+            candidate,
+            baseline,
+            tuple(field or ["sample_bots.rules:RulesBot"]),
+            {"variant": variant},
+            seed,
+            output,
+            SprtSettings(h0, h1, alpha, beta),
+            max_deals=max_deals,
+            concurrency=concurrency,
+            decision_ms=decision_ms,
+            sandbox=sandbox,
+        )
         settings.event_config()  # every spec and the variant checked before anything starts
         loops.loop_choice()
 
@@ -79,4 +76,4 @@ def match(
     if quiet:
         typer.echo(result.state.render(settings.sprt))
     typer.echo(f"{result.games} games stored in {output} (arena leaderboard {output})")
-    raise typer.Exit({"H1": 0, "H0": 1}.get(result.state.result, 3))
+    raise typer.Exit({SprtResult.H1: 0, SprtResult.H0: 1}.get(result.state.result, 3))

@@ -24,7 +24,7 @@ from typing import Any
 from arena.conductor.observer import EventObserver
 from arena.conductor.tournament import play_games, start_entrants
 from arena.errors import ConfigError
-from arena.event.config import TournamentConfig, parse_config
+from arena.event.config import EntrantKind, TournamentConfig, parse_config
 from arena.event.deals import resolve_key
 from arena.event.schedule import game_seed
 from arena.executor import make_executor
@@ -32,8 +32,9 @@ from arena.results import outdir
 from arena.results.queries import Queries
 from arena.results.record import ScheduledGame
 from arena.results.store import Store
+from arena.sandbox import SandboxMode
 from arena.stats.rating import RatedGame
-from arena.stats.sprt import SprtSettings, SprtState, run_sprt
+from arena.stats.sprt import SprtResult, SprtSettings, SprtState, run_sprt
 
 CANDIDATE, BASELINE = "candidate", "baseline"
 SIDES = (CANDIDATE, BASELINE)
@@ -48,7 +49,7 @@ def parse_spec(name: str, text: str) -> dict[str, Any]:
 
     :raises ConfigError: naming the spec when none of the forms fits.
     """
-    for kind in ("class", "command", "address"):
+    for kind in EntrantKind:
         if text.startswith(kind + ":"):
             return {"name": name, kind: text[len(kind) + 1 :]}
     if "{port}" in text:
@@ -130,7 +131,7 @@ class MatchSettings:
     batch: int = 4
     concurrency: int = 2
     decision_ms: int = 1000
-    sandbox: str = "bubblewrap"
+    sandbox: str = SandboxMode.BUBBLEWRAP  # checked by the event's config, like a file's ``sandbox``
 
     def event_config(self) -> TournamentConfig:
         """The match as an event config (entrants: candidate, baseline, field-1..), for the runtime."""
@@ -230,7 +231,7 @@ async def run_match(
                 if on_look is not None:
                     on_look(state)
                 deals = schedule[-1].round
-                if state.result or deals >= settings.max_deals:
+                if state.result is not SprtResult.UNDECIDED or deals >= settings.max_deals:
                     break
                 more = min(settings.max_deals, deals + settings.batch)
                 grown = replace(config, rounds=more)

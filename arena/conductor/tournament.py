@@ -14,11 +14,13 @@ import asyncio
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from arena.conductor.observer import EventObserver
 from arena.errors import FaultKind
 from arena.event.config import TournamentConfig
 from arena.event.deals import deal_seed, resolve_key
+from arena.event.faults import ForfeitResult
 from arena.event.schedule import make_schedule
 from arena.event.table import TableSpec
 from arena.executor import Executor, make_executor
@@ -30,6 +32,14 @@ from arena.stats.leaderboard import Board, compute_board
 from arena.stats.rating import Standing
 
 
+class Stopped(StrEnum):
+    """Why an event stopped where it did."""
+
+    SCHEDULE = ""  # its schedule was played out (no --until-settled)
+    SETTLED = "settled"  # --until-settled: every adjacent pair of the order is settled
+    BUDGET = "budget"  # --until-settled: [ranking] max_games would be exceeded
+
+
 @dataclass(frozen=True, slots=True)
 class EventSummary:
     config: TournamentConfig
@@ -38,7 +48,7 @@ class EventSummary:
     games_played_now: int
     standings: list[Standing]
     confidence: Confidence
-    stopped: str = ""  # with --until-settled: "settled" or "budget"
+    stopped: Stopped = Stopped.SCHEDULE
 
 
 def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
@@ -94,7 +104,7 @@ async def run_event(
             runtime = make_executor(config, config.output / outdir.LOG_DIR, strict)
             started: set[str] = set()
             played_now = 0
-            stopped = ""
+            stopped = Stopped.SCHEDULE
             try:
                 while True:
                     done = store.finished()
@@ -111,7 +121,7 @@ async def run_event(
                     board = compute_board(store, ranking=config.ranking)
                     rounds = _more_rounds(config, schedule, board)
                     if rounds <= 0:
-                        stopped = "settled" if board.confidence.settled else "budget"
+                        stopped = Stopped.SETTLED if board.confidence.settled else Stopped.BUDGET
                         break
                     grown = replace(config, rounds=schedule[-1].round + rounds)
                     store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
@@ -283,7 +293,7 @@ async def play_games(
             excluded = tuple(n for n in game.seats if n in absent)
             spec = TableSpec(game.game_id, config.game, deal_seed(key, game.seed), game.seats, policy)
             result = await runtime.play(spec, frozenset(absent), game.seed)
-            rated = not (policy.forfeit_result == "void" and result.forfeited)
+            rated = not (policy.forfeit_result is ForfeitResult.VOID and result.forfeited)
             store.save_record(game, result, rated, excluded)
             for seat, name in enumerate(game.seats):
                 count = totals.setdefault(name, [0, 0])

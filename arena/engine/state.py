@@ -63,7 +63,17 @@ class Phase(IntEnum):
         return self <= Phase.EXPOSE_NAME
 
 
-P_TWO, P_JOKER, P_EXPOSE, P_BID1, P_BID2, P_DISCARD, P_CALL, P_PLAY, P_OVER = range(9)
+# The phases as plain module-level ints, which the state holds and compares on its hot path (``Phase.PLAY``
+# would be an attribute lookup at every comparison); their values come from ``Phase``, written once.
+P_TWO = Phase.TWO_CHOICE.value
+P_JOKER = Phase.JOKER_NAME.value
+P_EXPOSE = Phase.EXPOSE_NAME.value
+P_BID1 = Phase.BID_ROUND_1.value
+P_BID2 = Phase.BID_ROUND_2.value
+P_DISCARD = Phase.DISCARD.value
+P_CALL = Phase.CALL.value
+P_PLAY = Phase.PLAY.value
+P_OVER = Phase.GAME_OVER.value
 
 
 class Trick(NamedTuple):

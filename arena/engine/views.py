@@ -18,6 +18,7 @@ from arena.engine.actions import ACTIONS, CALL_BASE, DISCARD_BASE, Action
 from arena.engine.cards import CARDS, EFFECTIVE_SUIT, Card, Suit, Trump
 from arena.engine.config import GameConfig
 from arena.engine.state import P_EXPOSE, P_PLAY, P_TWO, GameState, Phase, Trick
+from arena.errors import RuleError
 
 
 class UpCardFate(StrEnum):
@@ -178,7 +179,7 @@ class View:
 def build_view(state: GameState, seat: int) -> View:
     """The view of ``seat`` on ``state``: its own hand and the public history, nothing else (C-5)."""
     if not 0 <= seat < state.n:
-        raise ValueError(f"seat {seat!r} is not at this table of {state.n} seats")
+        raise RuleError(f"seat {seat!r} is not at this table of {state.n} seats")
     phase = Phase(state.phase)
     dealer = state.dealer
     # At GAME_OVER the per-hand fields still hold the last hand as it ended, so the view shows it.

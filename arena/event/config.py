@@ -11,15 +11,155 @@ import re
 import shlex
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from arena import options
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
-from arena.event.deals import parse_key
+from arena.event.deals import MAX_KEY_BYTES, MIN_KEY_BYTES, parse_key
 from arena.event.faults import FaultPolicy
+from arena.options import Flag, OneOf, Parsed, Range, Text, option, section
+from arena.sandbox import SandboxMode
 from arena.stats.leaderboard import RankingConfig
+
+
+class EntrantKind(StrEnum):
+    """How the arena reaches an entrant: its one key of ``address``, ``command`` and ``class``."""
+
+    ADDRESS = "address"  # a bot the organiser runs: HOST:PORT
+    COMMAND = "command"  # a program the arena launches (and confines, and keeps for the whole event)
+    CLASS = "class"  # module:Class run inside the arena: trusted code only
+
+
+class ExecutorKind(StrEnum):
+    """Where tables are played (``[executor] kind``)."""
+
+    LOCAL = "local"  # on the arena's own event loop
+    DASK = "dask"  # on Dask workers
+
+
+STARTUP_TIMEOUT_S = 20.0
+"""How long a launched bot has to report SERVING, counted from when its own start begins (bots start a
+few at a time, ``arena.executor.local.STARTING_AT_ONCE``); generous, so a loaded machine does not fail
+them."""
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = Text("1-64 letters, digits, '_', '.', '+' or '-'", re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"))
+_SANDBOX = OneOf(SandboxMode)
+
+
+_ENV_TABLE = 'a table of NAME = "value" strings'
+
+
+def _env(value: Any, path: str) -> tuple[tuple[str, str], ...]:
+    """An ``env`` table, held sorted so that two spellings of the same table are the same spec."""
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ConfigError(f"{path}={value!r}: expected {_ENV_TABLE}")
+    return tuple(sorted(value.items()))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntrantSpec:
+    """One entrant: exactly one of a running bot's ``address``, a ``command`` to launch, or an in-process
+    ``class`` (``module:Class``, trusted code only). Every option after ``name`` concerns only a launched
+    (``command``) entrant; the ``[entrants]`` table gives their defaults."""
+
+    name: str = option(check=_NAME, doc="unique name in the standings")
+    kind: EntrantKind
+    target: str  # the value of its ``kind`` key
+    memory_mb: int | None = option(None, Range(16, 1_000_000), "memory limit of the bot's processes")
+    cpu_s: int | None = option(None, Range(1, 10_000_000), "CPU seconds for the whole event")
+    startup_timeout_s: float = option(
+        STARTUP_TIMEOUT_S,
+        Range(0, 600, "seconds", integer=False, open_lo=True, to_float=True),
+        "seconds to wait for the bot's SERVING",
+    )
+    sandbox: SandboxMode | None = option(
+        None, _SANDBOX, "how this bot is confined, overriding the event's", shown="the event's sandbox"
+    )
+    workdir: str | None = option(
+        None,
+        Text("a directory path"),
+        "the directory the sandbox shows the bot",
+        shown="its program's directory",
+    )
+    env: tuple[tuple[str, str], ...] = option(
+        (),
+        Parsed(_env, _ENV_TABLE),
+        "added to the sandbox's cleared environment",
+        dump=dict,
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = options.to_dict(self)
+        return {"name": data.pop("name"), self.kind.value: self.target, **data}
+
+
+LAUNCH_KEYS = tuple(key for key in options.keys(EntrantSpec) if key != "name")
+ENTRANT_KEYS = ("name", *EntrantKind, *LAUNCH_KEYS)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorSpec:
+    """Where tables are played: on the arena's own event loop (``local``) or on Dask workers (``dask``).
+
+    Never part of the fingerprint: for deterministic bots the results are the same whatever plays them, so
+    an event may be resumed under another executor.
+    """
+
+    kind: ExecutorKind = option(ExecutorKind.LOCAL, OneOf(ExecutorKind), "where tables are played")
+    workers: int | None = option(
+        None,
+        Range(1, 1024),
+        "dask: start a local cluster of this many worker processes",
+        shown='2 (with "dask" and no scheduler)',
+    )
+    scheduler: str | None = option(None, Text(), "dask: join the cluster of this scheduler (tcp://HOST:PORT)")
+    scheduler_file: str | None = option(None, Text(), "dask: ... or of the scheduler that wrote this file")
+    pin_cpus: bool = option(True, Flag(), "local cluster: each worker and its bots on CPUs of their own")
+
+    def to_dict(self) -> dict[str, Any]:
+        return options.to_dict(self)
+
+
+_CLUSTERS = ("workers", "scheduler", "scheduler_file")
+"""The ways of naming a Dask cluster; give at most one."""
+
+
+def parse_executor(raw: Mapping[str, Any], where: str = "executor") -> ExecutorSpec:
+    """The ``[executor]`` table (or the equivalent command-line flags), checked key by key.
+
+    :raises ConfigError: an unknown key, kind or a bad value.
+    """
+    options.reject_unknown(raw, options.keys(ExecutorSpec), where)
+    dask = any(k in raw for k in options.keys(ExecutorSpec) if k != "kind")  # any dask key implies dask
+    raw = {"kind": ExecutorKind.DASK if dask else ExecutorKind.LOCAL} | dict(raw)
+    values = options.parse(ExecutorSpec, raw, where)
+    _check_cluster(values, "pin_cpus" in raw, where)
+    return ExecutorSpec(**values)
+
+
+def _check_cluster(values: Mapping[str, Any], pin_given: bool, where: str) -> None:
+    """At most one way of naming the cluster, only for ``dask``, and ``pin_cpus`` only for the local cluster
+    the arena starts itself."""
+    given = [k for k in _CLUSTERS if values.get(k) is not None]
+    if len(given) > 1:
+        raise ConfigError(
+            f"{where}: give only one of workers, scheduler or scheduler_file (got {', '.join(given)})"
+        )
+    local = values["kind"] is ExecutorKind.LOCAL
+    if local and given:
+        raise ConfigError(f'{where}.{given[0]} needs kind = "dask"')
+    if pin_given and (local or values.get("scheduler") or values.get("scheduler_file")):
+        raise ConfigError(
+            f'{where}.pin_cpus applies to the local cluster the arena starts (kind = "dask" with workers); '
+            "pin the workers of a cluster you start yourself with taskset (docs/scale-out.md)"
+        )
+
 
 TOP_KEYS = (
     "name",
@@ -38,147 +178,50 @@ TOP_KEYS = (
     "sandbox",
     "executor",
 )
-EXECUTOR_KEYS = ("kind", "workers", "scheduler", "scheduler_file", "pin_cpus")
-EXECUTOR_KINDS = ("local", "dask")
-ENTRANT_KEYS = (
-    "name",
-    "address",
-    "command",
-    "class",
-    "memory_mb",
-    "cpu_s",
-    "startup_timeout_s",
-    "sandbox",
-    "workdir",
-    "env",
-)
-LAUNCH_KEYS = ("memory_mb", "cpu_s", "startup_timeout_s", "sandbox", "workdir", "env")
-"""Keys that only concern a launched (``command``) entrant; the ``[entrants]`` table gives their defaults."""
-SANDBOX_MODES = ("bubblewrap", "none")
-STARTUP_TIMEOUT_S = 20.0
-"""How long a launched bot has to report SERVING, counted from when its own start begins (bots start a
-few at a time, ``arena.executor.local.STARTING_AT_ONCE``); generous, so a loaded machine does not fail
-them."""
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+"""The keys of a config file, in the order the reference (and the unknown-key message) lists them: the
+options of ``TournamentConfig`` and its sections (``entrant``: the list; ``entrants``: their defaults)."""
 
 
-@dataclass(frozen=True, slots=True)
-class EntrantSpec:
-    """One entrant: exactly one of a running bot's ``address``, a ``command`` to launch, or an in-process
-    ``class`` (``module:Class``, trusted code only)."""
-
-    name: str
-    kind: str  # "address" | "command" | "class"
-    target: str
-    memory_mb: int | None = None
-    cpu_s: int | None = None
-    startup_timeout_s: float = STARTUP_TIMEOUT_S
-    sandbox: str | None = None  # None: the event's setting
-    workdir: str | None = None  # the directory the sandbox shows the bot; None: its program's directory
-    env: tuple[tuple[str, str], ...] = ()  # added to the sandbox's cleared environment
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            self.kind: self.target,
-            "memory_mb": self.memory_mb,
-            "cpu_s": self.cpu_s,
-            "startup_timeout_s": self.startup_timeout_s,
-            "sandbox": self.sandbox,
-            "workdir": self.workdir,
-            "env": dict(self.env),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ExecutorSpec:
-    """Where tables are played: on the arena's own event loop (``local``) or on Dask workers (``dask``).
-
-    Never part of the fingerprint: for deterministic bots the results are the same whatever plays them, so
-    an event may be resumed under another executor.
-    """
-
-    kind: str = "local"
-    workers: int | None = None  # dask: start a local cluster of this many worker processes
-    scheduler: str | None = None  # dask: join the cluster of this scheduler (tcp://HOST:PORT)
-    scheduler_file: str | None = None  # dask: ... or of the scheduler that wrote this file
-    pin_cpus: bool = True  # dask, local cluster: each worker and its bots on a share of the CPUs of their own
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "workers": self.workers,
-            "scheduler": self.scheduler,
-            "scheduler_file": self.scheduler_file,
-            "pin_cpus": self.pin_cpus,
-        }
-
-
-def parse_executor(raw: Mapping[str, Any], where: str = "executor") -> ExecutorSpec:
-    """The ``[executor]`` table (or the equivalent command-line flags), checked key by key.
-
-    :raises ConfigError: an unknown key, kind or a bad value.
-    """
-    for key in raw:
-        if key not in EXECUTOR_KEYS:
-            raise ConfigError(f"unknown key {where}.{key}: allowed keys are {', '.join(EXECUTOR_KEYS)}")
-    kind = raw.get("kind", "dask" if any(k in raw for k in EXECUTOR_KEYS[1:]) else "local")
-    if kind not in EXECUTOR_KINDS:
-        raise ConfigError(f"{where}.kind={kind!r}: expected one of {', '.join(map(repr, EXECUTOR_KINDS))}")
-    workers = raw.get("workers")
-    if workers is not None and (
-        not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 1024
-    ):
-        raise ConfigError(f"{where}.workers={workers!r}: expected an integer 1..1024")
-    for key in ("scheduler", "scheduler_file"):
-        if raw.get(key) is not None and (not isinstance(raw[key], str) or not raw[key]):
-            raise ConfigError(f"{where}.{key}={raw[key]!r}: expected a non-empty string")
-    given = [k for k in ("workers", "scheduler", "scheduler_file") if raw.get(k) is not None]
-    if len(given) > 1:
-        raise ConfigError(
-            f"{where}: give only one of workers, scheduler or scheduler_file (got {', '.join(given)})"
-        )
-    if kind == "local" and given:
-        raise ConfigError(f'{where}.{given[0]} needs kind = "dask"')
-    pin = raw.get("pin_cpus", True)
-    if not isinstance(pin, bool):
-        raise ConfigError(f"{where}.pin_cpus={pin!r}: expected true or false")
-    if "pin_cpus" in raw and (kind == "local" or raw.get("scheduler") or raw.get("scheduler_file")):
-        raise ConfigError(
-            f'{where}.pin_cpus applies to the local cluster the arena starts (kind = "dask" with workers); '
-            "pin the workers of a cluster you start yourself with taskset (docs/scale-out.md)"
-        )
-    return ExecutorSpec(kind, workers, raw.get("scheduler"), raw.get("scheduler_file"), pin)
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentConfig:
-    name: str
-    seed: int
-    rounds: int
-    concurrency: int
-    output: Path
-    duplicate: bool
-    game: GameConfig
-    faults: FaultPolicy
-    entrants: tuple[EntrantSpec, ...]
-    house: EntrantSpec
-    ranking: RankingConfig = field(default_factory=RankingConfig)
-    sandbox: str = "bubblewrap"  # for launched entrants that do not say otherwise
-    executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec())
+    """A whole event. The fields' order is the order of ``to_dict``, which each event stores."""
+
+    name: str = option("event", _NAME, "the event's name, shown in the output")
+    seed: int = option(1, Range(0, 2**63 - 1), "fixes the schedule and the seating (with the key, the deals)")
+    rounds: int = option(10, Range(1, 1_000_000), "each round seats every entrant once")
+    concurrency: int = option(4, Range(1, 256), "games in flight at once")
+    output: Path = option(
+        check=Text("a directory path"), doc="where the results go", dump=str, shown="results/<name>"
+    )
+    duplicate: bool = option(False, Flag(), "each deal replayed with the seats rotated")
+    game: GameConfig = section()
+    faults: FaultPolicy = section(FaultPolicy)
+    entrants: tuple[EntrantSpec, ...] = section()
+    house: EntrantSpec = section()
+    ranking: RankingConfig = section(RankingConfig)
+    sandbox: SandboxMode = option(
+        SandboxMode.BUBBLEWRAP, _SANDBOX, "how launched entrants are confined unless they say otherwise"
+    )
+    executor: ExecutorSpec = section(ExecutorSpec)
     source: Path | None = None  # the TOML file, hidden from sandboxed bots
     base: Path | None = None  # relative paths in the config are relative to this (the TOML file's dir)
+    # A fixed secret deal key, or None for a fresh random key per event (arena/event/deals.py). Kept out of
+    # repr and the fingerprint, and stored only as "fixed" or "random": what those produce is printed and
+    # stored.
+    deal_key: bytes | None = option(
+        None,
+        Parsed(parse_key, f"{2 * MIN_KEY_BYTES}..{2 * MAX_KEY_BYTES} hex digits"),
+        "fixes the secret deal key",
+        dump=lambda key: "fixed" if key is not None else "random",
+        shown="none: a new key per event",
+        repr=False,
+    )
 
     def path(self, value: str) -> Path:
         """A path written in the config, as the arena must open it."""
         return (self.base / value) if self.base is not None else Path(value)
 
-    # A fixed secret deal key (``deal_key``), or None for a fresh random key per event (arena/event/deals.py).
-    # Kept out of repr, to_dict and the fingerprint: what those produce is printed and stored.
-    deal_key: bytes | None = field(default=None, repr=False)
-
-    def sandbox_of(self, entrant: EntrantSpec) -> str:
+    def sandbox_of(self, entrant: EntrantSpec) -> SandboxMode:
         return entrant.sandbox or self.sandbox
 
     def with_overrides(self, **overrides: Any) -> TournamentConfig:
@@ -186,14 +229,14 @@ class TournamentConfig:
         given = {k: v for k, v in overrides.items() if v is not None}
         for key, value in given.items():
             if key == "output":
-                given[key] = Path(value)
-            elif key == "deal_key":
-                given[key] = parse_key(value)
+                given[key] = Path(value)  # relative to the working directory, as on any command line
             elif key == "executor":
                 if not isinstance(value, ExecutorSpec):
                     raise ConfigError(f"executor={value!r}: expected an executor spec")
+            elif key in _OVERRIDABLE:
+                given[key] = options.check(TournamentConfig, key, value)
             else:
-                _check_top(key, value)
+                raise ConfigError(f"unknown setting {key!r}")
         return replace(self, **given)
 
     def fingerprint(self) -> dict[str, Any]:
@@ -208,29 +251,19 @@ class TournamentConfig:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "seed": self.seed,
-            "rounds": self.rounds,
-            "concurrency": self.concurrency,
-            "output": str(self.output),
-            "duplicate": self.duplicate,
-            "game": self.game.to_dict(),
-            "faults": self.faults.to_dict(),
-            "entrants": [e.to_dict() for e in self.entrants],
-            "house": self.house.to_dict(),
-            "ranking": self.ranking.to_dict(),
-            "sandbox": self.sandbox,
-            "executor": self.executor.to_dict(),
-            "deal_key": "fixed" if self.deal_key is not None else "random",
-        }
+        return options.to_dict(self)
 
     def exposed_to_fixed_key(self) -> list[str]:
         """Entrants (and the house) the arena does not trust, launched or remote, when the deal key is fixed:
         a fixed key is written in the config, and whoever learns it can compute every deal."""
         if self.deal_key is None:
             return []
-        return [e.name for e in (*self.entrants, self.house) if e.kind != "class"]
+        return [e.name for e in (*self.entrants, self.house) if e.kind is not EntrantKind.CLASS]
+
+
+_OVERRIDABLE = tuple(k for k in options.keys(TournamentConfig) if k not in ("name", "output"))
+"""The options ``arena run`` has a flag for, checked as in the file (``--output`` is a path of the command
+line, relative to where it runs; the name fixes the event and is not a flag)."""
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -262,17 +295,10 @@ def parse_config(
     for key in data:
         if key not in TOP_KEYS:
             raise ConfigError(f"unknown key {key!r}: allowed top-level keys are {', '.join(TOP_KEYS)}")
-    name = data.get("name", "event")
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ConfigError(f"name={name!r}: expected 1-64 letters, digits, '_', '.', '+' or '-'")
-    values: dict[str, Any] = {"seed": 1, "rounds": 10, "concurrency": 4, "duplicate": False}
-    for key in values:
-        if key in data:
-            _check_top(key, data[key])
-            values[key] = data[key]
-    output = data.get("output", f"results/{name}")
-    if not isinstance(output, str) or not output:
-        raise ConfigError(f"output={output!r}: expected a directory path")
+    values = options.parse(TournamentConfig, data, "")
+    name = values.setdefault("name", options.declaration(TournamentConfig, "name").default)
+    # A relative output is relative to the working directory, like every path given on a command line.
+    output = values.pop("output", f"results/{name}")
     game = _section(data, "game")
     variant = game.pop("variant", None)
     if variant is None:
@@ -293,7 +319,7 @@ def parse_config(
             "entrants must be one table ([entrants]: defaults for every launched entrant); each entrant is "
             "an [[entrant]] section"
         )
-    defaults = _launch_keys(_section(data, "entrants"), "entrants")
+    defaults = _entrant_defaults(_section(data, "entrants"))
     entrants = tuple(_entrant(e, f"entrant[{i}]", defaults) for i, e in enumerate(entrants_raw))
     names = [e.name for e in entrants]
     for dup in sorted({n for n in names if names.count(n) > 1}):
@@ -301,18 +327,9 @@ def parse_config(
     house_raw = _section(data, "house") or {"name": "house", "class": "sample_bots.random:RandomBot"}
     house_raw.setdefault("name", "house")
     house = _entrant(house_raw, "house", defaults)
-    if any(n == house.name or n.startswith(house.name + "-") for n in names):
-        raise ConfigError(f"house.name={house.name!r} clashes with an entrant name; choose another")
-    sandbox = data.get("sandbox", "bubblewrap")
-    if sandbox not in SANDBOX_MODES:
-        raise ConfigError(f"sandbox={sandbox!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}")
-    deal_key = parse_key(data["deal_key"]) if "deal_key" in data else None
-    # A relative output is relative to the working directory, like every path given on a command line.
+    _check_house_name(house.name, names)
     return TournamentConfig(
-        sandbox=sandbox,
-        executor=executor,
-        name=name,
-        deal_key=deal_key,
+        **values,
         output=(base / output) if base is not None else Path(output),
         base=base,
         source=source,
@@ -321,7 +338,7 @@ def parse_config(
         entrants=entrants,
         house=house,
         ranking=RankingConfig.from_dict(_section(data, "ranking")),
-        **values,
+        executor=executor,
     )
 
 
@@ -332,83 +349,48 @@ def _section(data: Mapping[str, Any], key: str) -> dict[str, Any]:
     return dict(section)
 
 
-_TOP_RULES: dict[str, tuple[type, int, int]] = {
-    "seed": (int, 0, 2**63 - 1),
-    "rounds": (int, 1, 1_000_000),
-    "concurrency": (int, 1, 256),
-}
+def _check_house_name(house: str, entrants: list[str]) -> None:
+    """The house's seats are named ``house-1``, ``house-2`` ...: no entrant may be called like one."""
+    if any(n == house or n.startswith(house + "-") for n in entrants):
+        raise ConfigError(f"house.name={house!r} clashes with an entrant name; choose another")
 
 
-def _check_top(key: str, value: Any) -> None:
-    if key == "sandbox":
-        if value not in SANDBOX_MODES:
-            raise ConfigError(f"sandbox={value!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}")
-        return
-    if key == "duplicate":
-        if not isinstance(value, bool):
-            raise ConfigError(f"duplicate={value!r}: expected true or false")
-        return
-    if key not in _TOP_RULES:
-        raise ConfigError(f"unknown setting {key!r}")
-    _, lo, hi = _TOP_RULES[key]
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ConfigError(f"{key}={value!r}: expected an integer {lo}..{hi}")
+def _entrant_defaults(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``[entrants]`` table: defaults for the launch keys of every launched entrant, and nothing else.
 
-
-def _launch_keys(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """The launch keys of an ``[[entrant]]`` (or the ``[entrants]`` defaults table), checked one by one.
-
-    :raises ConfigError: a bad value (or, for the ``entrants`` table, any other key).
+    :raises ConfigError: another key, or a bad value.
     """
-    if where == "entrants":
-        for key in raw:
-            if key not in LAUNCH_KEYS:
-                raise ConfigError(
-                    f"unknown key entrants.{key}: the [entrants] table gives defaults for launched entrants; "
-                    f"allowed keys are {', '.join(LAUNCH_KEYS)}"
-                )
-    limits: dict[str, Any] = {}
-    for key, lo, hi in (("memory_mb", 16, 1_000_000), ("cpu_s", 1, 10_000_000)):
-        if key in raw:
-            value = raw[key]
-            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-                raise ConfigError(f"{where}.{key}={value!r}: expected an integer {lo}..{hi}")
-            limits[key] = value
-    if "startup_timeout_s" in raw:
-        value = raw["startup_timeout_s"]
-        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 600:
-            raise ConfigError(f"{where}.startup_timeout_s={value!r}: expected seconds in (0, 600]")
-        limits["startup_timeout_s"] = float(value)
-    if "sandbox" in raw:
-        if raw["sandbox"] not in SANDBOX_MODES:
+    for key in raw:
+        if key not in LAUNCH_KEYS:
             raise ConfigError(
-                f"{where}.sandbox={raw['sandbox']!r}: expected one of {', '.join(map(repr, SANDBOX_MODES))}"
+                f"unknown key entrants.{key}: the [entrants] table gives defaults for launched entrants; "
+                f"allowed keys are {', '.join(LAUNCH_KEYS)}"
             )
-        limits["sandbox"] = raw["sandbox"]
-    if "workdir" in raw:
-        if not isinstance(raw["workdir"], str) or not raw["workdir"]:
-            raise ConfigError(f"{where}.workdir={raw['workdir']!r}: expected a directory path")
-        limits["workdir"] = raw["workdir"]
-    if "env" in raw:
-        env = raw["env"]
-        if not isinstance(env, dict) or not all(
-            isinstance(k, str) and _ENV_NAME.match(k) and isinstance(v, str) for k, v in env.items()
-        ):
-            raise ConfigError(f'{where}.env={env!r}: expected a table of NAME = "value" strings')
-        limits["env"] = tuple(sorted(env.items()))
-    return limits
+    return options.parse(EntrantSpec, raw, "entrants", LAUNCH_KEYS)
 
 
 def _entrant(raw: Mapping[str, Any], where: str, defaults: Mapping[str, Any] | None = None) -> EntrantSpec:
     """One ``[[entrant]]`` (or the ``[house]``); a launched one takes ``defaults`` for the keys it omits."""
     defaults = defaults or {}
-    for key in raw:
-        if key not in ENTRANT_KEYS:
-            raise ConfigError(f"unknown key {where}.{key}: allowed keys are {', '.join(ENTRANT_KEYS)}")
-    name = raw.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ConfigError(f"{where}.name={name!r}: expected 1-64 letters, digits, '_', '.', '+' or '-'")
-    kinds = [k for k in ("address", "command", "class") if k in raw]
+    options.reject_unknown(raw, ENTRANT_KEYS, where)
+    name = options.check(EntrantSpec, "name", raw.get("name"), where)
+    kind, target = _target(raw, where, name)
+    limits = options.parse(EntrantSpec, raw, where, LAUNCH_KEYS)
+    if kind is not EntrantKind.COMMAND and limits:
+        raise ConfigError(f"{where}: {', '.join(LAUNCH_KEYS)} only apply to a launched command")
+    if kind is EntrantKind.COMMAND:
+        # The [entrants] defaults, for what the entrant does not set itself; env tables are merged.
+        env = dict(defaults.get("env", ())) | dict(limits.get("env", ()))
+        limits = dict(defaults) | limits | ({"env": tuple(sorted(env.items()))} if env else {})
+    return EntrantSpec(name=name, kind=kind, target=target, **limits)
+
+
+def _target(raw: Mapping[str, Any], where: str, name: str) -> tuple[EntrantKind, str]:
+    """Exactly one of ``address``, ``command`` and ``class``, with a value of its form.
+
+    :raises ConfigError: none or several given, or a value that is not of its key's form.
+    """
+    kinds = [k for k in EntrantKind if k in raw]
     if len(kinds) != 1:
         raise ConfigError(
             f"{where} ({name}) needs exactly one of address, command or class; got "
@@ -417,11 +399,11 @@ def _entrant(raw: Mapping[str, Any], where: str, defaults: Mapping[str, Any] | N
     kind, target = kinds[0], raw[kinds[0]]
     if not isinstance(target, str) or not target.strip():
         raise ConfigError(f"{where}.{kind}={target!r}: expected a non-empty string")
-    if kind == "address" and not (
+    if kind is EntrantKind.ADDRESS and not (
         re.match(r"^[^\s:]+:\d{1,5}$", target) and 0 < int(target.rsplit(":", 1)[1]) < 65536
     ):
         raise ConfigError(f"{where}.address={target!r}: expected HOST:PORT, e.g. 127.0.0.1:50051")
-    if kind == "command":
+    if kind is EntrantKind.COMMAND:
         try:
             parts = shlex.split(target)
         except ValueError as exc:
@@ -431,13 +413,6 @@ def _entrant(raw: Mapping[str, Any], where: str, defaults: Mapping[str, Any] | N
                 f"{where}.command={target!r}: must contain {{address}} or {{port}}, where the arena puts the "
                 "address (or TCP port) the bot listens on"
             )
-    if kind == "class" and not re.match(r"^[\w.]+:\w+$", target):
+    if kind is EntrantKind.CLASS and not re.match(r"^[\w.]+:\w+$", target):
         raise ConfigError(f"{where}.class={target!r}: expected 'package.module:ClassName'")
-    limits = _launch_keys(raw, where)
-    if kind != "command" and limits:
-        raise ConfigError(f"{where}: {', '.join(LAUNCH_KEYS)} only apply to a launched command")
-    if kind == "command":
-        # The [entrants] defaults, for what the entrant does not set itself; env tables are merged.
-        env = dict(defaults.get("env", ())) | dict(limits.get("env", ()))
-        limits = dict(defaults) | limits | ({"env": tuple(sorted(env.items()))} if env else {})
-    return EntrantSpec(name=name, kind=kind, target=target, **limits)
+    return kind, target

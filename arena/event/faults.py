@@ -1,20 +1,7 @@
 """The fault policy: what a misbehaving bot costs, in one frozen value with documented defaults.
 
-Defaults (each overridable in the tournament config, section ``[faults]``):
-
-=========================  ========  =========================================================================
-setting                    default   meaning
-=========================  ========  =========================================================================
-``decision_ms``            1000      time for one decision, from request sent to reply received
-``time_bank_ms``           0         extra time per game a seat may draw on once over ``decision_ms``
-``max_faults_per_game``    3         a seat with more faults than this in one game forfeits it
-``forfeit_result``         "loss"    "loss": the forfeiter ranks last and the game is rated;
-                                     "void": the game is not rated for anyone (it is still stored)
-``disqualify_share``       0.5       an entrant that forfeits more than this share of its games ...
-``disqualify_min_games``   4         ... once it has played at least this many, is disqualified
-``restart_backoff_s``      0.5       first wait before restarting a crashed managed bot; doubles per crash
-``restart_backoff_max_s``  30        ... up to this
-=========================  ========  =========================================================================
+Each setting is declared once, on its field below (check, default, one-line doc; ``arena/options.py``), and
+overridable in the tournament config's ``[faults]`` section; docs/config.md explains them at length.
 
 Every fault plays a substitute legal action drawn from a generator seeded by the game's seed, so the same
 faults give the same game. A forfeiter's seat is played by that same generator to the end of the game (the
@@ -24,55 +11,56 @@ recorded but never counted against a bot.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from arena.errors import ConfigError
+from arena import options
+from arena.options import OneOf, Range, option
 from arena.players.process import RestartBackoff
+
+
+class ForfeitResult(StrEnum):
+    """What a forfeited game counts for (``[faults] forfeit_result``)."""
+
+    LOSS = "loss"  # rated, with the forfeiter last
+    VOID = "void"  # not rated for anyone; still stored
+
+
+_SECONDS = Range(0, 3600, "a number of seconds", integer=False)
 
 
 @dataclass(frozen=True, slots=True)
 class FaultPolicy:
-    decision_ms: int = 1000
-    time_bank_ms: int = 0
-    max_faults_per_game: int = 3
-    forfeit_result: str = "loss"
-    disqualify_share: float = 0.5
-    disqualify_min_games: int = 4
-    restart_backoff_s: float = 0.5
-    restart_backoff_max_s: float = 30.0
+    """What a misbehaving bot costs; the ``[faults]`` section."""
+
+    decision_ms: int = option(1000, Range(1, 600_000), "time for one decision, from request to reply")
+    time_bank_ms: int = option(0, Range(0, 3_600_000), "extra time per game, drawn on once over decision_ms")
+    max_faults_per_game: int = option(3, Range(0, 1_000_000), "more faults than this in one game forfeit it")
+    forfeit_result: ForfeitResult = option(
+        ForfeitResult.LOSS, OneOf(ForfeitResult, "either"), "what a forfeited game counts for"
+    )
+    disqualify_share: float = option(
+        0.5, Range(0, 1, "a number", integer=False, open_lo=True), "forfeiting more than this share ..."
+    )
+    disqualify_min_games: int = option(4, Range(1, 1_000_000), "... of at least this many games disqualifies")
+    restart_backoff_s: float = option(0.5, _SECONDS, "first wait before restarting a crashed launched bot")
+    restart_backoff_max_s: float = option(30.0, _SECONDS, "... doubling per crash up to this")
 
     def __post_init__(self) -> None:
-        for name, lo, hi in (
-            ("decision_ms", 1, 600_000),
-            ("time_bank_ms", 0, 3_600_000),
-            ("max_faults_per_game", 0, 1_000_000),
-            ("disqualify_min_games", 1, 1_000_000),
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-                raise ConfigError(f"faults.{name}={value!r}: expected an integer {lo}..{hi}")
-        if self.forfeit_result not in ("loss", "void"):
-            raise ConfigError(f"faults.forfeit_result={self.forfeit_result!r}: expected 'loss' or 'void'")
-        if not isinstance(self.disqualify_share, int | float) or not 0 < self.disqualify_share <= 1:
-            raise ConfigError(
-                f"faults.disqualify_share={self.disqualify_share!r}: expected a number in (0, 1]"
-            )
-        for name in ("restart_backoff_s", "restart_backoff_max_s"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 3600:
-                raise ConfigError(f"faults.{name}={value!r}: expected a number of seconds 0..3600")
+        options.settle(self, "faults")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FaultPolicy:
-        known = {f.name for f in fields(cls)}
-        for key in data:
-            if key not in known:
-                raise ConfigError(f"unknown key faults.{key}: allowed keys are {', '.join(sorted(known))}")
+        """The ``[faults]`` table.
+
+        :raises ConfigError: an unknown key or a bad value.
+        """
+        options.reject_unknown(data, sorted(options.keys(cls)), "faults")
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return options.to_dict(self)
 
     @property
     def restart(self) -> RestartBackoff:

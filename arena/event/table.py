@@ -86,8 +86,10 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
     """Play one whole game. Never raises for a bot's misbehaviour; always closes every player."""
     started = time.monotonic()
     config, policy, n = spec.config, spec.policy, spec.config.num_players
-    if len(players) != n or len(spec.seat_names) != n:
-        raise ValueError(f"table {spec.game_id}: {len(players)} players for {n} seats")
+    # The executor seats the players of the spec's own seat names: a mismatch is its bug.
+    assert len(players) == n == len(spec.seat_names), (
+        f"table {spec.game_id}: {len(players)} players for {n} seats"
+    )
     state = GameState(config, seed=spec.seed)
     substitute = random.Random(f"euchre-arena/substitute/{spec.seed}")
     faults: list[Fault] = []

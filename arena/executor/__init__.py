@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.event.config import TournamentConfig
+from arena.event.config import ExecutorKind, TournamentConfig
 from arena.executor.base import Announce, Executor, StartFailed, StartProgress, WrongVariant
 
 __all__ = ["Announce", "Executor", "StartFailed", "StartProgress", "WrongVariant", "make_executor"]
@@ -14,7 +14,7 @@ __all__ = ["Announce", "Executor", "StartFailed", "StartProgress", "WrongVariant
 
 def make_executor(config: TournamentConfig, log_dir: Path, strict: bool) -> Executor:
     """The executor the config's ``[executor]`` asks for (Dask is imported only by events that use it)."""
-    if config.executor.kind == "dask":
+    if config.executor.kind is ExecutorKind.DASK:
         from arena.executor.dask import DaskExecutor
 
         return DaskExecutor(config, log_dir, strict)

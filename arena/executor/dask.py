@@ -39,7 +39,7 @@ from distributed import Client, LocalCluster
 from distributed.protocol import to_serialize
 
 from arena.errors import ArenaError, ConfigError
-from arena.event.config import TournamentConfig
+from arena.event.config import EntrantKind, TournamentConfig
 from arena.event.table import TableSpec
 from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
 from arena.players.remote import BotIdentity
@@ -202,7 +202,7 @@ class DaskExecutor:
         # its bots (tens of milliseconds at least), and batching it would idle its seats until the batch's
         # last game ends: one game a call.
         self.per_lane = max(1, math.ceil(self.config.concurrency / len(states)))
-        in_process = all(entrant.kind == "class" for entrant in self.config.entrants)
+        in_process = all(entrant.kind is EntrantKind.CLASS for entrant in self.config.entrants)
         self.batch = max(1, math.ceil(self.per_lane / DEPTH)) if in_process else 1
         loop = asyncio.get_running_loop()
         self._members = loop.create_task(self._watch_members())

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from arena.bot import Bot
 from arena.errors import ArenaError, ConfigError, ProtocolMismatch
-from arena.event.config import EntrantSpec, TournamentConfig
+from arena.event.config import EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, play_table, record_of
 from arena.executor.base import Announce, StartFailed, StartProgress, WrongVariant
 from arena.players.autopilot import AutopilotPlayer
@@ -35,7 +35,7 @@ from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
 from arena.results.record import GameRecord
-from arena.sandbox import SandboxSpec, bubblewrap_problem
+from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_directory
 
 STARTING_AT_ONCE = max(2, 2 * (os.cpu_count() or 1))
@@ -81,8 +81,8 @@ class LocalExecutor:
 
         :raises ConfigError: a sandbox is asked for where bubblewrap cannot run.
         """
-        launched = [self.spec(n) for n in names if self.spec(n).kind == "command"]
-        sandboxed = [s.name for s in launched if self.config.sandbox_of(s) == "bubblewrap"]
+        launched = [self.spec(n) for n in names if self.spec(n).kind is EntrantKind.COMMAND]
+        sandboxed = [s.name for s in launched if self.config.sandbox_of(s) is SandboxMode.BUBBLEWRAP]
         if sandboxed and (problem := bubblewrap_problem()) is not None:
             raise ConfigError(f"cannot sandbox {', '.join(sandboxed)}: {problem}")
         dirs: dict[str, Path] = {}
@@ -145,7 +145,7 @@ class LocalExecutor:
         for name, r in zip(names, results, strict=True):
             if isinstance(r, BaseException) and not isinstance(r, ArenaError | OSError):
                 raise r
-            if isinstance(r, ConfigError) and self.spec(name).kind == "class":
+            if isinstance(r, ConfigError) and self.spec(name).kind is EntrantKind.CLASS:
                 raise r
         problems = []
         for name, r in zip(names, results, strict=True):
@@ -164,11 +164,11 @@ class LocalExecutor:
     async def _start_one(self, name: str) -> None:
         """One start of one entrant; on failure nothing of it is left running (so it can be tried again)."""
         spec = self.spec(name)
-        if spec.kind == "class":
+        if spec.kind is EntrantKind.CLASS:
             self.classes[name] = load_bot_class(spec.target)
             return
         managed = self.managed.get(name)
-        if spec.kind == "command":
+        if spec.kind is EntrantKind.COMMAND:
             if managed is None:
                 managed = ManagedBot(
                     name,
@@ -263,14 +263,14 @@ class LocalExecutor:
         """What an organiser should know about how the launched bots are confined, one line each."""
         if not self.managed:
             return []
-        modes: dict[str, list[str]] = {}
+        modes: dict[SandboxMode, list[str]] = {}
         for name, spec in self.sandboxes.items():
             modes.setdefault(spec.mode, []).append(name)
         lines = []
-        if modes.get("bubblewrap"):
-            lines.append(f"sandbox: bubblewrap for {_names(modes['bubblewrap'])}")
-        if modes.get("none"):
-            lines.append(f"sandbox: none for {_names(modes['none'])} (not isolated: trusted bots only)")
+        if confined := modes.get(SandboxMode.BUBBLEWRAP):
+            lines.append(f"sandbox: bubblewrap for {_names(confined)}")
+        if bare := modes.get(SandboxMode.NONE):
+            lines.append(f"sandbox: none for {_names(bare)} (not isolated: trusted bots only)")
         notes = sorted({b.limits_note for b in self.managed.values() if b.limits_note})
         lines += [f"limits: {n}" for n in notes]
         return lines

@@ -32,7 +32,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
-from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxSpec, bwrap_argv, cgroup_problem
+from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxMode, SandboxSpec, bwrap_argv, cgroup_problem
 from arena.sandbox.bubblewrap import SOCKET_NAME, bot_directory, readable_by_sandbox_user
 
 # Health polling during start-up: gRPC's reconnect back-off would otherwise grow between attempts (to
@@ -126,7 +126,7 @@ class ManagedBot:
         self.cpu_s = cpu_s
         self.log_cap_bytes = log_cap_bytes
         self.backoff = backoff or RestartBackoff()
-        self.sandbox = sandbox or SandboxSpec(mode="none")
+        self.sandbox = sandbox or SandboxSpec(mode=SandboxMode.NONE)
         self.cwd = Path(cwd).resolve() if cwd is not None else None  # None: the arena's own
         self.port = 0
         self.crashes = 0

@@ -17,6 +17,7 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
+from arena.errors import NotationError
 from arena.results.queries import StoredFault
 
 # Every card of every variant: ranks 2..A in four suits, and the Call-Ace Joker. Shared with replay.js.
@@ -40,7 +41,7 @@ def encode_action(seat: int, text: str) -> str:
         return f"{seat}{SUITED[kind]}{'N' if arg == 'NT' else arg}"
     if kind in CARDED:
         return f"{seat}{CARDED[kind]}{CARD_CHAR[arg]}"
-    raise ValueError(f"action {text!r} is not in the hand-record vocabulary")
+    raise NotationError(f"action {text!r} is not in the hand-record vocabulary")
 
 
 def decode_actions(code: str) -> list[tuple[int, str]]:

@@ -11,8 +11,8 @@ process, for trusted bots and machines without bubblewrap. ``docs/security.md`` 
 from __future__ import annotations
 
 from arena.sandbox.bubblewrap import (
-    SANDBOX_MODES,
     SOCKET_DIR,
+    SandboxMode,
     SandboxSpec,
     bubblewrap_problem,
     bwrap_argv,
@@ -20,9 +20,9 @@ from arena.sandbox.bubblewrap import (
 from arena.sandbox.cgroups import BotCgroup, cgroup_problem
 
 __all__ = [
-    "SANDBOX_MODES",
     "SOCKET_DIR",
     "BotCgroup",
+    "SandboxMode",
     "SandboxSpec",
     "bubblewrap_problem",
     "bwrap_argv",

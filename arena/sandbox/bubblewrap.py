@@ -28,12 +28,20 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 import arena
 from arena.errors import ConfigError
 
-SANDBOX_MODES = ("bubblewrap", "none")
+
+class SandboxMode(StrEnum):
+    """How launched bots are confined (``sandbox`` in the config, ``--sandbox``)."""
+
+    BUBBLEWRAP = "bubblewrap"  # namespaces, a read-only view, a private /tmp, cgroup limits
+    NONE = "none"  # an ordinary child process: trusted bots only
+
+
 SOCKET_DIR = "/run/arena"  # inside the sandbox: where the bot's gRPC Unix socket lives
 SOCKET_NAME = "bot.sock"
 SANDBOX_UID = 65534  # nobody: the user a bot runs as when the arena runs as root
@@ -50,7 +58,7 @@ INSTALL_HINT = (
 class SandboxSpec:
     """How one launched bot is confined (``mode = "none"``: not at all)."""
 
-    mode: str = "bubblewrap"
+    mode: SandboxMode = SandboxMode.BUBBLEWRAP
     workdir: Path | None = None  # the bot's own directory, read-only; None: the directory of its program
     env: Mapping[str, str] = field(default_factory=dict)
     hide: tuple[Path, ...] = ()  # host paths never visible, even inside a bound directory
@@ -60,7 +68,7 @@ class SandboxSpec:
 
     @property
     def sandboxed(self) -> bool:
-        return self.mode == "bubblewrap"
+        return self.mode == SandboxMode.BUBBLEWRAP  # ==, not is: a plain "bubblewrap" must confine too
 
 
 @functools.cache

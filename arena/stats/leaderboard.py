@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.errors import ConfigError
+from arena import options
+from arena.options import OneOf, Range, option
 from arena.stats.confidence import SHARPEN, Confidence, collect, confidence
 from arena.stats.rating import HistoryRow, RatedGame, Standing, apply_in_order
 
@@ -23,51 +24,38 @@ RANKING_METHODS = ("auto", "points", "paired", "trueskill")
 class RankingConfig:
     """``[ranking]``: how the leaderboard orders entrants and when ``--until-settled`` stops.
 
-    ``method``: "auto" (the default) orders by paired points per hand in a duplicate event and by points per
-    hand otherwise; "trueskill" by mu - 3 sigma. ``confidence``: the probability at which an adjacent pair
-    of the order counts as settled. ``max_games``: the budget of ``--until-settled``. ``check_every``: games
-    between two looks at the confidence while extending. ``sharpen``: the probit scale of the pair
-    probabilities (arena.stats.confidence.SHARPEN; 1.0 is the plain bootstrap).
+    Each option is declared once on its field (``arena/options.py``); docs/config.md and docs/ranking.md
+    explain them. ``sharpen`` is the probit scale of the pair probabilities (arena.stats.confidence.SHARPEN).
     """
 
-    method: str = "auto"
-    confidence: float = 0.95
-    max_games: int = 1000
-    check_every: int = 25
-    sharpen: float = SHARPEN
+    method: str = option("auto", OneOf(RANKING_METHODS, "plain"), "the score the order is by")
+    confidence: float = option(
+        0.95,
+        Range(0.5, 1, "a probability", integer=False, open_lo=True, open_hi=True, to_float=True),
+        "the probability at which an adjacent pair of the order counts as settled",
+    )
+    max_games: int = option(1000, Range(1, 10_000_000), "the budget of --until-settled, in games")
+    check_every: int = option(25, Range(1, 1_000_000), "games between two looks while extending")
+    sharpen: float = option(
+        SHARPEN,
+        Range(1, 4, "a number", integer=False, note=" (1 = plain bootstrap)", to_float=True),
+        "how far the bootstrap's pair probabilities are sharpened",
+    )
+
+    def __post_init__(self) -> None:
+        options.settle(self, "ranking")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "confidence": self.confidence,
-            "max_games": self.max_games,
-            "check_every": self.check_every,
-            "sharpen": self.sharpen,
-        }
+        return options.to_dict(self)
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> RankingConfig:
-        allowed = ("method", "confidence", "max_games", "check_every", "sharpen")
-        for key in raw:
-            if key not in allowed:
-                raise ConfigError(f"unknown key ranking.{key}: allowed keys are {', '.join(allowed)}")
-        method = raw.get("method", "auto")
-        if method not in RANKING_METHODS:
-            raise ConfigError(f"ranking.method={method!r}: expected one of {', '.join(RANKING_METHODS)}")
-        confidence = raw.get("confidence", 0.95)
-        number = isinstance(confidence, int | float) and not isinstance(confidence, bool)
-        if not number or not 0.5 < confidence < 1:
-            raise ConfigError(f"ranking.confidence={confidence!r}: expected a probability in (0.5, 1)")
-        sharpen = raw.get("sharpen", SHARPEN)
-        if not isinstance(sharpen, int | float) or isinstance(sharpen, bool) or not 1 <= sharpen <= 4:
-            raise ConfigError(f"ranking.sharpen={sharpen!r}: expected a number 1..4 (1 = plain bootstrap)")
-        ints = {}
-        for key, default, lo, hi in (("max_games", 1000, 1, 10_000_000), ("check_every", 25, 1, 1_000_000)):
-            value = raw.get(key, default)
-            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-                raise ConfigError(f"ranking.{key}={value!r}: expected an integer {lo}..{hi}")
-            ints[key] = value
-        return cls(method, float(confidence), sharpen=float(sharpen), **ints)
+        """The ``[ranking]`` table, or the one stored with an event.
+
+        :raises ConfigError: an unknown key or a bad value.
+        """
+        options.reject_unknown(raw, options.keys(cls), "ranking")
+        return cls(**raw)
 
 
 @dataclass(frozen=True, slots=True)

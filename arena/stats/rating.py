@@ -127,14 +127,16 @@ def apply_in_order(
     """``rate`` for games already in ``seq`` order, one at a time: memory stays the size of the field,
     however long the event (``record`` gets each rating as it is made, e.g. to store it).
 
-    :raises ValueError: the games are not in ``seq`` order.
+    The games must come in ``seq`` order (the store reads them ``ORDER BY seq``; ``rate`` sorts them): any
+    other order is a caller's bug, not bad data, so it is an assertion.
     """
     env = environment(tau)
     ratings = {name: env.create_rating() for name in entrants}
     last = None
     for game in games:
-        if last is not None and game.seq < last:
-            raise ValueError(f"game {game.game_id} (seq {game.seq}) comes after seq {last}")
+        assert last is None or game.seq >= last, (
+            f"game {game.game_id} (seq {game.seq}) comes after seq {last}"
+        )
         last = game.seq
         if not game.rated:
             continue

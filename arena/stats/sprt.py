@@ -19,26 +19,32 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
+
+from arena import options
+from arena.errors import ConfigError
+from arena.options import Range, option
+
+_NUMBER = Range(None, None, "a number", integer=False)
+_ERROR = Range(0, 0.5, "a probability", integer=False, open_lo=True, open_hi=True)
 
 
 @dataclass(frozen=True, slots=True)
 class SprtSettings:
-    h0: float = 0.0
-    h1: float = 0.1
-    alpha: float = 0.05
-    beta: float = 0.05
-    min_deals: int = 10
+    """The test's hypotheses and error rates (``arena match``'s flags, stored with the match)."""
+
+    h0: float = option(0.0, _NUMBER, "H0: the candidate's edge in points per hand is this")
+    h1: float = option(0.1, _NUMBER, "H1: ... or this (greater)")
+    alpha: float = option(0.05, _ERROR, "the chance of accepting H1 when H0 holds")
+    beta: float = option(0.05, _ERROR, "the chance of accepting H0 when H1 holds")
+    min_deals: int = option(10, Range(2, None, note=" (a variance needs two)"), "deals before the first look")
 
     def __post_init__(self) -> None:
+        """:raises ConfigError: a bad setting, or ``h1`` not above ``h0``."""
+        options.settle(self, "")
         if not self.h1 > self.h0:
-            raise ValueError(f"h1={self.h1} must be greater than h0={self.h0}")
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
-            if not 0 < value < 0.5:
-                raise ValueError(f"{name}={value}: expected a probability in (0, 0.5)")
-        if self.min_deals < 2:
-            raise ValueError(f"min_deals={self.min_deals}: expected at least 2 (a variance needs two)")
+            raise ConfigError(f"h1={self.h1} must be greater than h0={self.h0}")
 
     @property
     def lower(self) -> float:
@@ -49,18 +55,20 @@ class SprtSettings:
         return math.log((1 - self.beta) / self.alpha)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "h0": self.h0,
-            "h1": self.h1,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "min_deals": self.min_deals,
-        }
+        return options.to_dict(self)
+
+
+class SprtResult(StrEnum):
+    """What the test says; the text is what ``SprtState.to_dict`` and ``--json`` carry."""
+
+    H1 = "H1"  # the candidate is better by about h1
+    H0 = "H0"  # it is not better than h0
+    UNDECIDED = ""  # neither bound crossed yet
 
 
 @dataclass(frozen=True, slots=True)
 class SprtState:
-    """The test after ``deals`` observations; ``result`` is "H1", "H0" or "" (undecided)."""
+    """The test after ``deals`` observations."""
 
     deals: int
     mean: float
@@ -68,15 +76,16 @@ class SprtState:
     llr: float
     lower: float
     upper: float
-    result: str
+    result: SprtResult
 
     def render(self, settings: SprtSettings) -> str:
         verdict = {
-            "H1": f"H1 accepted: the candidate is better (by about {settings.h1:g} points per hand or more)",
-            "H0": f"H0 accepted: the candidate is not better than {settings.h0:+g} points per hand",
-            "": "undecided",
+            SprtResult.H1: "H1 accepted: the candidate is better "
+            f"(by about {settings.h1:g} points per hand or more)",
+            SprtResult.H0: f"H0 accepted: the candidate is not better than {settings.h0:+g} points per hand",
+            SprtResult.UNDECIDED: "undecided",
         }[self.result]
-        if not self.result and self.deals < settings.min_deals:
+        if self.result is SprtResult.UNDECIDED and self.deals < settings.min_deals:
             verdict += f" (the test looks from deal {settings.min_deals} on)"
         half = 1.96 * self.sd / math.sqrt(self.deals) if self.deals > 1 else math.inf
         return (
@@ -93,7 +102,7 @@ class SprtState:
             "llr": self.llr,
             "lower": self.lower,
             "upper": self.upper,
-            "result": self.result,
+            "result": self.result.value,
         }
 
 
@@ -125,7 +134,7 @@ def run_sprt(diffs: Sequence[float], settings: SprtSettings) -> SprtState:
     the variance), so a long match costs one pass.
     """
     n, total, mean, m2 = 0, 0.0, 0.0, 0.0
-    value, result = 0.0, ""
+    value, result = 0.0, SprtResult.UNDECIDED
     for x in diffs:
         n += 1
         total += x
@@ -136,7 +145,7 @@ def run_sprt(diffs: Sequence[float], settings: SprtSettings) -> SprtState:
             continue
         value = _llr(n, total, m2 / (n - 1), settings.h0, settings.h1)
         if value >= settings.upper or value <= settings.lower:
-            result = "H1" if value >= settings.upper else "H0"
+            result = SprtResult.H1 if value >= settings.upper else SprtResult.H0
             break
     if n and n < settings.min_deals:
         value = _llr(n, total, m2 / (n - 1), settings.h0, settings.h1) if n > 1 else 0.0

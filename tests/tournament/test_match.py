@@ -23,7 +23,7 @@ from arena.conductor.match import (
 from arena.errors import ConfigError
 from arena.results.store import Store
 from arena.stats.rating import RatedGame
-from arena.stats.sprt import SprtSettings, llr, run_sprt
+from arena.stats.sprt import SprtResult, SprtSettings, llr, run_sprt
 
 DIFFS = [0.12, -0.05, 0.3, 0.08, 0.0, 0.21, -0.11, 0.17, 0.09, 0.26, 0.04, 0.15]
 
@@ -45,11 +45,12 @@ def test_wald_bounds_and_the_first_crossing_decides() -> None:
     assert settings.upper == pytest.approx(math.log(0.9 / 0.05))
     state = run_sprt(DIFFS, settings)
     crossing = next(n for n in range(3, len(DIFFS) + 1) if llr(DIFFS[:n], 0.0, 0.1) >= settings.upper)
-    assert state.result == "H1" and state.deals == crossing and state.llr >= settings.upper
+    assert state.result is SprtResult.H1 and state.deals == crossing and state.llr >= settings.upper
     against = run_sprt([-x for x in DIFFS], settings)
-    assert against.result == "H0" and against.llr <= settings.lower
-    assert run_sprt([0.05] * 30, settings).result == ""  # identical differences midway: LLR 0
-    assert run_sprt(DIFFS[:2], settings).result == ""  # too few deals to look
+    assert against.result is SprtResult.H0 and against.llr <= settings.lower
+    undecided = SprtResult.UNDECIDED
+    assert run_sprt([0.05] * 30, settings).result is undecided  # identical differences midway: LLR 0
+    assert run_sprt(DIFFS[:2], settings).result is undecided  # too few deals to look
 
 
 def test_bad_sprt_settings_are_refused() -> None:
@@ -116,11 +117,11 @@ def test_a_clearly_better_candidate_is_accepted_and_a_clearly_worse_one_rejected
     better = asyncio.run(
         run_match(settings(tmp_path / "a", "sample_bots.noisy:Noisy00", "sample_bots.noisy:Noisy100", 40))
     )
-    assert better.state.result == "H1" and better.state.deals <= 20 and better.state.mean > 0.1
+    assert better.state.result is SprtResult.H1 and better.state.deals <= 20 and better.state.mean > 0.1
     worse = asyncio.run(
         run_match(settings(tmp_path / "b", "sample_bots.noisy:Noisy100", "sample_bots.noisy:Noisy00", 40))
     )
-    assert worse.state.result == "H0" and worse.state.deals <= 20 and worse.state.mean < 0
+    assert worse.state.result is SprtResult.H0 and worse.state.deals <= 20 and worse.state.mean < 0
     with Store.open(tmp_path / "a" / "match") as store:  # stored like an event, and reportable
         stored = sprt_of_store(store)
         assert stored is not None and stored[1] == better.state
@@ -132,7 +133,8 @@ def test_identical_bots_stay_undecided_until_the_budget_and_resume_identically(t
     LLR stays 0. (Against H0 = 0 it would rightly accept H0 at once: a constant 0 is strong evidence.)"""
     same = settings(tmp_path, "sample_bots.rules:RulesBot", "sample_bots.rules:RulesBot", 12, h0=-0.1)
     result = asyncio.run(run_match(same))
-    assert result.state.result == "" and result.state.deals == 12 and result.state.llr == 0.0
+    assert result.state.result is SprtResult.UNDECIDED
+    assert result.state.deals == 12 and result.state.llr == 0.0
     assert result.games == 12 * 2 * 5
     again = asyncio.run(run_match(same))  # nothing left to play: the stored match is read back
     assert again.resumed and again.state == result.state and again.games == result.games

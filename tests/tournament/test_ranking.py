@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.conductor.observer import EventObserver
-from arena.conductor.tournament import run_event
+from arena.conductor.tournament import Stopped, run_event
 from arena.errors import ConfigError
 from arena.event.config import parse_config
 from arena.results.store import Store
@@ -280,7 +280,7 @@ def test_until_settled_stops_when_every_adjacent_pair_is_settled(tmp_path: Path)
     summary = asyncio.run(
         run_event(config, Extensions(lambda n, board: looks.append(board)), until_settled=True)
     )
-    assert summary.stopped == "settled" and summary.confidence.settled
+    assert summary.stopped is Stopped.SETTLED and summary.confidence.settled
     assert summary.games_total < 400 and summary.games_total == 10 + 10 * len(looks)
     assert looks and all(not board.confidence.settled for board in looks)
 
@@ -298,7 +298,7 @@ def test_until_settled_stops_at_the_budget_and_names_the_open_pairs(tmp_path: Pa
             until_settled=True,
         )
     )
-    assert summary.stopped == "budget" and summary.games_total == 40 and looks == [15, 25, 35, 40]
+    assert summary.stopped is Stopped.BUDGET and summary.games_total == 40 and looks == [15, 25, 35, 40]
     assert summary.standings[0].name == "strong" and summary.confidence.open_pairs()
 
 

@@ -19,7 +19,7 @@ from arena.conductor.tournament import run_event
 from arena.engine import Action, ActionKind, View
 from arena.engine.cards import CARDS
 from arena.errors import ConfigError
-from arena.event.config import load_config, parse_config
+from arena.event.config import ExecutorKind, load_config, parse_config
 from arena.results.store import Store
 from arena.stats.leaderboard import compute_standings
 from arena.stats.rating import HistoryRow, RatedGame, apply_in_order, rate
@@ -136,7 +136,7 @@ def test_bad_config_is_rejected_with_key_value_and_allowed(
 def test_the_executor_table_defaults_to_local_and_pins_a_local_cluster_unless_told_not_to(
     tmp_path: Path,
 ) -> None:
-    assert parse_config(event(tmp_path)).executor.kind == "local"
+    assert parse_config(event(tmp_path)).executor.kind is ExecutorKind.LOCAL
     spec = parse_config(event(tmp_path, executor={"workers": 3})).executor
     assert (spec.kind, spec.workers, spec.pin_cpus) == ("dask", 3, True)
     assert not parse_config(event(tmp_path, executor={"kind": "dask", "pin_cpus": False})).executor.pin_cpus
@@ -211,7 +211,7 @@ def test_void_games_and_excluded_seats_are_not_rated() -> None:
 
 def test_ratings_are_applied_one_game_at_a_time_only_in_schedule_order() -> None:
     games = [RatedGame(1, "b", ("a", "b"), (1, 2), (10, 0)), RatedGame(0, "a", ("a", "b"), (2, 1), (0, 10))]
-    with pytest.raises(ValueError, match="seq 0"):
+    with pytest.raises(AssertionError, match="seq 0"):
         apply_in_order(games, ["a", "b"])
     streamed: list[HistoryRow] = []
     ratings = apply_in_order(reversed(games), ["a", "b"], streamed.append)

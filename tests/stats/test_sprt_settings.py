@@ -1,0 +1,69 @@
+"""SPRT settings come from the command line (``arena match``) and from a stored match: a bad one is a
+``ConfigError`` (one ``error:`` line, exit 2), and the verdict is stored and printed as the same text as
+ever."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from arena import options
+from arena.errors import ConfigError
+from arena.stats.sprt import SprtResult, SprtSettings, SprtState, run_sprt
+
+# key -> (a bad value, the message it gives)
+CASES: dict[str, tuple[Any, str]] = {
+    "h0": ("x", "h0='x': expected a number"),
+    "h1": (None, "h1=None: expected a number"),
+    "alpha": (0.0, "alpha=0.0: expected a probability in (0, 0.5)"),
+    "beta": (0.5, "beta=0.5: expected a probability in (0, 0.5)"),
+    "min_deals": (1, "min_deals=1: expected at least 2 (a variance needs two)"),
+}
+
+
+def test_every_declared_setting_has_a_case() -> None:
+    assert sorted(options.keys(SprtSettings)) == sorted(CASES)
+
+
+@pytest.mark.parametrize("key", options.keys(SprtSettings))
+def test_a_bad_setting_is_a_config_error_with_its_message(key: str) -> None:
+    value, message = CASES[key]
+    with pytest.raises(ConfigError) as caught:
+        SprtSettings(**{key: value})
+    assert str(caught.value) == message
+
+
+def test_h1_must_exceed_h0() -> None:
+    with pytest.raises(ConfigError, match=r"^h1=0\.1 must be greater than h0=0\.1$"):
+        SprtSettings(h0=0.1, h1=0.1)
+
+
+def test_the_stored_settings_come_back() -> None:
+    settings = SprtSettings(-0.05, 0.2, alpha=0.01, beta=0.1, min_deals=30)
+    stored = json.dumps(settings.to_dict())
+    assert stored == '{"h0": -0.05, "h1": 0.2, "alpha": 0.01, "beta": 0.1, "min_deals": 30}'
+    assert SprtSettings(**json.loads(stored)) == settings
+
+
+def test_the_verdicts_keep_their_stored_text() -> None:
+    assert [r.value for r in SprtResult] == ["H1", "H0", ""]
+    settings = SprtSettings(0.0, 0.1, min_deals=3)
+    better = run_sprt([0.5, 0.6, 0.4, 0.5, 0.55], settings)
+    worse = run_sprt([-0.5, -0.6, -0.4, -0.5, -0.55], settings)
+    undecided = run_sprt([0.05, 0.06], settings)
+    for state, text in ((better, "H1"), (worse, "H0"), (undecided, "")):
+        assert json.loads(json.dumps(state.to_dict()))["result"] == text
+        assert type(state.to_dict()["result"]) is str
+    assert better.result is SprtResult.H1 and worse.result is SprtResult.H0
+    assert undecided.result is SprtResult.UNDECIDED
+    assert "H1 accepted" in better.render(settings) and "H0 accepted" in worse.render(settings)
+    assert undecided.render(settings).endswith("undecided (the test looks from deal 3 on)")
+
+
+def test_a_state_renders_every_verdict() -> None:
+    settings = SprtSettings()
+    for result in SprtResult:
+        state = SprtState(12, 0.0, 1.0, 0.0, settings.lower, settings.upper, result)
+        assert state.render(settings)  # every verdict has its wording
