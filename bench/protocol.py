@@ -66,8 +66,9 @@ from arena.event.faults import FaultPolicy
 from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo
 from arena.players.base import DecisionTiming
-from arena.players.remote import MAX_REPLY_BYTES, BotConnection, RemotePlayer
-from arena.protocol import SERVICE_NAME, convert, loops
+from arena.players.connection import MAX_REPLY_BYTES, BotConnection
+from arena.players.remote import RemotePlayer
+from arena.protocol import SERVICE_NAME, convert, loops, wire
 from arena.protocol.lazyview import LazyViewDecoder
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
@@ -579,13 +580,13 @@ def conversion_costs(items: list[Item], repeats: int = 5) -> dict[str, float]:
     }
     best = dict.fromkeys(["encode", *decoders], float("inf"))
     for _ in range(repeats):
-        encoder = convert.RequestEncoder()
+        encoder = wire.RequestEncoder()
         seat = -1
         started = time.perf_counter()
         for i, item in enumerate(items):
             if item.view.seat != seat:
-                encoder, seat = convert.RequestEncoder(), item.view.seat
-            encoder.encode(item.view, 1 + i, DECISION_MS, 0, [convert.event_bytes(e) for e in item.events])
+                encoder, seat = wire.RequestEncoder(), item.view.seat
+            encoder.encode(item.view, 1 + i, DECISION_MS, 0, [wire.event_bytes(e) for e in item.events])
         best["encode"] = min(best["encode"], time.perf_counter() - started)
         for name, (make, read) in decoders.items():
             seat = -1
