@@ -1,7 +1,8 @@
 """The SDK's ``View``: each field decoded from the request message the first time a bot reads it.
 
-Why: decoding every field of every request into engine values cost about 30 µs per decision, most of it
-spent on fields a given bot never reads (the first-legal bot reads one; a rules bot a handful). A
+Why: decoding every field of every request into engine values costs several times what a bot reads, most
+of it spent on fields a given bot never reads (the first-legal bot reads one; a rules bot a handful;
+``bench/protocol.py`` times both, in its "conversions alone" line). A
 ``LazyView`` is a real ``View`` (a subclass, so ``isinstance`` holds and every property works) whose
 dataclass slots start empty: reading an empty slot falls through to ``__getattr__``, which decodes that one
 field, stores it in the slot and returns it, so the second read is a plain slot read with no overhead at
