@@ -35,14 +35,15 @@ CPU 0 and every bot process on CPU 1. Unpinned, the scheduler moves the two ends
 cores and the same measurement swings by up to 2x from one run to the next; pinned, repeats agree within
 a few per cent. Run it on an otherwise idle machine either way.
 
-The last lines time the conversions alone, outside gRPC (``conversion_costs``): the arena's request encoding
-(``arena/protocol/wire.py``) and the SDK's decoding. They are the figures behind two choices in
+The "conversions alone" line times the conversions outside gRPC (``conversion_costs``): the arena's request
+encoding (``arena/protocol/wire.py``) and the SDK's decoding. It holds the figures behind two choices in
 ``arena/protocol/``. The SDK's view decodes lazily (``lazyview.py``) because decoding every field of every
 request ("decode eager") costs several times what a bot that reads its legal actions pays ("decode lazy,
-legal_actions read"): ECONV. And ``convert.py`` decodes enums through tables, not enum calls, which cost
-more per field than a whole table lookup: ``python -m timeit -s "from arena.engine.cards import Trump"
-"Trump(2)"`` against ``python -m timeit -s "from arena.engine.cards import Trump; T = (None, *Trump)"
-"T[3]"``: ETIMEIT.
+legal_actions read"): 43 against 6 µs per decision, five-handed, best of six runs on a shared two-CPU
+machine. And ``convert.py`` decodes enums through tables, not enum calls, because one enum call costs more
+than a whole table lookup: ``python -m timeit -s "from arena.engine.cards import Trump" "Trump(2)"`` against
+``python -m timeit -s "from arena.engine.cards import Trump; T = (None, *Trump)" "T[3]"`` gave 0.6 to
+1.2 µs against 15 to 30 ns on that machine.
 """
 
 from __future__ import annotations
