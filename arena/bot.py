@@ -136,13 +136,7 @@ class PlayerServicer(pb_grpc.PlayerServicer):
         if request.protocol_version != PROTOCOL_VERSION:
             log.warning("arena speaks protocol %s, this bot %s", request.protocol_version, PROTOCOL_VERSION)
         cls = self.bot_class
-        return pb.HelloResponse(
-            protocol_version=PROTOCOL_VERSION,
-            name=cls.name,
-            author=cls.author,
-            version=cls.version,
-            variants=[convert.variant_to_pb(v) for v in cls.variants],
-        )
+        return convert.hello_response(cls.name, cls.author, cls.version, cls.variants)
 
     async def PlayGame(
         self, request_iterator: AsyncIterator[pb.ArenaMessage], context: grpc.aio.ServicerContext
@@ -155,7 +149,7 @@ class PlayerServicer(pb_grpc.PlayerServicer):
             kind = message.WhichOneof("body")
             try:
                 if kind == "game_start":
-                    bot.game = _game_info(message.game_start)
+                    bot.game = convert.game_info_from_pb(message.game_start)
                     await _maybe_await(bot.on_game_start(bot.game))
                 if wants_events:
                     for event in message.events:
@@ -173,7 +167,7 @@ class PlayerServicer(pb_grpc.PlayerServicer):
                             result = await result
                     yield _reply(request.decision_id, result)
                 elif kind == "game_over":
-                    await _maybe_await(bot.on_game_over(_game_result(message.game_over)))
+                    await _maybe_await(bot.on_game_over(convert.game_result_from_pb(message.game_over)))
             except Exception as exc:  # a bug in the bot: report it to the arena, which records a fault
                 log.exception("%s failed on %s", type(bot).__name__, kind)
                 await context.abort(
@@ -181,53 +175,14 @@ class PlayerServicer(pb_grpc.PlayerServicer):
                 )
 
 
-_REPLY_ACTIONS: dict[int, tuple[Action, pb.Action]] = {}
-"""Encoded actions by the identity of the ``Action`` a bot returned (nearly always one of the view's
-``legal_actions``, which are shared objects): hashing an ``Action`` costs more than this lookup."""
-
-
 def _reply(decision_id: int, result: Action | str | int) -> pb.BotMessage:
     """The reply carrying ``result`` (what ``act`` returned: see ``to_action``)."""
-    hit = _REPLY_ACTIONS.get(id(result))
-    if hit is None or hit[0] is not result:
-        action = to_action(result)
-        hit = (action, convert.cached_action_pb(action))
-        if type(result) is Action:  # ints and strings need the parse; the entry keeps the object alive
-            if len(_REPLY_ACTIONS) >= 1024:
-                _REPLY_ACTIONS.clear()
-            _REPLY_ACTIONS[id(result)] = hit
-    message = pb.BotMessage()
-    decision = message.decision
-    decision.decision_id = decision_id
-    decision.action.CopyFrom(hit[1])
-    return message
+    return convert.decision_reply(decision_id, result if type(result) is Action else to_action(result))
 
 
 async def _maybe_await(value: Any) -> None:
     if inspect.isawaitable(value):
         await value
-
-
-def _game_info(msg: pb.GameStart) -> GameInfo:
-    names = [""] * len(msg.seats)
-    for s in msg.seats:
-        if s.seat < len(names):
-            names[s.seat] = s.name
-    return GameInfo(
-        game_id=msg.game_id,
-        config=convert.config_from_pb(msg.config),
-        seat=msg.seat,
-        seat_names=tuple(names),
-        decision_time_ms=msg.decision_time_ms,
-        time_bank_ms=msg.time_bank_ms,
-        resumed=msg.resumed,
-    )
-
-
-def _game_result(msg: pb.GameOver) -> GameResult:
-    return GameResult(
-        tuple(msg.scores), tuple(msg.ranks), tuple(msg.winners), msg.termination, tuple(msg.forfeited)
-    )
 
 
 async def create_server(

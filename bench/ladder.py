@@ -40,7 +40,7 @@ import grpc
 import protocol as bench
 
 from arena.engine import GameConfig
-from arena.protocol import SERVICE_NAME, convert, loops
+from arena.protocol import SERVICE_NAME, convert, loops, wire
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 
@@ -152,14 +152,14 @@ def main() -> None:
     start = pb.ArenaMessage(
         game_start=pb.GameStart(game_id="ladder", config=convert.config_to_pb(config), decision_time_ms=1000)
     ).SerializeToString()
-    encoder = convert.RequestEncoder()  # one for the stream, as a RemotePlayer has
+    encoder = wire.RequestEncoder()  # one for the stream, as a RemotePlayer has
 
     def fixed_request(i: int) -> bytes:
         return prebuilt[(i - 1) % len(prebuilt)]
 
     def encoded_request(i: int) -> bytes:
         item = items[(i - 1) % len(items)]
-        return encoder.encode(item.view, i, 1000, 0, [convert.event_bytes(e) for e in item.events])
+        return encoder.encode(item.view, i, 1000, 0, [wire.event_bytes(e) for e in item.events])
 
     w, s = args.warmup, args.seconds
     with (

@@ -23,8 +23,9 @@ from arena.engine.state import Phase
 from arena.errors import BotError
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableSpec, play_table
+from arena.players.connection import BotConnection, BotIdentity
 from arena.players.inprocess import InProcessPlayer
-from arena.players.remote import BotConnection, BotIdentity, RemotePlayer
+from arena.players.remote import RemotePlayer
 from arena.results.record import Fault
 
 CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {

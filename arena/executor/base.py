@@ -14,7 +14,7 @@ from typing import Protocol
 
 from arena.errors import ConfigError
 from arena.event.table import TableSpec
-from arena.players.remote import BotIdentity
+from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
 
 Announce = Callable[[str], None]

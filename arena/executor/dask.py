@@ -42,7 +42,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.event.config import EntrantKind, TournamentConfig
 from arena.event.table import TableSpec
 from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
-from arena.players.remote import BotIdentity
+from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
 
 DEPTH = 2

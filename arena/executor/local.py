@@ -30,10 +30,11 @@ from arena.event.table import TableSpec, play_table, record_of
 from arena.executor.base import Announce, StartFailed, StartProgress, WrongVariant
 from arena.players.autopilot import AutopilotPlayer
 from arena.players.base import Player
-from arena.players.endpoint import RestartingEndpoint
+from arena.players.connection import BotConnection, BotIdentity
+from arena.players.endpoint import Endpoint, RestartingEndpoint
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot, expand_command
-from arena.players.remote import BotConnection, BotIdentity, Endpoint, RemotePlayer
+from arena.players.remote import RemotePlayer
 from arena.results.record import GameRecord
 from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_directory

@@ -1,10 +1,12 @@
-"""A launched bot's connection that survives restarts: one restart per crash, shared by every seat.
+"""Where a seat finds its bot's current connection: a fixed one, or a launched bot's that survives restarts.
 
-When a launched bot dies, every table that seats it finds out on its own (its stream breaks, or its next
-decision finds the bot down). The restart must happen once, not once per table, and must not pull the
-channel from under a table that is still using it (that used to abort the whole event with ``Channel is
-closed``). So the endpoint restarts the process behind a lock, hands out the new connection to seats that
-ask for it, and closes an old channel only when the last seat holding it lets go.
+Why this seam: a seat must not care whether its bot was launched by the arena (and may be restarted) or
+runs at an address the arena was given. When a launched bot dies, every table that seats it finds out on its
+own (its stream breaks, or its next decision finds the bot down). The restart must happen once, not once per
+table, and must not pull the channel from under a table that is still using it (which would abort the
+whole event with ``Channel is closed``). So ``RestartingEndpoint`` restarts the process behind a lock, hands
+out the new connection to seats that ask for it, and closes an old channel only when the last seat holding
+it lets go.
 """
 
 from __future__ import annotations
@@ -14,12 +16,54 @@ import contextlib
 import time
 
 from arena.errors import BotCrashed, BotError
+from arena.players.connection import BotConnection
 from arena.players.process import ManagedBot
-from arena.players.remote import BotConnection, Endpoint
 
 SUSPECT_WAIT_S = 1.0
 """After a stream broke as a crash does, how long to wait for the process to be seen exiting before
 trusting that it is still alive (the shim reaps the bot and exits a moment after its sockets close)."""
+
+
+class Endpoint:
+    """Where a seat finds its bot's current connection.
+
+    The base class is one fixed connection (a bot the arena did not launch, or a test): it is never "down",
+    because the arena cannot tell a dead address from a hung one, so every failed decision is a fault.
+    ``RestartingEndpoint`` adds restarts of a launched bot. Seats ``acquire`` the connection they use and
+    ``release`` it when done, so a restart never closes a channel a table still holds.
+    """
+
+    def __init__(self, connection: BotConnection) -> None:
+        self.connection = connection
+
+    @property
+    def generation(self) -> int:
+        """Which start of the bot's process ``connection`` reaches (changes on every restart)."""
+        return 0
+
+    def down(self) -> bool:
+        """True while the bot's process is known to be gone or restarting."""
+        return False
+
+    def acquire(self) -> tuple[BotConnection, int]:
+        return self.connection, self.generation
+
+    def release(self, connection: BotConnection) -> None:
+        return None
+
+    def restart_soon(self) -> None:
+        """Start bringing a down bot back, without waiting for it."""
+
+    async def revive(self, suspect: bool = False) -> None:
+        """Wait until the bot is up again (restarting it if need be).
+
+        :param suspect: a stream to the current process just broke as a crash does; the process may not
+            have been seen to exit yet, so give it a moment before trusting that it is alive.
+        :raises BotError: the bot could not be restarted.
+        """
+
+    async def close(self) -> None:
+        await self.connection.close()
 
 
 class RestartingEndpoint(Endpoint):

@@ -6,6 +6,9 @@ process, or a flood of unsolicited messages. The stream is read by one backgroun
 timed-out read never cancels the call and a late reply to an earlier decision is recognised and dropped.
 If a stream dies mid-game, the next decision reopens it (``GameStart.resumed``): the request carries the
 full view, so the bot can carry on.
+
+The channel under the stream, and the one mapping of gRPC status codes to faults, are
+``arena.players.connection``'s; where a seat finds its bot's current channel is ``arena.players.endpoint``'s.
 """
 
 from __future__ import annotations
@@ -14,11 +17,9 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import grpc
 
-from arena import __version__
 from arena.engine.events import Event
 from arena.engine.views import View
 from arena.errors import (
@@ -29,19 +30,16 @@ from arena.errors import (
     HarnessLate,
     MalformedAction,
     NotationError,
-    OversizedMessage,
-    ProtocolMismatch,
     StreamClosed,
 )
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
+from arena.players.connection import BotConnection, error_from_status
+from arena.players.endpoint import Endpoint
 from arena.players.loopwatch import LoopWatch
-from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
+from arena.protocol import convert, wire
 from arena.protocol.v1 import player_pb2 as pb
-from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 
-MAX_REPLY_BYTES = 64 * 1024
-"""A bot's message larger than this is a fault (``oversized``); a real reply is a few dozen bytes."""
 MAX_UNSOLICITED = 32
 """Messages a bot may send in one stream that are not the answer to the open decision (late replies to
 timed-out decisions included) before the stream is cut off as a flood."""
@@ -74,127 +72,6 @@ def _settle(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-@dataclass(frozen=True, slots=True)
-class BotIdentity:
-    """What a bot said about itself in the handshake."""
-
-    name: str
-    author: str
-    version: str
-    protocol_version: int
-    variants: tuple[str, ...]
-
-
-class BotConnection:
-    """A channel to one bot process, shared by all the games that bot plays."""
-
-    def __init__(self, address: str) -> None:
-        self.address = address
-        self.channel = grpc.aio.insecure_channel(
-            address,
-            options=[
-                ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
-                ("grpc.max_send_message_length", 4 * 1024 * 1024),
-                ("grpc.enable_retries", 0),
-            ],
-        )
-        self.stub = pb_grpc.PlayerStub(self.channel)
-        # The game stream sends bytes the arena encoded itself (``convert.RequestEncoder``: most of each
-        # request repeats the previous one), so this multicallable has no request serializer.
-        self.play_game = self.channel.stream_stream(
-            f"/{SERVICE_NAME}/PlayGame", response_deserializer=pb.BotMessage.FromString
-        )
-
-    async def hello(self, timeout_s: float = 5.0) -> BotIdentity:
-        """Handshake.
-
-        :raises ProtocolMismatch: the bot speaks another protocol version.
-        :raises BotError: the bot cannot be reached or answers with an error.
-        """
-        request = pb.HelloRequest(
-            protocol_version=PROTOCOL_VERSION, arena_name="euchre-arena", arena_version=__version__
-        )
-        try:
-            reply = await self.stub.Hello(request, timeout=timeout_s)
-        except grpc.aio.AioRpcError as exc:
-            raise error_from_status(exc, f"Hello to {self.address}") from None
-        if reply.protocol_version != PROTOCOL_VERSION:
-            raise ProtocolMismatch(
-                f"bot at {self.address} speaks protocol version {reply.protocol_version}, "
-                f"the arena speaks {PROTOCOL_VERSION}"
-            )
-        variants = []
-        for v in reply.variants:
-            try:
-                variants.append(convert.variant_from_pb(v).value)
-            except NotationError:
-                continue  # a variant from a later protocol revision: ignore it
-        return BotIdentity(reply.name, reply.author, reply.version, reply.protocol_version, tuple(variants))
-
-    async def close(self) -> None:
-        await self.channel.close(grace=None)
-
-
-class Endpoint:
-    """Where a seat finds its bot's current connection.
-
-    The base class is one fixed connection (a bot the arena did not launch, or a test): it is never "down",
-    because the arena cannot tell a dead address from a hung one, so every failed decision is a fault.
-    ``arena.players.endpoint.RestartingEndpoint`` adds restarts of a launched bot. Seats ``acquire`` the
-    connection they use and ``release`` it when done, so a restart never closes a channel a table still
-    holds.
-    """
-
-    def __init__(self, connection: BotConnection) -> None:
-        self.connection = connection
-
-    @property
-    def generation(self) -> int:
-        """Which start of the bot's process ``connection`` reaches (changes on every restart)."""
-        return 0
-
-    def down(self) -> bool:
-        """True while the bot's process is known to be gone or restarting."""
-        return False
-
-    def acquire(self) -> tuple[BotConnection, int]:
-        return self.connection, self.generation
-
-    def release(self, connection: BotConnection) -> None:
-        return None
-
-    def restart_soon(self) -> None:
-        """Start bringing a down bot back, without waiting for it."""
-
-    async def revive(self, suspect: bool = False) -> None:
-        """Wait until the bot is up again (restarting it if need be).
-
-        :param suspect: a stream to the current process just broke as a crash does; the process may not
-            have been seen to exit yet, so give it a moment before trusting that it is alive.
-        :raises BotError: the bot could not be restarted.
-        """
-
-    async def close(self) -> None:
-        await self.connection.close()
-
-
-def error_from_status(exc: grpc.aio.AioRpcError, context: str) -> BotError:
-    """The one place where gRPC status codes become bot faults."""
-    code, detail = exc.code(), exc.details() or ""
-    text = f"{context}: {code.name} {detail}".strip()
-    if code == grpc.StatusCode.UNAVAILABLE:
-        return BotCrashed(text)
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return OversizedMessage(text)
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return BotTimeout(text)
-    if code == grpc.StatusCode.CANCELLED and "Socket closed" in detail:
-        return BotCrashed(text)
-    if code == grpc.StatusCode.INTERNAL and detail == "Internal error from Core":
-        return BotCrashed(text)  # how gRPC reports a stream whose connection died under it
-    return BotStatusError(text)
-
-
 class RemotePlayer(Player):
     """One seat of one game, played by the bot behind ``connection``."""
 
@@ -213,8 +90,8 @@ class RemotePlayer(Player):
         self._waiter: tuple[int, asyncio.Future[object]] | None = None  # the decision awaiting its reply
         self._write_pending = False
         self._failure: BotError | None = None
-        self._pending: list[bytes] = []  # events not yet sent, encoded (``convert.event_bytes``)
-        self._encoder = convert.RequestEncoder()
+        self._pending: list[bytes] = []  # events not yet sent, encoded (``wire.event_bytes``)
+        self._encoder = wire.RequestEncoder()
         self._last_id = 0
         self._asked = 0  # the decision id whose request is being or has been written on this stream
         self._expired: set[int] = set()  # decisions that timed out: one late reply each is tolerated
@@ -286,16 +163,7 @@ class RemotePlayer(Player):
             self._fail(BotCrashed(f"{self.name}: cannot open a stream to {connection.address}: {exc!r}"))
             raise self._failure from None  # type: ignore[misc]
         self._reader = asyncio.create_task(self._read(self._call))
-        start = pb.GameStart(
-            game_id=info.game_id,
-            config=convert.cached_config_pb(info.config),
-            seat=info.seat,
-            seats=[pb.SeatInfo(seat=i, name=n) for i, n in enumerate(info.seat_names)],
-            decision_time_ms=info.decision_time_ms,
-            time_bank_ms=info.time_bank_ms,
-            resumed=resumed,
-        )
-        await self._write(self._with_pending(pb.ArenaMessage(game_start=start)))
+        await self._write(self._with_pending(convert.game_start(info, resumed)))
 
     async def _read(self, call: grpc.aio.StreamStreamCall) -> None:
         """Hand the answer to the open decision to it; everything else counts towards the flood limit.
@@ -383,7 +251,7 @@ class RemotePlayer(Player):
             raise self._failure  # type: ignore[misc]
 
     def queue_events(self, events: Sequence[Event]) -> None:
-        self._pending.extend([convert.event_bytes(e) for e in events])
+        self._pending.extend([wire.event_bytes(e) for e in events])
 
     def _take_pending(self) -> list[bytes]:
         pending, self._pending = self._pending, []
@@ -549,18 +417,11 @@ class RemotePlayer(Player):
     async def finish(self, final: GameResult) -> None:
         if self._call is None or self._failure is not None:
             return
-        over = pb.GameOver(
-            scores=final.scores,
-            ranks=final.ranks,
-            winners=final.winners,
-            termination=final.termination,
-            forfeited=final.forfeited,
-        )
         call, reader = self._call, self._reader
         loop = asyncio.get_running_loop()
         blocked = _Flag()
         try:
-            await self._write(self._with_pending(pb.ArenaMessage(game_over=over)))
+            await self._write(self._with_pending(convert.game_over(final)))
             guard = loop.call_later(WRITE_TIMEOUT_S, _cancel_blocked, call, blocked)
             try:
                 await call.done_writing()

@@ -1,4 +1,6 @@
-"""The player protocol: generated messages (``arena.protocol.v1``) and their conversion (``convert``).
+"""The player protocol: generated messages (``arena.protocol.v1``), engine values ⇄ messages (``convert``,
+where every message the arena and the SDK send is built), the arena's request bytes (``wire``), and the SDK's
+lazy view and act threads (``lazyview``, ``threads``).
 
 ``proto/arena/protocol/v1/player.proto`` is the contract; ``python proto/generate.py`` regenerates the code.
 """

@@ -2,13 +2,19 @@
 
 The arena turns views and events into messages here; the bot SDK turns them back into the very same engine
 values, so a bot written in Python works with ``View``, ``Card`` and ``Action`` and never sees protobuf.
-Anything a peer sends is checked on the way in: a malformed message raises ``NotationError`` (or
-``ConfigError``) naming the field, never a bare protobuf or ``KeyError``.
+Every message either side sends is built here (the handshake, a stream's first and last messages, the
+decision request and its reply, the events), so the mapping between the two worlds has one home and the
+rest of the arena handles engine values and bytes only (a test keeps it so). Anything a peer sends is
+checked on the way in: a malformed message raises ``NotationError`` (or ``ConfigError``) naming the field,
+never a bare protobuf or ``KeyError``.
+
+The arena writes its decision requests as bytes it assembles from parts of these messages
+(``arena.protocol.wire``); ``decision_request`` here is the message those bytes must parse to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from typing import cast
 
@@ -24,11 +30,16 @@ from arena.engine.events import (
     PartnerRevealed,
     TrickCompleted,
 )
-from arena.engine.scoring import HandOutcome, Outcome
+from arena.engine.scoring import HandOutcome
 from arena.engine.state import Phase
 from arena.engine.views import Play, TrickView, UpCardFate, View
 from arena.errors import NotationError
+from arena.gameinfo import GameInfo, GameResult
+from arena.protocol import PROTOCOL_VERSION
 from arena.protocol.v1 import player_pb2 as pb
+
+ARENA_NAME = "euchre-arena"
+"""How the arena introduces itself in the handshake (``HelloRequest.arena_name``)."""
 
 _VARIANT = {
     Variant.CALL_ACE: pb.VARIANT_CALL_ACE,
@@ -76,12 +87,18 @@ def variant_from_pb(value: int) -> Variant:
         raise NotationError(f"unknown variant enum value {value!r}") from None
 
 
+def variants_from_pb(values: Iterable[int]) -> tuple[Variant, ...]:
+    """The variants a peer listed that this side knows; one from a later protocol revision is skipped,
+    so a newer bot still plays the variants both sides share."""
+    return tuple(_VARIANT_BACK[v] for v in values if v in _VARIANT_BACK)
+
+
 def trump_to_pb(trump: Trump | None) -> pb.Trump:
     """The protocol's numbering: 0 is "unspecified", so the engine's suits move up by one."""
     return pb.TRUMP_UNSPECIFIED if trump is None else cast("pb.Trump", int(trump) + 1)
 
 
-_TRUMP_BACK: tuple[Trump | None, ...] = (None, *Trump)  # by wire value: an enum call costs ~0.5 us
+_TRUMP_BACK: tuple[Trump | None, ...] = (None, *Trump)  # by wire value: an index, not an enum call per field
 
 
 def trump_from_pb(value: int) -> Trump | None:
@@ -92,6 +109,20 @@ def trump_from_pb(value: int) -> Trump | None:
 
 _CARD_BY_TEXT: dict[str, Card] = {str(c): c for c in CARDS}
 _TEXT_BY_ID: tuple[str, ...] = tuple(str(c) for c in CARDS)
+
+
+def card_to_pb(card: Card) -> str:
+    """A card's text on the wire (``"JH"``), the same as ``str(card)``, from a table."""
+    return _TEXT_BY_ID[card.id]
+
+
+def fate_to_pb(fate: UpCardFate) -> pb.UpCardFate:
+    return _FATE[fate]
+
+
+def decision_kind_to_pb(phase: Phase) -> pb.DecisionKind:
+    """The kind of decision a view of ``phase`` asks for (``DecisionRequest.kind``)."""
+    return _PHASE[phase]
 
 
 def _card(text: str) -> Card:
@@ -170,7 +201,8 @@ def cached_action_pb(action: Action) -> pb.Action:
 
 
 @cache
-def _history_pb(seat: int, action: Action | None) -> pb.HistoryEntry:
+def cached_history_pb(seat: int, action: Action | None) -> pb.HistoryEntry:
+    """One entry of ``View.history``, built once (every later view of the hand repeats it); read-only."""
     if action is None:
         return pb.HistoryEntry(seat=seat, hidden=True)
     return pb.HistoryEntry(seat=seat, action=action_to_pb(action))
@@ -234,7 +266,7 @@ def _brief(msg: pb.Action) -> str:
 # ------------------------------------------------------------------------------------------ views
 
 
-def _trick_to_pb(trick: TrickView) -> pb.Trick:
+def trick_to_pb(trick: TrickView) -> pb.Trick:
     msg = pb.Trick(leader=trick.leader, plays=[_play_pb(p.seat, p.card) for p in trick.plays])
     if trick.winner is not None:
         msg.winner = trick.winner
@@ -249,23 +281,11 @@ def _trick_from_pb(msg: pb.Trick) -> TrickView:
     )
 
 
-def view_to_pb(view: View) -> pb.View:
-    msg = pb.View()
-    _fill_view(msg, view)
-    return msg
-
-
 def _fill_view(msg: pb.View, view: View) -> None:
     """Write ``view`` into ``msg`` in place (no copy of a finished sub-message: requests embed the view)."""
     msg.config.CopyFrom(_config_pb(view.config))
-    msg.history.extend([_history_pb(s, a) for s, a in view.history])
+    msg.history.extend([cached_history_pb(s, a) for s, a in view.history])
     msg.tricks.extend([_trick_pb(t) for t in view.tricks])
-    _fill_view_rest(msg, view)
-
-
-def _fill_view_rest(msg: pb.View, view: View) -> None:
-    """Every field of ``view`` but the config, the history and the completed tricks (the parts that
-    ``RequestEncoder`` encodes once and reuses)."""
     text = _TEXT_BY_ID
     msg.seat = view.seat
     msg.hand_index = view.hand_index
@@ -299,13 +319,13 @@ def _fill_view_rest(msg: pb.View, view: View) -> None:
     if view.sitting_out is not None:
         msg.sitting_out = view.sitting_out
     if view.current_trick is not None:
-        msg.current_trick.CopyFrom(_trick_to_pb(view.current_trick))
+        msg.current_trick.CopyFrom(trick_to_pb(view.current_trick))
 
 
 @lru_cache(maxsize=4096)
 def _trick_pb(trick: TrickView) -> pb.Trick:
     """A completed trick, encoded once: every later view of the hand repeats it."""
-    return _trick_to_pb(trick)
+    return trick_to_pb(trick)
 
 
 def view_from_pb(
@@ -355,7 +375,10 @@ def view_from_pb(
 
 
 def decision_request(view: View, decision_id: int, time_ms: int, time_bank_ms: int) -> pb.ArenaMessage:
-    """The message asking ``view.seat`` to act; ``view.legal_actions`` are the choices."""
+    """The message asking ``view.seat`` to act; ``view.legal_actions`` are the choices.
+
+    Built field by field: the reference that ``wire.RequestEncoder``'s bytes must parse to.
+    """
     message = pb.ArenaMessage()
     request = message.decision_request
     request.decision_id = decision_id
@@ -367,258 +390,17 @@ def decision_request(view: View, decision_id: int, time_ms: int, time_bank_ms: i
     return message
 
 
-# ------------------------------------------------------------------------------------------ wire bytes
-# The decision request is the message the arena sends most, and most of it repeats the seat's previous
-# request: the config, the hand's history so far, the completed tricks. ``RequestEncoder`` writes it as wire
-# bytes from parts it encoded once, relying on two rules of the protobuf encoding: fields may come in any
-# order, and the concatenated encodings of a repeated field's elements encode the whole list. Every part is
-# encoded by the generated code (a message holding only that part, down to single fields of the view, kept
-# in tables by value); the only bytes written here are the three length-delimited wrappers (the request,
-# its view, the current trick), whose tags come from the descriptors. ``decision_request`` stays the
-# reference: a test checks that the bytes parse to exactly the message it builds.
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _length_delimited_tag(message: type, field: str) -> bytes:
-    return _varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)  # type: ignore[attr-defined]
-
-
-_VIEW_TAG = _length_delimited_tag(pb.DecisionRequest, "view")
-_REQUEST_TAG = _length_delimited_tag(pb.ArenaMessage, "decision_request")
-_SHORT_VARINTS = tuple(_varint(n) for n in range(1 << 11))  # requests are a few hundred bytes
-
-
-def _length_prefix(n: int) -> bytes:
-    return _SHORT_VARINTS[n] if n < len(_SHORT_VARINTS) else _varint(n)
-
-
-@lru_cache(maxsize=256)
-def _config_bytes(config: GameConfig) -> bytes:
-    return pb.View(config=_config_pb(config)).SerializeToString()
-
-
-@cache
-def _history_bytes(seat: int, action: Action | None) -> bytes:
-    return pb.View(history=[_history_pb(seat, action)]).SerializeToString()
-
-
-@lru_cache(maxsize=4096)
-def _trick_bytes(trick: TrickView) -> bytes:
-    return pb.View(tricks=[_trick_to_pb(trick)]).SerializeToString()
-
-
-@cache
-def _legal_bytes(action: Action) -> bytes:
-    return pb.DecisionRequest(legal_actions=[cached_action_pb(action)]).SerializeToString()
-
-
-@lru_cache(maxsize=4096)
-def _event_bytes(event: Event) -> bytes:
-    return pb.ArenaMessage(events=[event_to_pb(event)]).SerializeToString()
-
-
-_RECENT_EVENTS: dict[int, tuple[Event, bytes]] = {}
-"""The last events encoded, by identity. A table tells the same event objects to every seat
-(``events_for_seats``), and hashing an event for ``_event_bytes`` costs more than encoding it once; the
-entry holds the event itself, so its id cannot be reused while it is here."""
-
-
-def event_bytes(event: Event) -> bytes:
-    """``event`` as an element of ``ArenaMessage.events``: prepend these to any encoded ``ArenaMessage``."""
-    hit = _RECENT_EVENTS.get(id(event))
-    if hit is not None and hit[0] is event:
-        return hit[1]
-    data = _event_bytes(event)
-    if len(_RECENT_EVENTS) >= 512:
-        _RECENT_EVENTS.clear()
-    _RECENT_EVENTS[id(event)] = (event, data)
-    return data
-
-
-class RequestEncoder:
-    """Encodes one seat's decision requests of one game, reusing the parts earlier requests encoded.
-
-    Within a hand the history and the completed tricks only grow (the mirror image of ``ViewDecoder``), so
-    each request encodes only what is new since the seat's previous one. A view of another seat or hand,
-    or one with less history, starts afresh; views of another game need another encoder.
-    """
-
-    def __init__(self) -> None:
-        self._config: GameConfig | None = None
-        self._config_part = b""
-        self._seat = -1
-        self._hand = -1
-        self._history_count = 0
-        self._history_part = b""
-        self._tricks_count = 0
-        self._tricks_part = b""
-
-    def encode(
-        self, view: View, decision_id: int, time_ms: int, time_bank_ms: int, events: Sequence[bytes] = ()
-    ) -> bytes:
-        """The wire bytes of ``decision_request(view, ...)`` with ``events`` (``event_bytes``) in front."""
-        if view.config is not self._config:
-            self._config, self._config_part = view.config, _config_bytes(view.config)
-        history, tricks = view.history, view.tricks
-        if (
-            view.hand_index != self._hand
-            or view.seat != self._seat
-            or len(history) < self._history_count
-            or len(tricks) < self._tricks_count
-        ):
-            self._seat, self._hand = view.seat, view.hand_index
-            self._history_count, self._history_part = 0, b""
-            self._tricks_count, self._tricks_part = 0, b""
-        if len(history) > self._history_count:
-            self._history_part += b"".join([_history_bytes(s, a) for s, a in history[self._history_count :]])
-            self._history_count = len(history)
-        if len(tricks) > self._tricks_count:
-            self._tricks_part += b"".join([_trick_bytes(t) for t in tricks[self._tricks_count :]])
-            self._tricks_count = len(tricks)
-
-        view_part = b"".join((self._config_part, _view_head(view), self._history_part, self._tricks_part))
-        body = b"".join(
-            (
-                _decision_id_bytes(decision_id),
-                _request_rest_bytes(_PHASE[view.phase], time_ms, time_bank_ms),
-                *[_legal_bytes(a) for a in view.legal_actions],
-                _VIEW_TAG,
-                _length_prefix(len(view_part)),
-                view_part,
-            )
-        )
-        return b"".join((*events, _REQUEST_TAG, _length_prefix(len(body)), body))
-
-
-# The rest of a view (``_fill_view_rest``) from the encodings of its single fields, each made once by the
-# generated code (a ``View`` holding only that field, with that value) and kept in a table indexed by the
-# value: a lookup per field instead of setting it on a message and serializing. Seats, hand numbers and
-# cards are small integers, so the tables are small; anything past them is encoded on the spot.
-
-
-def _one(**field: object) -> bytes:
-    return pb.View(**field).SerializeToString()  # type: ignore[arg-type]
-
-
-_TABLE = 64
-_SEAT_F = tuple(_one(seat=v) for v in range(_TABLE))
-_HAND_INDEX_F = tuple(_one(hand_index=v) for v in range(_TABLE))
-_DEALER_F = tuple(_one(dealer=v) for v in range(_TABLE))
-_TO_ACT_F = tuple(_one(to_act=v) for v in range(_TABLE))
-_MAKER_F = tuple(_one(maker=v) for v in range(_TABLE))
-_PARTNER_F = tuple(_one(partner=v) for v in range(_TABLE))
-_SITTING_OUT_F = tuple(_one(sitting_out=v) for v in range(_TABLE))
-_HAND_F = tuple(_one(hand=[t]) for t in _TEXT_BY_ID)  # one element of the repeated field
-_UP_CARD_F = tuple(_one(up_card=t) for t in _TEXT_BY_ID)
-_EXPOSED_F = tuple(_one(exposed_card=t) for t in _TEXT_BY_ID)
-_CALLED_F = tuple(_one(called_card=t) for t in _TEXT_BY_ID)
-_DISCARD_F = tuple(_one(discard=t) for t in _TEXT_BY_ID)
-_FATE_F = {fate: _one(up_card_fate=_FATE[fate]) for fate in UpCardFate}
-_TRUMP_F = {t: _one(trump=trump_to_pb(t)) for t in (None, *Trump)}
-_PROPOSED_F = {t: _one(proposed_trump=trump_to_pb(t)) for t in (None, *Trump)}
-_ALONE_F = (_one(alone=False), _one(alone=True))
-_HAND_HIDDEN_F = _one(hand_hidden=True)
-_CURRENT_TRICK_TAG = _length_delimited_tag(pb.View, "current_trick")
-_LEADER_F = tuple(pb.Trick(leader=v).SerializeToString() for v in range(_TABLE))
-_TRICK_PLAY_F = tuple(  # (seat, card id) -> one element of Trick.plays
-    tuple(pb.Trick(plays=[pb.CardPlay(seat=s, card=t)]).SerializeToString() for t in _TEXT_BY_ID)
-    for s in range(_TABLE)
-)
-
-
-@lru_cache(maxsize=4096)
-def _ints_f(field: str, values: tuple[int, ...]) -> bytes:
-    """A repeated integer field (scores, tricks won, teammates): a few distinct values per hand."""
-    return _one(**{field: values})
-
-
-def _small(table: tuple[bytes, ...], field: str, value: int) -> bytes:
-    return table[value] if value < _TABLE else _one(**{field: value})
-
-
-def _view_head(view: View) -> bytes:
-    """The wire bytes of ``_fill_view_rest(pb.View(), view)`` (a test compares the two on whole games)."""
-    parts = [
-        _small(_SEAT_F, "seat", view.seat),
-        _small(_HAND_INDEX_F, "hand_index", view.hand_index),
-        _small(_DEALER_F, "dealer", view.dealer),
-        _small(_TO_ACT_F, "to_act", max(view.to_act, 0)),
-        _ints_f("scores", view.scores),
-        _ints_f("scores_before", view.scores_before),
-        _UP_CARD_F[view.up_card.id],
-        _FATE_F[view.up_card_fate],
-        _PROPOSED_F[view.proposed_trump],
-        _TRUMP_F[view.trump],
-        _ALONE_F[view.alone],
-        _ints_f("tricks_won", view.tricks_won),
-        _ints_f("teammates", view.teammates),
-    ]
-    if view.hand is None:
-        parts.append(_HAND_HIDDEN_F)
-    else:
-        parts += [_HAND_F[c.id] for c in view.hand]
-    if view.exposed_card is not None:
-        parts.append(_EXPOSED_F[view.exposed_card.id])
-    if view.called_card is not None:
-        parts.append(_CALLED_F[view.called_card.id])
-    if view.discard is not None:
-        parts.append(_DISCARD_F[view.discard.id])
-    if view.maker is not None:
-        parts.append(_small(_MAKER_F, "maker", view.maker))
-    if view.partner is not None:
-        parts.append(_small(_PARTNER_F, "partner", view.partner))
-    if view.sitting_out is not None:
-        parts.append(_small(_SITTING_OUT_F, "sitting_out", view.sitting_out))
-    trick = view.current_trick
-    if trick is not None:
-        if trick.winner is not None or trick.leader >= _TABLE or any(p.seat >= _TABLE for p in trick.plays):
-            inner = _trick_to_pb(trick).SerializeToString()  # not seen in a current trick; kept exact
-        else:
-            inner = b"".join(
-                (_LEADER_F[trick.leader], *[_TRICK_PLAY_F[p.seat][p.card.id] for p in trick.plays])
-            )
-        parts += (_CURRENT_TRICK_TAG, _length_prefix(len(inner)), inner)
-    return b"".join(parts)
-
-
-_DECISION_ID_F = tuple(pb.DecisionRequest(decision_id=v).SerializeToString() for v in range(1024))
-
-
-def _decision_id_bytes(decision_id: int) -> bytes:
-    if decision_id < len(_DECISION_ID_F):
-        return _DECISION_ID_F[decision_id]
-    return pb.DecisionRequest(decision_id=decision_id).SerializeToString()
-
-
-@lru_cache(maxsize=1024)
-def _request_rest_bytes(kind: int, time_ms: int, time_bank_ms: int) -> bytes:
-    """The request's own fields but the id: the same for most decisions of a game."""
-    return pb.DecisionRequest(
-        kind=cast("pb.DecisionKind", kind), time_ms=time_ms, time_bank_ms=time_bank_ms
-    ).SerializeToString()
-
-
-def view_from_request(request: pb.DecisionRequest) -> View:
-    return view_from_pb(request.view, request.kind, request.legal_actions)
-
-
 def _history(entries: Sequence[pb.HistoryEntry]) -> tuple[tuple[int, Action | None], ...]:
     return tuple([(h.seat, None if h.hidden else action_from_pb(h.action)) for h in entries])
 
 
 class ViewDecoder:
-    """Decodes the views of one game stream, reusing what earlier views of the same hand decoded.
+    """Decodes the views of one game stream, every field at once, reusing what earlier views of the same
+    hand decoded.
 
     Within a hand the history and the completed tricks only grow, so each request adds a few entries to
-    decode instead of all of them (the SDK keeps one decoder per stream).
+    decode instead of all of them. The SDK decodes lazily instead (``lazyview.LazyViewDecoder``: a field
+    costs only when read); this eager decoder is what ``bench/protocol.py`` weighs the lazy one against.
     """
 
     def __init__(self) -> None:
@@ -653,7 +435,7 @@ def event_to_pb(event: Event) -> pb.Event:
             msg.action.CopyFrom(action_to_pb(event.action))
         return pb.Event(action_taken=msg)
     if isinstance(event, TrickCompleted):
-        return pb.Event(trick_completed=pb.TrickCompleted(trick=_trick_to_pb(event.trick)))
+        return pb.Event(trick_completed=pb.TrickCompleted(trick=trick_to_pb(event.trick)))
     if isinstance(event, PartnerRevealed):
         return pb.Event(partner_revealed=pb.PartnerRevealed(seat=event.seat))
     if isinstance(event, HandStarted):
@@ -725,16 +507,95 @@ def event_from_pb(msg: pb.Event) -> Event:
     raise NotationError(f"event has no known kind (got {which!r})")
 
 
-def game_over_to_pb(
-    outcome: Outcome | None, scores: Sequence[int], forfeited: Sequence[int] = ()
-) -> pb.GameOver:
-    """The last message of a stream; ``outcome`` is ``None`` when the arena aborted the game."""
-    if outcome is None:
-        return pb.GameOver(scores=scores, termination="aborted", forfeited=forfeited)
-    return pb.GameOver(
-        scores=outcome.scores,
-        ranks=outcome.ranks,
-        winners=outcome.winners,
-        termination=outcome.termination.value,
-        forfeited=forfeited,
+# ------------------------------------------------------------------------------ handshake, start and end
+
+
+def hello_request(arena_version: str) -> pb.HelloRequest:
+    """The arena's side of the handshake."""
+    return pb.HelloRequest(
+        protocol_version=PROTOCOL_VERSION, arena_name=ARENA_NAME, arena_version=arena_version
     )
+
+
+def hello_response(name: str, author: str, version: str, variants: Iterable[Variant]) -> pb.HelloResponse:
+    """The bot's side of the handshake: who it is and which variants it plays."""
+    return pb.HelloResponse(
+        protocol_version=PROTOCOL_VERSION,
+        name=name,
+        author=author,
+        version=version,
+        variants=[_VARIANT[v] for v in variants],
+    )
+
+
+def game_start(info: GameInfo, resumed: bool) -> pb.ArenaMessage:
+    """The first message of a seat's stream; ``resumed`` when the arena reopens a stream in mid-game."""
+    start = pb.GameStart(
+        game_id=info.game_id,
+        config=_config_pb(info.config),
+        seat=info.seat,
+        seats=[pb.SeatInfo(seat=i, name=n) for i, n in enumerate(info.seat_names)],
+        decision_time_ms=info.decision_time_ms,
+        time_bank_ms=info.time_bank_ms,
+        resumed=resumed,
+    )
+    return pb.ArenaMessage(game_start=start)
+
+
+def game_info_from_pb(msg: pb.GameStart) -> GameInfo:
+    """What the SDK tells a bot at the start (``Bot.game``); a seat number past the list is ignored.
+
+    :raises ConfigError: or ``NotationError`` for a config no engine game could have.
+    """
+    names = [""] * len(msg.seats)
+    for s in msg.seats:
+        if s.seat < len(names):
+            names[s.seat] = s.name
+    return GameInfo(
+        game_id=msg.game_id,
+        config=config_from_pb(msg.config),
+        seat=msg.seat,
+        seat_names=tuple(names),
+        decision_time_ms=msg.decision_time_ms,
+        time_bank_ms=msg.time_bank_ms,
+        resumed=msg.resumed,
+    )
+
+
+def game_over(result: GameResult) -> pb.ArenaMessage:
+    """The last message of a seat's stream."""
+    over = pb.GameOver(
+        scores=result.scores,
+        ranks=result.ranks,
+        winners=result.winners,
+        termination=result.termination,
+        forfeited=result.forfeited,
+    )
+    return pb.ArenaMessage(game_over=over)
+
+
+def game_result_from_pb(msg: pb.GameOver) -> GameResult:
+    return GameResult(
+        tuple(msg.scores), tuple(msg.ranks), tuple(msg.winners), msg.termination, tuple(msg.forfeited)
+    )
+
+
+_REPLY_ACTIONS: dict[int, tuple[Action, pb.Action]] = {}
+"""Encoded actions by the identity of the ``Action`` a bot returned (nearly always one of the view's
+``legal_actions``, which are shared objects): hashing an ``Action`` costs more than this lookup. The entry
+holds the action itself, so its id cannot be reused while it is here."""
+
+
+def decision_reply(decision_id: int, action: Action) -> pb.BotMessage:
+    """The bot's answer to decision ``decision_id``."""
+    hit = _REPLY_ACTIONS.get(id(action))
+    if hit is None or hit[0] is not action:
+        hit = (action, cached_action_pb(action))
+        if len(_REPLY_ACTIONS) >= 1024:
+            _REPLY_ACTIONS.clear()
+        _REPLY_ACTIONS[id(action)] = hit
+    message = pb.BotMessage()
+    decision = message.decision
+    decision.decision_id = decision_id
+    decision.action.CopyFrom(hit[1])
+    return message

@@ -1,12 +1,12 @@
 """The SDK's ``View``: each field decoded from the request message the first time a bot reads it.
 
-Why: decoding every field of every request into engine values is a large share of a decision's cost on the
-bot's side (docs/performance.md), most of it spent on fields a given bot never reads (the first-legal bot
-reads one; a rules bot a handful). A ``LazyView`` is a real ``View`` (a subclass, so ``isinstance`` holds and
-every property works) whose dataclass slots start empty: reading an empty slot falls through to
-``__getattr__``, which decodes that one field, stores it in the slot and returns it, so the second read is a
-plain slot read with no overhead at all. Equality and hashing compare field by field with any ``View``;
-assignment fails as on a ``View``.
+Why: decoding every field of every request into engine values costs several times what a bot reads, most
+of it spent on fields a given bot never reads (the first-legal bot reads one; a rules bot a handful;
+``bench/protocol.py`` times both, in its "conversions alone" line). A
+``LazyView`` is a real ``View`` (a subclass, so ``isinstance`` holds and every property works) whose
+dataclass slots start empty: reading an empty slot falls through to ``__getattr__``, which decodes that one
+field, stores it in the slot and returns it, so the second read is a plain slot read with no overhead at
+all. Equality and hashing compare field by field with any ``View``; assignment fails as on a ``View``.
 
 The history and the completed tricks of a hand only grow, so ``LazyViewDecoder`` (one per stream) keeps
 the last ones decoded and a later view decodes only the new entries (what ``convert.ViewDecoder`` does

@@ -17,7 +17,8 @@ from arena.engine import Action, GameConfig, GameState, View, build_view
 from arena.errors import BotTimeout
 from arena.gameinfo import GameInfo
 from arena.players.base import DecisionTiming, Reply
-from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.connection import BotConnection
+from arena.players.remote import RemotePlayer
 
 
 class Sleepy(Bot):

@@ -18,9 +18,10 @@ from arena.engine import GameConfig
 from arena.errors import BotCrashed, BotTimeout, FaultKind, ProtocolMismatch
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table
+from arena.players.connection import BotConnection
 from arena.players.inprocess import InProcessPlayer
 from arena.players.process import ManagedBot, RestartBackoff
-from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.remote import RemotePlayer
 from arena.players.shim import group_members
 from sample_bots.random import RandomBot
 

@@ -36,11 +36,12 @@ from arena.event.faults import FaultPolicy
 from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
+from arena.players.connection import BotConnection
 from arena.players.endpoint import RestartingEndpoint
 from arena.players.inprocess import InProcessPlayer
 from arena.players.loopwatch import _grpc_wakeup_fd
 from arena.players.process import ManagedBot
-from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.remote import RemotePlayer
 from arena.protocol import loops
 from sample_bots.random import RandomBot
 

@@ -25,9 +25,10 @@ from arena.errors import FaultKind
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.base import DecisionTiming
+from arena.players.connection import BotConnection
 from arena.players.inprocess import InProcessPlayer
 from arena.players.process import ManagedBot
-from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.remote import RemotePlayer
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
 from arena.sandbox import cgroup_problem

@@ -14,8 +14,9 @@ from pathlib import Path
 from arena.engine import GameConfig
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableSpec, play_table
+from arena.players.connection import BotConnection
 from arena.players.process import ManagedBot
-from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.remote import RemotePlayer
 
 HERE = Path(__file__).resolve().parent
 

@@ -17,9 +17,9 @@ import pytest
 
 from arena.engine import GameConfig, GameState, View, build_view
 from arena.errors import NotationError
-from arena.protocol import convert
 from arena.protocol.lazyview import LazyView, LazyViewDecoder
 from arena.protocol.v1 import player_pb2 as pb
+from arena.protocol.wire import RequestEncoder
 
 FIELDS = [f.name for f in dataclasses.fields(View)]
 PROPERTIES = ["num_players", "is_my_turn", "blind", "led_suit"]
@@ -53,7 +53,7 @@ def games(config: GameConfig, seeds: range) -> list[list[View]]:
 
 def wire(views: list[View]) -> list[pb.DecisionRequest]:
     """The requests one stream carries, parsed from the bytes the arena writes."""
-    encoder = convert.RequestEncoder()
+    encoder = RequestEncoder()
     return [
         pb.ArenaMessage.FromString(encoder.encode(view, 1 + i, 1000, 0)).decision_request
         for i, view in enumerate(views)

@@ -24,7 +24,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.engine import GameConfig
 from arena.engine.scoring import Termination
 from arena.event.table import TableResult, TableSpec, play_table
-from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.connection import BotConnection
+from arena.players.remote import RemotePlayer
 from arena.protocol import PROTOCOL_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -67,8 +67,9 @@ from arena.engine.scoring import Termination
 from arena.engine.views import Play, TrickView
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table
+from arena.players.connection import BotConnection
 from arena.players.process import ManagedBot
-from arena.players.remote import BotConnection, RemotePlayer
+from arena.players.remote import RemotePlayer
 from arena.players.shim import group_members
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
 from arena.protocol.v1 import player_pb2 as pb

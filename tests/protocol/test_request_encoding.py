@@ -1,4 +1,4 @@
-"""The arena's fast request encoder (``convert.RequestEncoder``) against the reference ``decision_request``.
+"""The arena's fast request encoder (``wire.RequestEncoder``) against the reference ``decision_request``.
 
 The arena sends decision requests as bytes it assembles from parts encoded once (the config, the history,
 the completed tricks). These tests hold it to the message built field by field by ``decision_request``:
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from arena.engine import GameConfig, GameState, build_view
 from arena.engine.events import Event, events_for_seats, mark, opening_events
-from arena.protocol import convert
-from arena.protocol.convert import RequestEncoder, event_bytes
+from arena.protocol import convert, wire
 from arena.protocol.v1 import player_pb2 as pb
+from arena.protocol.wire import RequestEncoder, event_bytes
 
 CONFIGS = [
     GameConfig.create("five-handed"),
@@ -102,4 +102,4 @@ def test_length_prefixes_of_every_size_are_protobuf_varints() -> None:
     """Lengths past the precomputed table take the general path; both agree with protobuf's own."""
     for size in (1, 127, 128, 300, 2047, 2048, 16383, 16384, 70000, 3_000_000):
         message = pb.GameStart(game_id="x" * size).SerializeToString()
-        assert message == b"\x0a" + convert._length_prefix(size) + b"x" * size
+        assert message == b"\x0a" + wire._length_prefix(size) + b"x" * size

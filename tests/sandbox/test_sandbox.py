@@ -186,7 +186,7 @@ def test_a_tcp_only_bot_is_reached_through_the_relay(tmp_path: Path) -> None:
     async def scenario() -> str:
         try:
             address = await bot.start()
-            from arena.players.remote import BotConnection
+            from arena.players.connection import BotConnection
 
             connection = BotConnection(address)
             identity = await connection.hello()
