@@ -1,7 +1,7 @@
 """Run the test suite with CPU burners beside it: the suite must pass on a loaded machine (issue 13).
 
     python bench/suite_under_stress.py            # two busy loops, the whole suite
-    python bench/suite_under_stress.py 4 -- tests/arena
+    python bench/suite_under_stress.py 4 -- tests/players tests/e2e
 
 Each burner is a Python busy loop in a process of its own (what ``stress --cpu N`` does, without needing
 it installed); they are stopped however pytest ends. The exit code is pytest's.

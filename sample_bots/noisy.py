@@ -1,10 +1,10 @@
 """The rules bot with a known handicap: at each decision, with probability ε, a uniformly random legal action.
 
-Bots of known strength order, for measuring rankings (bench/ranking.py, tests/tournament/test_ranking.py):
-a larger ε is a weaker bot, and neighbours ε apart by 0.2 differ by about 0.1 points per hand in five-player
-Call-Ace. The noise is seeded from the game id, the seat and ε, never from a clock, so a game replays
-identically (resume, determinism tests), and two entrants with the same ε still play independently (their
-game ids or seats differ).
+Bots of known strength order, for measuring rankings (bench/ranking.py, tests/stats/test_confidence.py and
+``--until-settled`` in tests/conductor/test_tournament.py): a larger ε is a weaker bot, and neighbours ε
+apart by 0.2 differ by about 0.1 points per hand in five-player Call-Ace. The noise is seeded from the game
+id, the seat and ε, never from a clock, so a game replays identically (resume, determinism tests), and two
+entrants with the same ε still play independently (their game ids or seats differ).
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@ its schedule's spread and where its results and report are."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import signal
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -149,8 +149,10 @@ def run_and_print(
 ) -> None:
     """Run the event with a progress bar, then print the leaderboard, the schedule and where things are.
 
-    SIGTERM (what service managers and ``kill`` send) stops the event exactly like Ctrl-C: asyncio's SIGINT
-    handler cancels the event, which stops every bot and keeps every finished game; exit 143 or 130.
+    SIGTERM (what service managers and ``kill`` send) stops the event exactly like Ctrl-C: the event is
+    cancelled, which stops every bot and keeps every finished game; exit 143 (130 for Ctrl-C). Its handler is
+    the loop's own, not a wrapper of asyncio's SIGINT handler, because asyncio installs none when the arena
+    was started with SIGINT ignored (``arena run ... &`` from a script, ``nohup``).
     """
     from arena.cli.progress import TerminalProgress
     from arena.conductor.tournament import run_event
@@ -159,17 +161,21 @@ def run_and_print(
     terminated: list[int] = []
 
     async def main() -> EventSummary:
-        on_sigint = signal.getsignal(signal.SIGINT)
-        if callable(on_sigint):
+        loop = asyncio.get_running_loop()
+        event = asyncio.current_task()
+        assert event is not None
 
-            def on_sigterm(signum: int, frame: FrameType | None) -> None:
-                terminated.append(signum)
-                on_sigint(signum, frame)
+        def on_sigterm() -> None:
+            terminated.append(signal.SIGTERM)
+            event.cancel()
 
-            signal.signal(signal.SIGTERM, on_sigterm)
-        return await run_event(
-            cfg, progress, start_over=start_over, strict=strict, until_settled=until_settled
-        )
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+        try:
+            return await run_event(
+                cfg, progress, start_over=start_over, strict=strict, until_settled=until_settled
+            )
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
 
     try:
         with one_line_errors():
@@ -177,7 +183,9 @@ def run_and_print(
                 summary = loops.run(main())
             finally:
                 progress.stop()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+        if isinstance(stop, asyncio.CancelledError) and not terminated:
+            raise  # cancelled by something else than our SIGTERM handler: not ours to explain
         how = "terminated (SIGTERM)" if terminated else "interrupted"
         typer.echo(
             f"\n{how}: finished games are stored in {cfg.output}; run the same command to resume", err=True

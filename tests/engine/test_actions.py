@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from helpers import legal, new_state, play
 
 from arena.engine import (
     ACTIONS,
@@ -17,6 +16,7 @@ from arena.engine import (
 )
 from arena.engine.actions import NUM_ACTIONS
 from arena.errors import IllegalActionError, NotationError
+from tests.engine.helpers import legal, new_state, play
 
 
 def test_every_action_id_round_trips_through_its_text():

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from helpers import (
+
+from arena.engine import GameConfig, GameState, Phase, UpCardFate, build_view
+from arena.engine.scoring import Termination
+from tests.engine.helpers import (
     CA5_EUCHRE,
     CA5_EUCHRE_TRICKS,
     CA5_EUCHRE_WINNERS,
@@ -22,9 +25,6 @@ from helpers import (
     play_tricks,
     texts,
 )
-
-from arena.engine import GameConfig, GameState, Phase, UpCardFate, build_view
-from arena.engine.scoring import Termination
 
 CA5 = GameConfig.create("call-ace")
 

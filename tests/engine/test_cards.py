@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from helpers import new_state
 
 from arena.engine import CARDS, Card, GameConfig, Suit, Trump, build_view, deck_of, effective_suit, is_trump
 from arena.engine.cards import EFFECTIVE_SUIT, TRICK_KEY, beats
 from arena.errors import NotationError
+from tests.engine.helpers import new_state
 
 SAME_COLOUR = {"C": "S", "S": "C", "D": "H", "H": "D"}
 SUIT_LETTERS = "CDHS"

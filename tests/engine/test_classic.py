@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from helpers import hand_of, legal, make_deck, new_state, play, play_tricks, trick_cards
 
 from arena.engine import GameConfig, GameState, Phase, action_to_string, build_view
 from arena.engine.scoring import Termination
+from tests.engine.helpers import hand_of, legal, make_deck, new_state, play, play_tricks, trick_cards
 
 CL = GameConfig.create("classic")
 

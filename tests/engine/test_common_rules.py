@@ -8,7 +8,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import (
+
+from arena.engine import GameConfig, GameState, Phase, UpCardFate, action_to_string, build_view
+from arena.engine.actions import NUM_ACTIONS
+from arena.errors import IllegalActionError
+from tests.engine.helpers import (
     CA5_EUCHRE,
     CA5_EUCHRE_TRICKS,
     CA5_EUCHRE_WINNERS,
@@ -22,10 +26,6 @@ from helpers import (
     texts,
     trick_cards,
 )
-
-from arena.engine import GameConfig, GameState, Phase, UpCardFate, action_to_string, build_view
-from arena.engine.actions import NUM_ACTIONS
-from arena.errors import IllegalActionError
 
 CA5 = GameConfig.create("call-ace")
 

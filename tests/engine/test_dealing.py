@@ -6,11 +6,11 @@ RULES.md C-4, CA-2, FH-2.2, CL-2.1; checklist items 5 and 13.
 from __future__ import annotations
 
 import pytest
-from helpers import cards, hand_of, legal, make_deck, new_state, play, texts
 
 from arena.engine import GameConfig, GameState, deal_order, deck_of
 from arena.engine.dealing import deal_positions
 from arena.errors import RuleError
+from tests.engine.helpers import cards, hand_of, legal, make_deck, new_state, play, texts
 
 CA5 = GameConfig.create("call-ace")
 

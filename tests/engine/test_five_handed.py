@@ -5,19 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import (
-    FH_EUCHRE,
-    FH_EUCHRE_TRICKS,
-    FH_MADE,
-    FH_MADE_TRICKS,
-    FH_MARCH,
-    FH_MARCH_TRICKS,
-    hand_of,
-    legal,
-    new_state,
-    play,
-    play_tricks,
-)
 
 from arena.engine import (
     GameConfig,
@@ -32,6 +19,19 @@ from arena.engine import (
 from arena.engine.cards import card_text
 from arena.engine.scoring import Termination
 from arena.errors import IllegalActionError
+from tests.engine.helpers import (
+    FH_EUCHRE,
+    FH_EUCHRE_TRICKS,
+    FH_MADE,
+    FH_MADE_TRICKS,
+    FH_MARCH,
+    FH_MARCH_TRICKS,
+    hand_of,
+    legal,
+    new_state,
+    play,
+    play_tricks,
+)
 
 FH = GameConfig.create("five-handed")
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from helpers import (
+from arena.engine import Card, GameConfig, Phase, Suit, Trump, build_view, deck_of, effective_suit
+from arena.engine.cards import CARDS, EFFECTIVE_SUIT, TRICK_KEY, beats, card_text
+from tests.engine.helpers import (
     CA5_MARCH,
     FH_EUCHRE,
     FH_EUCHRE_TRICKS,
@@ -18,9 +20,6 @@ from helpers import (
     texts,
     trick_cards,
 )
-
-from arena.engine import Card, GameConfig, Phase, Suit, Trump, build_view, deck_of, effective_suit
-from arena.engine.cards import CARDS, EFFECTIVE_SUIT, TRICK_KEY, beats, card_text
 
 CA5 = GameConfig.create("call-ace")
 FH = GameConfig.create("five-handed")

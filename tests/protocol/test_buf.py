@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
+
 BUF = ROOT / "tools" / "node_modules" / ".bin" / "buf"
 PROTO = ROOT / "proto" / "arena" / "protocol" / "v1" / "player.proto"
 BASELINE = ROOT / "tools" / "buf" / "released-v1"
 
-pytestmark = pytest.mark.skipif(
-    not BUF.exists(), reason="buf is not installed: run `npm ci` in tools/ (needs Node.js and npm)"
-)
+pytestmark = pytest.mark.needs_buf
 
 
 def buf(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

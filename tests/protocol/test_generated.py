@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
+
 GENERATED = ["player_pb2.py", "player_pb2.pyi", "player_pb2_grpc.py"]
 
 

@@ -10,10 +10,8 @@ is at hand. Everything runs on loopback.
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
-import grpc
 import pytest
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2 as rpb
@@ -21,36 +19,15 @@ from grpc_reflection.v1alpha import reflection_pb2 as rpb
 from arena.bot import create_server
 from arena.protocol.reflection import V1_SERVICE_NAME, v1_file_descriptor
 from sample_bots.random import RandomBot
+from tests.helpers import ROOT, V1_METHOD, V1ALPHA_METHOD, ask
 
-ROOT = Path(__file__).resolve().parents[2]
 REAL_V1_PROTO = ROOT / "sample_bots/node/node_modules/@grpc/reflection/build/proto/grpc/reflection/v1"
-V1_METHOD = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
-V1ALPHA_METHOD = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
 EXPECTED = {
     "euchre.arena.v1.Player",
     "grpc.health.v1.Health",
     "grpc.reflection.v1.ServerReflection",
     "grpc.reflection.v1alpha.ServerReflection",
 }
-
-
-async def ask(address: str, requests: list[rpb.ServerReflectionRequest], method: str = V1_METHOD) -> list:
-    """Send ``requests`` on one reflection stream of ``method``; the responses, in order."""
-    async with grpc.aio.insecure_channel(address) as channel:
-        call = channel.stream_stream(
-            method,
-            request_serializer=rpb.ServerReflectionRequest.SerializeToString,
-            response_deserializer=rpb.ServerReflectionResponse.FromString,
-        )
-        stream = call(iter(requests), timeout=10)
-        return [response async for response in stream]
-
-
-def list_services(address: str, method: str = V1_METHOD) -> set[str]:
-    """The service names a reflection client of ``method``'s version gets from the server at ``address``."""
-    (reply,) = asyncio.run(ask(address, [rpb.ServerReflectionRequest(list_services="")], method))
-    assert reply.WhichOneof("message_response") == "list_services_response", reply
-    return {s.name for s in reply.list_services_response.service}
 
 
 async def _with_sdk_bot(work) -> object:  # type: ignore[no-untyped-def]
@@ -99,11 +76,10 @@ def test_v1_reflection_describes_the_player_service_and_itself() -> None:
     )
 
 
+@pytest.mark.needs_node  # the real v1 reflection.proto comes with the Node bot's packages
 def test_v1_descriptor_matches_the_real_v1_proto(tmp_path: Path) -> None:
     """The derived ``v1`` file has the messages, fields and numbers of gRPC's own ``v1`` reflection.proto."""
     protoc = pytest.importorskip("grpc_tools.protoc")
-    if not (REAL_V1_PROTO / "reflection.proto").is_file():
-        pytest.skip("no copy of grpc/reflection/v1/reflection.proto: run `npm ci` in sample_bots/node")
     out = tmp_path / "v1.pb"
     proto_root = REAL_V1_PROTO.parents[2]
     assert (
@@ -131,8 +107,7 @@ def test_v1_descriptor_matches_the_real_v1_proto(tmp_path: Path) -> None:
     assert shape(ours) == shape(real)
 
 
+@pytest.mark.needs_node
 def test_node_reflection_proto_copy_is_where_the_test_looks() -> None:
-    """Guards the skip above from hiding a moved file once ``npm ci`` has run."""
-    if not (ROOT / "sample_bots/node/node_modules").is_dir() or shutil.which("node") is None:
-        pytest.skip("sample_bots/node/node_modules is missing: run `npm ci` in sample_bots/node")
+    """Guards the test above from failing for a moved file rather than a changed descriptor."""
     assert (REAL_V1_PROTO / "reflection.proto").is_file()

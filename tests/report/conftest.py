@@ -15,11 +15,9 @@ import pytest
 
 from arena.conductor.tournament import run_event
 from arena.event.config import parse_config
+from tests.helpers import CHAOS
 
-ROOT = Path(__file__).resolve().parents[2]
 KEY = "5eed" * 16
-sys.path.insert(0, str(Path(__file__).parent))  # report_bots, the in-process Passer
-CHAOS = ROOT / "tests" / "bots" / "chaos.py"
 
 
 def _event(out: Path, variant: str, entrants: list[dict[str, str]], rounds: int) -> Path:
@@ -59,7 +57,7 @@ def ace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         {"name": "rules", "class": "sample_bots.rules:RulesBot"},
         {"name": "random", "class": "sample_bots.random:RandomBot"},
         {"name": "random-b", "class": "sample_bots.random:RandomBot"},
-        {"name": "passer", "class": "report_bots:Passer"},
-        {"name": "passer-b", "class": "report_bots:Passer"},
+        {"name": "passer", "class": "tests.report.report_bots:Passer"},
+        {"name": "passer-b", "class": "tests.report.report_bots:Passer"},
     ]
     return _event(tmp_path_factory.mktemp("ace") / "out", "call-ace", entrants, 10)

@@ -23,8 +23,8 @@ import pytest
 
 from arena.report import build_report
 from arena.results.store import Store
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = [
     "--headless",
@@ -40,9 +40,7 @@ CARD = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JKR)\b")
 playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright (the test extra) is not installed"
 )
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH (apt-get install chromium; .ci/run does)"
-)
+pytestmark = pytest.mark.needs_chromium
 
 
 @pytest.fixture(scope="module")

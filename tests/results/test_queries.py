@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from stored_events import FAULTS, tiny_event
 
 from arena.errors import FaultKind
 from arena.results import listings
@@ -24,6 +23,7 @@ from arena.results.queries import (
     StoredHand,
 )
 from arena.stats.latency import histogram, merge
+from tests.results.stored_events import FAULTS, tiny_event
 
 
 @pytest.fixture

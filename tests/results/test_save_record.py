@@ -7,11 +7,11 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from stored_events import FAULTS, SCHEDULE, hand, make_record, tiny_event
 
 from arena.errors import StoreError
 from arena.results.record import GameRecord, ScheduledGame
 from arena.results.store import Store
+from tests.results.stored_events import FAULTS, SCHEDULE, hand, make_record, tiny_event
 
 TABLES = ("games", "game_seats", "hands", "faults", "latency")
 

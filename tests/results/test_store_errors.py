@@ -19,13 +19,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from stored_events import tiny_event
 
 from arena.errors import StoreError
 from arena.results import database
 from arena.results.queries import Queries
 from arena.results.store import Store
 from arena.stats.leaderboard import compute_board
+from tests.results.stored_events import tiny_event
 
 ROOT = Path(__file__).resolve().parents[2]
 DB = "event.sqlite"

@@ -19,7 +19,11 @@ from arena.engine.dealing import deal_positions
 from arena.engine.determinize import deal_from_guess, hidden_holdings
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table
+from arena.gameinfo import GameInfo
+from arena.players.base import DecisionTiming
+from arena.players.connection import BotConnection
 from arena.players.inprocess import InProcessPlayer
+from arena.players.remote import RemotePlayer
 from sample_bots.montecarlo import MonteCarloBot, Sampler
 from sample_bots.policy import choose_state
 from sample_bots.random import RandomBot
@@ -102,16 +106,49 @@ def test_blind_decisions_of_every_bot(variant: str, options: dict, up: str, rule
 
 
 def test_the_bots_run_as_grpc_servers() -> None:
-    for module in ("sample_bots.rules", "sample_bots.montecarlo"):
+    """Each bot as a user starts it (``python -m sample_bots.rules --port 0``): it says where it listens,
+    answers the handshake with its own name, and decides over gRPC: the rules bot plays a whole game
+    without a fault, the Monte-Carlo bot (slower) the first decision of one. The deadlines are generous:
+    time is not what this tests."""
+    for module, bot in (("sample_bots.rules", RulesBot), ("sample_bots.montecarlo", MonteCarloBot)):
         process = subprocess.Popen(
             [sys.executable, "-m", module, "--port", "0"], stdout=subprocess.PIPE, text=True
         )
         try:
             line = process.stdout.readline() if process.stdout else ""
             assert "listening on 127.0.0.1:" in line
+            asyncio.run(over_grpc(line.split()[-1], bot, whole_game=bot is RulesBot))
         finally:
             process.terminate()
             process.wait(timeout=10)
+
+
+async def over_grpc(address: str, bot: type, whole_game: bool) -> None:
+    """Seat 0 of a short five-handed game is the bot at ``address``; the other seats are random bots."""
+    connection = BotConnection(address)
+    try:
+        identity = await connection.hello()
+        assert identity.name == bot.name
+        config = GameConfig.create("five-handed", target=5)
+        remote = RemotePlayer(connection, bot.name)
+        if whole_game:
+            players = [remote] + [InProcessPlayer(RandomBot, f"random-{s}") for s in range(1, 5)]
+            spec = TableSpec("g", config, 5, tuple(p.name for p in players), FaultPolicy(decision_ms=5000))
+            result = await play_table(spec, players)
+            assert result.faults == () and result.outcome is not None
+            assert len(result.latencies_ms[0]) > 0, "the bot answered seat 0's decisions"
+            return
+        state = GameState(config, seed=5)
+        seat = state.current_player()
+        await remote.start(GameInfo("g", config, seat, tuple("abcde"), 5000, 0), [])
+        view = build_view(state, seat)
+        try:
+            reply = await remote.decide(view, 1, DecisionTiming(5000, 0))
+        finally:
+            await remote.close()
+        assert reply.action in view.legal_actions
+    finally:
+        await connection.close()
 
 
 # --------------------------------------------------------------------------------------------- Monte-Carlo

@@ -21,15 +21,15 @@ from pathlib import Path
 import pytest
 
 from arena.players.process import free_port
-from arena.sandbox import bubblewrap_problem, cgroup_problem
+from arena.sandbox import cgroup_problem
 from arena.sandbox.cgroups import _layout
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 ATTACKER = ROOT / "tests" / "bots" / "attacker.py"
 MARKER = "euchre-arena-attacker-survivor"
 SECRET = "organiser-secret-6b1f0c"
 
-pytestmark = pytest.mark.skipif(bubblewrap_problem() is not None, reason=str(bubblewrap_problem()))
+pytestmark = pytest.mark.needs_bwrap
 
 SPY_ATTACKS = (
     "proc_cmdline",

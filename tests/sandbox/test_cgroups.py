@@ -79,4 +79,8 @@ def test_v2_without_the_controllers_says_which_are_missing(tmp_path: Path) -> No
 
 
 def test_no_cgroup_mount_is_a_reason_not_a_crash() -> None:
-    assert isinstance(find_layout("", ""), str)
+    """No cgroup mount at all, or only other file systems: the reason says what is missing."""
+    reason = "no usable cgroup hierarchy with the memory, pids and cpuacct controllers"
+    assert find_layout("", "") == reason
+    proc_only = "22 1 0:20 / /proc rw,nosuid - proc proc rw\n23 1 0:21 / /sys rw - sysfs sysfs rw\n"
+    assert find_layout(proc_only, "0::/\n") == reason

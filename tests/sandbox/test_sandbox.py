@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import time
 from pathlib import Path
@@ -17,13 +16,12 @@ from arena.errors import BotCrashed, BotTimeout, ConfigError
 from arena.event.config import parse_config
 from arena.players import process
 from arena.players.process import ManagedBot, free_port
-from arena.sandbox import SandboxSpec, bubblewrap_problem, bwrap_argv
+from arena.sandbox import SandboxSpec, bwrap_argv
 from arena.sandbox.bubblewrap import bot_directory
 from sample_bots.random import RandomBot
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "{python} -m sample_bots.random --address {address}"
-needs_bwrap = pytest.mark.skipif(bubblewrap_problem() is not None, reason=str(bubblewrap_problem()))
 
 
 def _event(tmp_path: Path, **top: object) -> dict[str, object]:
@@ -94,7 +92,7 @@ def test_demo_runs_unsandboxed_and_says_so_where_bubblewrap_is_missing(
     assert "sandbox: none for" in result.output
 
 
-@needs_bwrap
+@pytest.mark.needs_bwrap
 def test_the_environment_is_cleared_to_the_allow_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,7 +174,7 @@ def test_a_bot_that_binds_late_is_seen_soon_after_it_serves(tmp_path: Path) -> N
     assert asyncio.run(scenario()) >= 6.0
 
 
-@needs_bwrap
+@pytest.mark.needs_bwrap
 def test_a_tcp_only_bot_is_reached_through_the_relay(tmp_path: Path) -> None:
     """A bot that only takes {port} still plays inside its own network namespace."""
     bot = ManagedBot(
@@ -200,9 +198,8 @@ def test_a_tcp_only_bot_is_reached_through_the_relay(tmp_path: Path) -> None:
     assert "arena.sandbox.relay" in (tmp_path / "t.log").read_text()
 
 
-@pytest.mark.skipif(
-    bubblewrap_problem() is not None or os.geteuid() != 0, reason="only root hands the bot to user nobody"
-)
+@pytest.mark.needs_bwrap
+@pytest.mark.needs_root  # only root hands the bot to user nobody
 def test_a_bot_directory_nobody_can_read_is_refused_with_the_fix(tmp_path: Path) -> None:
     private = tmp_path / "bot"
     private.mkdir(mode=0o700)

@@ -90,11 +90,29 @@ def test_a_call_cancelled_while_act_runs_retires_its_thread_and_the_pool_goes_on
 
 
 def test_each_loop_has_its_own_pool() -> None:
-    async def pool_id() -> int:
-        return id(pool_for_running_loop())
+    """Two loops alive at once (one per thread, as two bots served in one process would be) get two pools,
+    each bound to its own loop; one loop asked twice gets the same pool; a closed loop's idle threads are
+    stopped once a new loop makes its pool."""
 
-    async def same_twice() -> bool:
-        return pool_for_running_loop() is pool_for_running_loop()
+    async def ask(ready: threading.Barrier | None = None) -> tuple[ThinkerPool, ThinkerPool, object]:
+        first = pool_for_running_loop()
+        await first.call(str, 1)  # one idle thread, to be stopped when this loop is gone
+        if ready is not None:
+            ready.wait(30)  # both loops run now
+        return first, pool_for_running_loop(), asyncio.get_running_loop()
 
-    assert asyncio.run(same_twice())
-    assert asyncio.run(pool_id()) != 0
+    ready = threading.Barrier(2)
+    results: list[tuple[ThinkerPool, ThinkerPool, object]] = []
+    threads = [threading.Thread(target=lambda: results.append(asyncio.run(ask(ready)))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(results) == 2
+    for first, again, loop in results:
+        assert first is again and first._loop is loop
+    (a, _, _), (b, _, _) = results
+    assert a is not b, "two loops share a pool"
+    assert a._idle and b._idle
+    asyncio.run(ask())  # a new loop: the pools of the closed loops are stopped
+    assert not a._idle and not b._idle

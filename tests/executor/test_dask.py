@@ -1,4 +1,7 @@
-"""Issue 14: tables on Dask workers give the same event as the local executor, and survive a dead worker."""
+"""The dask executor (arena.executor.dask, dask_worker): tables on Dask workers give the same event as the
+local executor, survive a dead worker, stop in one line when the scheduler vanishes, and pin each worker
+to its share of the CPUs.
+"""
 
 from __future__ import annotations
 
@@ -14,15 +17,18 @@ import pytest
 
 pytest.importorskip("distributed", reason="the dask executor needs distributed (pip install -e '.[test]')")
 
-from test_tournament import ROOT, arena_cli, board, event, stored_hands, write_toml
+import json
 
 from arena.executor.dask import cpu_groups
 from arena.executor.dask_worker import pin_process
 from arena.players.process import free_port
 from arena.players.shim import group_members
 from arena.results.store import Store
+from tests.helpers import FOUR_SAMPLE_BOTS, ROOT, arena_cli, board, event, rows, stored_hands, write_toml
 
 KEY = "ab" * 32
+# What these test is the executor; a worker's sandbox is the local one (tests/sandbox tests it).
+NO_SANDBOX = "none"
 STEADY = f"{{python}} {ROOT / 'tests' / 'bots' / 'steady.py'} --address {{address}}"
 
 
@@ -38,7 +44,14 @@ def _mixed(tmp_path: Path, output: str, remote_port: int, **overrides: Any) -> P
         {"name": "random", "class": "sample_bots.random:RandomBot"},
         {"name": "rules-b", "class": "sample_bots.rules:RulesBot"},
     ]
-    data = event(tmp_path, entrant=entrants, output=str(tmp_path / output), deal_key=KEY, **overrides)
+    data = event(
+        tmp_path,
+        entrant=entrants,
+        output=str(tmp_path / output),
+        deal_key=KEY,
+        sandbox=NO_SANDBOX,
+        **overrides,
+    )
     return write_toml(tmp_path / f"{output}.toml", data)
 
 
@@ -127,7 +140,7 @@ def test_an_event_interrupted_locally_and_finished_on_dask_equals_an_uninterrupt
 ) -> None:
     entrants = [{"name": f"s{i}", "command": STEADY} for i in range(3)]
     entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
-    data = event(tmp_path, entrant=entrants, rounds=8, concurrency=2, deal_key=KEY)
+    data = event(tmp_path, entrant=entrants, rounds=8, concurrency=2, deal_key=KEY, sandbox=NO_SANDBOX)
     broken = write_toml(tmp_path / "broken.toml", data | {"output": str(tmp_path / "broken")})
     whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
     proc = subprocess.Popen(
@@ -255,6 +268,7 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
                 concurrency=4,
                 output=str(tmp_path / "out"),
                 deal_key=KEY,
+                sandbox=NO_SANDBOX,
             ),
         )
         arena = _arena_midway(config, scheduler_file, tmp_path / "out")
@@ -280,7 +294,13 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
     local = write_toml(
         tmp_path / "local.toml",
         event(
-            tmp_path, entrant=entrants, rounds=12, concurrency=4, output=str(tmp_path / "local"), deal_key=KEY
+            tmp_path,
+            entrant=entrants,
+            rounds=12,
+            concurrency=4,
+            output=str(tmp_path / "local"),
+            deal_key=KEY,
+            sandbox=NO_SANDBOX,
         ),
     )
     assert arena_cli("run", "-q", str(local), timeout=300).returncode == 0
@@ -296,7 +316,7 @@ def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_lo
     procs: list[subprocess.Popen[bytes]] = []
     entrants = [{"name": f"s{i}", "command": STEADY} for i in range(4)]
     entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
-    data = event(tmp_path, entrant=entrants, rounds=6, concurrency=2, deal_key=KEY)
+    data = event(tmp_path, entrant=entrants, rounds=6, concurrency=2, deal_key=KEY, sandbox=NO_SANDBOX)
     broken = write_toml(tmp_path / "broken.toml", data | {"output": str(tmp_path / "broken")})
     whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
     try:
@@ -316,3 +336,32 @@ def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_lo
     assert arena_cli("run", "-q", str(whole), timeout=300).returncode == 0
     assert stored_hands(tmp_path / "broken") == stored_hands(tmp_path / "whole")
     assert board(tmp_path / "broken") == board(tmp_path / "whole")
+
+
+def test_on_dask_an_address_that_does_not_answer_is_played_by_the_autopilot_and_marked(
+    tmp_path: Path,
+) -> None:
+    """The same as locally, with two Dask workers: each worker tries the entrant, the conductor seats it
+    nowhere while any worker has it down, and marks it at the end."""
+    pytest.importorskip("distributed")
+    path = write_toml(
+        tmp_path / "event.toml",
+        {
+            "name": "d",
+            "seed": 3,
+            "rounds": 3,
+            "concurrency": 2,
+            "output": str(tmp_path / "out"),
+            "game": {"variant": "five-handed"},
+            "faults": {"restart_backoff_s": 0.1, "restart_backoff_max_s": 0.4},
+            "entrant": [{"name": "ghost", "address": f"127.0.0.1:{free_port()}"}, *FOUR_SAMPLE_BOTS],
+        },
+    )
+    result = arena_cli("run", "-q", str(path), "--workers", "2")
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    assert any(line.startswith("warning: ghost: ") for line in out.splitlines()), out[-3000:]
+    reasons = dict(rows(tmp_path / "out", "SELECT entrant, reason FROM disqualified"))
+    assert list(reasons) == ["ghost"] and reasons["ghost"].startswith("never came up: ")
+    for seats, excluded in rows(tmp_path / "out", "SELECT seats, excluded FROM games"):
+        assert json.loads(excluded) == (["ghost"] if "ghost" in json.loads(seats) else [])

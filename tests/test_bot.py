@@ -1,4 +1,4 @@
-"""Protocol v1 end to end over loopback: the SDK's server (``arena.bot``) against the arena's client
+"""The SDK (arena.bot) end to end over loopback: its server against the arena's client
 (``arena.players.remote``), with real gRPC on 127.0.0.1.
 
 * the handshake, the standard health service and server reflection;
@@ -7,18 +7,16 @@
   the five-handed two are turned up), every view equals the engine's ``build_view`` at that moment (the game
   is replayed from its hand records), and a bot that follows the game from the events alone knows at each
   decision exactly what the request's view says;
-* one bot process serving 20 games at once;
-* ``check_bot`` (and ``arena check-bot``) on the Python sample bots and on the chaos bots of
-  ``tests/bots/chaos.py``, each launched as a real process and always stopped.
+* one bot process serving 20 games at once, and a thinking game that holds up neither the others nor the
+  health check;
+* the choice of event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import random
-import re
 import subprocess
 import sys
 from bisect import insort
@@ -34,7 +32,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.bot import Bot, GameInfo, GameResult, create_server, loop_factory
-from arena.conductor.checkbot import check_bot
 from arena.engine import (
     Action,
     ActionKind,
@@ -68,16 +65,11 @@ from arena.engine.views import Play, TrickView
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.connection import BotConnection
-from arena.players.process import ManagedBot
 from arena.players.remote import RemotePlayer
-from arena.players.shim import group_members
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAME, convert
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
-
-ROOT = Path(__file__).resolve().parents[2]
-CHAOS = ROOT / "tests" / "bots" / "chaos.py"
-
+from tests.helpers import ROOT, launched, sample_bot
 
 # ---------------------------------------------------------------------------------------------- helpers
 
@@ -90,32 +82,6 @@ async def serving(bot_class: type[Bot]) -> AsyncIterator[str]:
         yield f"127.0.0.1:{port}"
     finally:
         await server.stop(None)
-
-
-@contextlib.asynccontextmanager
-async def launched(bot: ManagedBot) -> AsyncIterator[str]:
-    """Start a managed bot process, yield its address, and always stop it (and check nothing is left)."""
-    pgid: int | None = None
-    try:
-        address = await bot.start()
-        pgid = bot.pid
-        yield address
-    finally:
-        await bot.stop()
-        if pgid is not None:
-            assert group_members(pgid) == [], f"{bot.name} left processes behind"
-
-
-def sample_bot(module: str, log_dir: Path) -> ManagedBot:
-    return ManagedBot(
-        module, f"{{python}} -m sample_bots.{module} --port {{port}}", log_dir / f"{module}.log"
-    )
-
-
-def chaos_bot(mode: str, log_dir: Path) -> ManagedBot:
-    return ManagedBot(
-        f"chaos-{mode}", f"{{python}} {CHAOS} --mode {mode} --port {{port}}", log_dir / f"chaos-{mode}.log"
-    )
 
 
 def first_seed(
@@ -690,111 +656,6 @@ def test_one_bot_process_serves_twenty_games_at_once(tmp_path: Path) -> None:
         assert result.outcome.termination is Termination.TARGET_REACHED
         assert sum(len(seat) for seat in result.latencies_ms) == result.decisions > 0
     assert sum(r.wall_s for r in results) > 3 * wall, "the games ran at the same time"
-
-
-# ---------------------------------------------------------------------------------------------- check-bot
-
-
-SAMPLE_BOTS = ["random", "rules", "montecarlo"]
-
-
-@pytest.mark.parametrize("module", SAMPLE_BOTS)
-def test_check_bot_passes_the_sample_bots(module: str, tmp_path: Path) -> None:
-    if importlib.util.find_spec(f"sample_bots.{module}") is None:
-        pytest.skip(f"sample_bots.{module} does not exist (yet)")
-    if module == "montecarlo":
-        # The Monte-Carlo bot searches until its sample cap (200) or nearly all of its time is used, which
-        # makes the 8 check games take about 90 s at the default 1000 ms. The same class under the same SDK
-        # entry point, with a cap of 8 samples, keeps this test to a few seconds and independent of the
-        # machine's load (a short decision time instead makes it time out on a busy machine).
-        code = (
-            "from arena.bot import run; from sample_bots.montecarlo import MonteCarloBot; "
-            "run(MonteCarloBot.configured(samples=8))"
-        )
-        bot = ManagedBot(module, ["{python}", "-c", code, "--port", "{port}"], tmp_path / f"{module}.log")
-    else:
-        bot = sample_bot(module, tmp_path)
-
-    async def main() -> Any:
-        async with launched(bot) as address:
-            return await check_bot(address, games_per_config=1, decision_ms=1000)
-
-    report = asyncio.run(main())
-    assert report.passed, report.render()
-    assert report.violations == []
-    assert report.identity is not None and report.identity.name == module
-    assert set(report.identity.variants) == {"call-ace", "five-handed", "classic"}
-    assert report.health == "SERVING"
-    assert len(report.games) == 8 and report.decisions > 0
-    assert {"BID_ROUND_1", "BID_ROUND_2", "DISCARD", "CALL", "PLAY"} <= report.kinds_seen
-    assert "VERDICT: PASS" in report.render()
-
-
-CHAOS_VIOLATIONS = {
-    "slow": r"timeout in game check-1, .* did not answer within 300 ms",
-    "crash": r"crashed in game check-1, ",
-    "illegal": r"illegal action in game check-1, .* played PLAY\(\w+\) at PLAY; legal were PLAY\(",
-    "garbage": r"malformed reply in game check-1, .* sent a malformed action: invalid card 'ZZ'",
-    "wrong_version": (
-        r"handshake failed: bot at 127\.0\.0\.1:\d+ speaks protocol version 2, the arena speaks 1$"
-    ),
-    "close_early": r"stream closed in game check-1, .* closed its stream before the game ended",
-    "raises": r"error status in game check-1, .*INTERNAL .*raising on purpose",
-}
-
-
-@pytest.mark.parametrize("mode", list(CHAOS_VIOLATIONS))
-def test_check_bot_fails_the_chaos_bots_naming_the_violation(mode: str, tmp_path: Path) -> None:
-    bot = chaos_bot(mode, tmp_path)
-
-    async def main() -> Any:
-        async with launched(bot) as address:
-            # a short decision time for the slow bot; the others get the default, so that a loaded machine
-            # cannot add a timeout to the violation under test
-            return await check_bot(address, games_per_config=1, decision_ms=300 if mode == "slow" else 1000)
-
-    report = asyncio.run(main())
-    text = report.render()
-    assert not report.passed, text
-    assert "VERDICT: FAIL" in text
-    pattern = re.compile(CHAOS_VIOLATIONS[mode])
-    assert report.violations, text
-    assert all(pattern.match(v) for v in report.violations), text
-    if mode == "wrong_version":
-        assert report.identity is None and report.games == []
-    else:
-        # the bot forfeits its first game (3 faults allowed, the 4th forfeits) and the check stops there
-        assert len(report.violations) == FaultPolicy().max_faults_per_game + 1, text
-        assert report.games == [g for g in report.games if "forfeited" in g] and len(report.games) == 1, text
-
-
-async def run_cli(*args: str) -> tuple[int, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-c",
-        "from arena.cli import app; app()",
-        *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    out, _ = await asyncio.wait_for(proc.communicate(), 60)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode()
-
-
-@pytest.mark.parametrize(("which", "code"), [("random", 0), ("wrong_version", 1)])
-def test_cli_check_bot_exit_code(which: str, code: int, tmp_path: Path) -> None:
-    bot = sample_bot(which, tmp_path) if which == "random" else chaos_bot(which, tmp_path)
-
-    async def main() -> tuple[int, str]:
-        async with launched(bot) as address:
-            return await run_cli("check-bot", address)
-
-    rc, out = asyncio.run(main())
-    assert rc == code, out
-    assert ("VERDICT: PASS" if code == 0 else "VERDICT: FAIL") in out
-    if code:
-        assert "handshake failed" in out and "speaks protocol version 2" in out
 
 
 # ------------------------------------------------------------------------------------------- a thinking game

@@ -1,5 +1,7 @@
-"""Misbehaving bots, as real processes over loopback: every game completes, the fault is recorded with the
-right kind, the other seats are untouched, and no process is left behind (issue: arena core)."""
+"""Launched bots (arena.players.process) misbehaving as real processes over loopback: every game completes,
+the fault is recorded with the right kind, the other seats are untouched; slow and failed starts, restarts
+with backoff, the log cap, and no process left behind, even when the arena is killed.
+"""
 
 from __future__ import annotations
 
@@ -23,10 +25,17 @@ from arena.players.inprocess import InProcessPlayer
 from arena.players.process import ManagedBot, RestartBackoff
 from arena.players.remote import RemotePlayer
 from arena.players.shim import group_members
+from arena.results.record import Fault
 from sample_bots.random import RandomBot
+from tests.helpers import CHAOS
 
-CHAOS = Path(__file__).resolve().parents[1] / "bots" / "chaos.py"
 POLICY = FaultPolicy(decision_ms=300, max_faults_per_game=3)
+
+
+def charged(result: TableResult) -> list[Fault]:
+    """The bot's faults, without the arena's own lateness (``harness``: a loaded machine's, never charged,
+    and not what these tests are about)."""
+    return [f for f in result.faults if f.counts]
 
 
 def chaos_bot(mode: str, log_dir: Path, **kwargs: object) -> ManagedBot:
@@ -82,14 +91,14 @@ def test_misbehaving_bot_is_faulted_and_the_game_completes(
 
     result, pgid = asyncio.run(scenario())
     assert result.outcome is not None and result.decisions > 0
-    kinds = Counter(f.kind for f in result.faults)
+    kinds = Counter(f.kind for f in charged(result))
     assert set(kinds) == {kind}, result.faults
-    assert {f.seat for f in result.faults} == {0}, "only the misbehaving seat is faulted"
+    assert {f.seat for f in charged(result)} == {0}, "only the misbehaving seat is faulted"
     assert kinds[kind] == POLICY.max_faults_per_game + 1, "faults stop at the forfeit: the autopilot plays on"
     assert result.forfeited == (0,)
     assert result.ranks[0] == max(result.ranks), "the forfeiter ranks last"
     assert sorted(result.ranks[1:])[0] == 1, "someone else wins"
-    fault = result.faults[0]
+    fault = charged(result)[0]
     assert fault.entrant == "chaos-" + mode and fault.game_id == "g1" and fault.substitute
     assert pgid is not None and group_members(pgid) == []
 
@@ -103,7 +112,7 @@ def test_fault_detail_names_what_went_wrong(tmp_path: Path) -> None:
         finally:
             await bot.stop()
 
-    fault = asyncio.run(scenario()).faults[0]
+    fault = charged(asyncio.run(scenario()))[0]
     assert "played PLAY(" in fault.detail and "legal were" in fault.detail
     assert fault.substitute.startswith("PLAY(")
 
@@ -125,15 +134,22 @@ def test_wrong_protocol_version_is_refused_with_both_versions(tmp_path: Path) ->
 
 
 def test_slow_starting_bot_is_waited_for(tmp_path: Path) -> None:
+    """The bot serves only 3 s after it was launched: the start waits for it (so it takes at least that
+    long, whatever the machine's load), and the game then finds it serving."""
     bot = chaos_bot("slow_start", tmp_path, startup_timeout_s=15)
 
-    async def scenario() -> TableResult:
+    async def scenario() -> tuple[float, TableResult]:
         try:
-            return await play_against(bot)
+            began = time.monotonic()
+            await bot.start()
+            took = time.monotonic() - began
+            return took, await play_against(bot)
         finally:
             await bot.stop()
 
-    assert asyncio.run(scenario()).faults == ()
+    took, result = asyncio.run(scenario())
+    assert took >= 3.0, f"started in {took:.2f} s: the start was not slow, or was not waited for"
+    assert charged(result) == [] and result.decisions > 0
 
 
 def test_bot_that_never_starts_fails_clearly_and_is_cleaned_up(tmp_path: Path) -> None:
@@ -171,7 +187,7 @@ def test_stop_leaves_no_process(mode: str, tmp_path: Path) -> None:
         await asyncio.sleep(0.3)
         before = group_members(bot.pid)
         result = await play_against(bot)
-        assert result.faults == ()
+        assert charged(result) == []
         pgid = bot.pid
         await bot.stop()
         return pgid, before

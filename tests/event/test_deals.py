@@ -1,8 +1,9 @@
-"""Issue 9, "Sealed competitions": secret deals, one arena per output directory, private result files.
+"""Secret deals (arena.event.deals): the deal follows from the seed *and* the event's secret key.
 
-The attack the issue reports: a bot that knows the event seed and its game id rebuilt every hand with
-``GameState(config, seed=game_seed(seed, game_id)).dealt``. These tests show it fails now, and that it
-succeeds with the key from ``OUTPUT/deal.key`` (so they would notice if the key stopped mattering).
+The attack this guards against: a bot that knows the event seed and its game id rebuilt every hand with
+``GameState(config, seed=game_seed(seed, game_id)).dealt``. These tests show it fails, and that it
+succeeds with the key from ``OUTPUT/deal.key`` (so they would notice if the key stopped mattering); then
+bad keys, the fixed-key warning, and resuming with the stored key.
 """
 
 from __future__ import annotations
@@ -10,21 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import sqlite3
-import stat
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tournament import KEY, arena_cli, board, event, stored_hands, write_toml
 
-from arena.bot import Bot
 from arena.conductor.tournament import run_event
-from arena.engine import Action, View
 from arena.engine.cards import card_text
 from arena.engine.config import GameConfig
 from arena.engine.state import GameState
@@ -33,9 +26,8 @@ from arena.event.config import parse_config
 from arena.event.deals import KEY_FILE, deal_seed, key_check, parse_key
 from arena.event.schedule import game_seed
 from arena.results.store import Store
+from tests.helpers import KEY, arena_cli, board, event, file_mode, played, stored_hands, write_toml
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 FIVE = GameConfig.create("five-handed")
 
 
@@ -48,16 +40,6 @@ def first_hand(directory: Path, game_id: str) -> dict[str, Any]:
     with Store.open(directory, create=False) as store:
         row = store.database.one("SELECT record FROM hands WHERE game_id = ? AND hand_index = 0", (game_id,))
     return json.loads(row[0])
-
-
-def played(tmp_path: Path, name: str, **overrides: Any) -> Path:
-    config = parse_config(event(tmp_path, rounds=2, output=str(tmp_path / name), **overrides))
-    asyncio.run(run_event(config))
-    return config.output
-
-
-def mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
 
 
 # ---------------------------------------------------------------------------------------------- the attack
@@ -151,7 +133,9 @@ def test_fixed_key_with_untrusted_entrants_warns_in_one_line(tmp_path: Path) -> 
         *event(tmp_path)["entrant"][:4],
         {"name": "launched", "command": "{python} -m sample_bots.random --port {port}"},
     ]
-    path = write_toml(tmp_path / "l.toml", event(tmp_path, entrant=launched, rounds=1, deal_key=KEY))
+    path = write_toml(
+        tmp_path / "l.toml", event(tmp_path, entrant=launched, rounds=1, deal_key=KEY, sandbox="none")
+    )
     result = arena_cli("run", "-q", str(path), timeout=300)
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
@@ -220,7 +204,7 @@ def test_lost_or_wrong_key_file_with_stored_games_is_a_clear_error(tmp_path: Pat
     (out / KEY_FILE).unlink()
     result = arena_cli("run", "-q", str(path), "--deal-key", key)  # the published key restores the file
     assert result.returncode == 0, result.stderr
-    assert (out / KEY_FILE).read_text().strip() == key and mode(out / KEY_FILE) == 0o600
+    assert (out / KEY_FILE).read_text().strip() == key and file_mode(out / KEY_FILE) == 0o600
 
 
 def test_events_stored_before_secret_deals_resume_and_replay_with_the_public_seed(tmp_path: Path) -> None:
@@ -239,101 +223,3 @@ def test_events_stored_before_secret_deals_resume_and_replay_with_the_public_see
     assert not (out / KEY_FILE).exists()
     replay = arena_cli("replay", str(out), "r002-t01")
     assert replay.returncode == 0 and f"deal seed {game_seed(7, 'r002-t01')}" in replay.stdout
-
-
-# ---------------------------------------------------------------------------------------------- the lock
-
-
-class Gate(Bot):
-    """Announces its first decision in ``$GATE_DIR/reached``, then waits for ``$GATE_DIR/open``: an arena
-    that provably holds its output directory while a test starts a second one (no timing involved)."""
-
-    name = "gate"
-
-    async def act(self, view: View) -> Action:
-        gate = Path(os.environ["GATE_DIR"])
-        (gate / "reached").touch()
-        deadline = time.monotonic() + 120
-        while not (gate / "open").exists() and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
-        return view.legal_actions[0]
-
-
-def test_a_second_arena_on_the_same_directory_stops_and_the_first_completes_intact(tmp_path: Path) -> None:
-    entrants = [*event(tmp_path)["entrant"][:4], {"name": "gate", "class": "test_secret_deals:Gate"}]
-    path = write_toml(tmp_path / "e.toml", event(tmp_path, entrant=entrants, rounds=4, concurrency=2))
-    gate = tmp_path / "gate"
-    gate.mkdir()
-    env = {**os.environ, "GATE_DIR": str(gate), "PYTHONPATH": str(HERE)}
-    first = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", "-q", str(path)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while not (gate / "reached").exists() and first.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert (gate / "reached").exists(), first.stderr.read() if first.stderr else ""
-        second = subprocess.run(
-            [sys.executable, "-m", "arena", "run", str(path)],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert second.returncode == 2 and second.stdout == "", (
-            "no progress bar for an event that cannot begin"
-        )
-        assert second.stderr.splitlines() == [
-            f"error: another arena is running the event in {str(tmp_path / 'out')!r} (pid {first.pid}): "
-            "wait for it to finish or stop it, or use another output directory"
-        ]
-        leaderboard = arena_cli("leaderboard", str(tmp_path / "out"))  # readers take no lock
-        assert leaderboard.returncode == 0, leaderboard.stderr
-    finally:
-        (gate / "open").touch()
-        _, err = first.communicate(timeout=300)
-    assert first.returncode == 0, err
-    with Store.open(tmp_path / "out", create=False) as store:
-        assert len(store.finished()) == len(store.schedule()) == 4
-        assert store.database.all("SELECT COUNT(*) FROM faults")[0][0] == 0
-        assert store.database.all("SELECT COUNT(*) FROM game_seats")[0][0] == 20
-        hands = store.database.all(
-            "SELECT g.hands, COUNT(h.hand_index) FROM games g JOIN hands h USING (game_id) GROUP BY g.game_id"
-        )
-        assert all(n == m > 0 for n, m in hands)
-    assert sum(row["games"] for row in board(tmp_path / "out")) == 20
-
-
-# ---------------------------------------------------------------------------------------------- file modes
-
-
-def test_output_directory_database_key_and_logs_are_private_whatever_the_umask(tmp_path: Path) -> None:
-    old = os.umask(0)
-    try:
-        out = played(tmp_path, "out")
-    finally:
-        os.umask(old)
-    assert mode(out) == 0o700 and mode(out / "logs") == 0o700
-    for name in ("event.sqlite", KEY_FILE, ".lock"):
-        assert mode(out / name) == 0o600, name
-    with Store.open(out, create=False) as store:
-        store.meta("format")  # the -wal and -shm files exist while a connection is open
-        for extra in ("event.sqlite-wal", "event.sqlite-shm"):
-            assert mode(out / extra) == 0o600, extra
-
-
-def test_an_older_loose_output_directory_is_tightened_when_the_arena_opens_it(tmp_path: Path) -> None:
-    out = played(tmp_path, "out")
-    os.chmod(out, 0o755)
-    os.chmod(out / "logs", 0o755)
-    for name in ("event.sqlite", KEY_FILE):
-        os.chmod(out / name, 0o644)
-    asyncio.run(run_event(parse_config(event(tmp_path, rounds=2, output=str(out)))))
-    assert mode(out) == 0o700 and mode(out / "logs") == 0o700
-    assert mode(out / "event.sqlite") == mode(out / KEY_FILE) == 0o600

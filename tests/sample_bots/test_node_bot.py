@@ -27,19 +27,13 @@ from arena.event.table import TableResult, TableSpec, play_table
 from arena.players.connection import BotConnection
 from arena.players.remote import RemotePlayer
 from arena.protocol import PROTOCOL_VERSION
+from tests.helpers import ROOT, V1_METHOD, V1ALPHA_METHOD, list_services
 
-ROOT = Path(__file__).resolve().parents[2]
 BOT_DIR = ROOT / "sample_bots" / "node"
 NODE = shutil.which("node")
 START_TIMEOUT_S = 15.0
 
-pytestmark = [
-    pytest.mark.skipif(NODE is None, reason="node (Node.js) is not on PATH"),
-    pytest.mark.skipif(
-        not (BOT_DIR / "node_modules").is_dir(),
-        reason="sample_bots/node/node_modules is missing: run `npm ci` in sample_bots/node",
-    ),
-]
+pytestmark = pytest.mark.needs_node
 
 
 @contextlib.contextmanager
@@ -155,7 +149,6 @@ def test_node_bot_exits_cleanly_on_signal(tmp_path: Path, sig: signal.Signals) -
 @pytest.mark.parametrize("method", ["v1", "v1alpha"])
 def test_node_bot_serves_reflection(address: str, method: str) -> None:
     """``@grpc/reflection`` answers both reflection versions and lists the game and health services."""
-    from test_reflection import V1_METHOD, V1ALPHA_METHOD, list_services
 
     services = list_services(address, V1_METHOD if method == "v1" else V1ALPHA_METHOD)
     assert {"euchre.arena.v1.Player", "grpc.health.v1.Health"} <= services

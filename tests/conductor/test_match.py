@@ -1,12 +1,12 @@
-"""``arena match``: the SPRT against the textbook formula, and whole matches that decide for a clearly better
-candidate, against a clearly worse one, and not at all for identical bots until the budget."""
+"""``arena match`` (arena.conductor.match): entrant specs, the paired schedule, deal differences, and whole
+matches that decide for a clearly better candidate, against a clearly worse one, and not at all for
+identical bots until the budget.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import math
 from pathlib import Path
-from statistics import NormalDist
 
 import pytest
 from typer.testing import CliRunner
@@ -23,40 +23,7 @@ from arena.conductor.match import (
 from arena.errors import ConfigError
 from arena.results.store import Store
 from arena.stats.rating import RatedGame
-from arena.stats.sprt import SprtResult, SprtSettings, llr, run_sprt
-
-DIFFS = [0.12, -0.05, 0.3, 0.08, 0.0, 0.21, -0.11, 0.17, 0.09, 0.26, 0.04, 0.15]
-
-
-def test_llr_equals_the_sum_of_normal_log_density_ratios() -> None:
-    """Textbook: LLR = Σ ln N(x; h1, s²) - ln N(x; h0, s²), s the sample sd of the differences."""
-    n = len(DIFFS)
-    mean = sum(DIFFS) / n
-    s = math.sqrt(sum((x - mean) ** 2 for x in DIFFS) / (n - 1))
-    h0, h1 = 0.0, 0.1
-    expected = sum(math.log(NormalDist(h1, s).pdf(x)) - math.log(NormalDist(h0, s).pdf(x)) for x in DIFFS)
-    assert llr(DIFFS, h0, h1) == pytest.approx(expected, rel=1e-9)
-    assert llr(DIFFS[:1], h0, h1) == 0.0  # no variance from one deal
-
-
-def test_wald_bounds_and_the_first_crossing_decides() -> None:
-    settings = SprtSettings(0.0, 0.1, alpha=0.05, beta=0.1, min_deals=3)
-    assert settings.lower == pytest.approx(math.log(0.1 / 0.95))
-    assert settings.upper == pytest.approx(math.log(0.9 / 0.05))
-    state = run_sprt(DIFFS, settings)
-    crossing = next(n for n in range(3, len(DIFFS) + 1) if llr(DIFFS[:n], 0.0, 0.1) >= settings.upper)
-    assert state.result is SprtResult.H1 and state.deals == crossing and state.llr >= settings.upper
-    against = run_sprt([-x for x in DIFFS], settings)
-    assert against.result is SprtResult.H0 and against.llr <= settings.lower
-    undecided = SprtResult.UNDECIDED
-    assert run_sprt([0.05] * 30, settings).result is undecided  # identical differences midway: LLR 0
-    assert run_sprt(DIFFS[:2], settings).result is undecided  # too few deals to look
-
-
-def test_bad_sprt_settings_are_refused() -> None:
-    for kwargs in ({"h0": 0.1, "h1": 0.1}, {"alpha": 0.0}, {"beta": 0.5}, {"min_deals": 1}):
-        with pytest.raises(ValueError):
-            SprtSettings(**kwargs)  # type: ignore[arg-type]
+from arena.stats.sprt import SprtResult, SprtSettings
 
 
 def test_specs_and_schedule_pair_the_two_sides_on_the_same_deals_and_seats() -> None:
@@ -133,8 +100,9 @@ def test_identical_bots_stay_undecided_until_the_budget_and_resume_identically(t
     LLR stays 0. (Against H0 = 0 it would rightly accept H0 at once: a constant 0 is strong evidence.)"""
     same = settings(tmp_path, "sample_bots.rules:RulesBot", "sample_bots.rules:RulesBot", 12, h0=-0.1)
     result = asyncio.run(run_match(same))
-    assert result.state.result is SprtResult.UNDECIDED
-    assert result.state.deals == 12 and result.state.llr == 0.0
+    assert (
+        result.state.result is SprtResult.UNDECIDED and result.state.deals == 12 and result.state.llr == 0.0
+    )
     assert result.games == 12 * 2 * 5
     again = asyncio.run(run_match(same))  # nothing left to play: the stored match is read back
     assert again.resumed and again.state == result.state and again.games == result.games

@@ -1,5 +1,7 @@
-"""The referee's finer rules: the time bank, the arena's own lateness, resource limits, and a spy bot that
-checks over many hands of every variant that nothing but a seat's own view ever reaches it."""
+"""The referee (arena.event.table): the time bank, the arena's own lateness, resource limits, a seat whose
+every call raises, and a spy bot that checks over many hands of every variant that nothing but a seat's own
+view ever reaches it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +23,22 @@ from arena.bot import Bot, create_server
 from arena.engine import Action, GameConfig, View
 from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
 from arena.engine.dealing import deal_order
+from arena.engine.events import Event
 from arena.errors import FaultKind
 from arena.event.faults import FaultPolicy
-from arena.event.table import TableResult, TableSpec, play_table
-from arena.players.base import DecisionTiming
+from arena.event.table import TableResult, TableSpec, play_table, seat_stats
+from arena.gameinfo import GameInfo, GameResult
+from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.connection import BotConnection
 from arena.players.inprocess import InProcessPlayer
 from arena.players.process import ManagedBot
 from arena.players.remote import RemotePlayer
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.v1 import player_pb2_grpc as pb_grpc
+from arena.results.record import Fault
 from arena.sandbox import cgroup_problem
 from sample_bots.random import RandomBot
-
-CHAOS = Path(__file__).resolve().parents[1] / "bots" / "chaos.py"
+from tests.helpers import CHAOS
 
 
 class Dawdler(Bot):
@@ -318,3 +322,53 @@ def test_spy_bot_never_receives_a_card_its_seat_may_not_know(variant: str, optio
     assert checked["requests"] > 50
     if config.use_joker or variant == "five-handed":
         assert checked["blind"] > 0, "the seeds chosen put a Joker or a two up: blind decisions were checked"
+
+
+class Broken(Player):
+    """A seat whose every method raises something that is not a ``BotError`` (an arena bug, a gRPC
+    surprise): the table must still complete, and charge the bot nothing for it."""
+
+    name = "broken"
+
+    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+        raise grpc.aio.UsageError("Channel is closed")
+
+    def queue_events(self, events: Sequence[Event]) -> None:
+        raise RuntimeError("queue")
+
+    async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
+        raise grpc.aio.UsageError("Channel is closed")
+
+    async def finish(self, final: GameResult) -> None:
+        raise RuntimeError("finish")
+
+    async def close(self) -> None:
+        raise RuntimeError("close")
+
+
+def test_no_exception_from_one_seat_escapes_its_table() -> None:
+    config = GameConfig.create("five-handed")
+    players: list[Player] = [Broken()] + [
+        InProcessPlayer(RandomBot, f"random-{s}") for s in range(1, config.num_players)
+    ]
+    spec = TableSpec("g", config, 4, tuple(p.name for p in players), FaultPolicy(max_faults_per_game=3))
+    result = asyncio.run(play_table(spec, players))
+    assert result.outcome is not None and result.decisions > 0
+    assert result.faults and {f.kind.value for f in result.faults} == {"harness"}
+    assert "Channel is closed" in result.faults[0].detail
+    assert result.forfeited == (), "the arena's own failures never count against the bot"
+
+
+def _fault(seat: int, kind: FaultKind) -> Fault:
+    return Fault("x", "g", seat, 0, 1, kind, "", 0.0, "PASS")
+
+
+def test_harness_faults_count_neither_in_a_seats_faults_nor_towards_forfeits() -> None:
+    from arena.engine import GameConfig
+    from arena.event.table import TableResult, TableSpec
+
+    spec = TableSpec("g", GameConfig.create("five-handed"), 1, ("a", "b", "c", "d", "e"), FaultPolicy())
+    faults = (_fault(0, FaultKind.HARNESS), _fault(0, FaultKind.TIMEOUT), _fault(1, FaultKind.HARNESS))
+    result = TableResult(spec, None, (0,) * 5, (1,) * 5, (), (), faults, (), 3, (), 0.0)  # type: ignore[arg-type]
+    assert [s.faults for s in seat_stats(result)] == [1, 0, 0, 0, 0]
+    assert not _fault(0, FaultKind.HARNESS).counts and _fault(0, FaultKind.TIMEOUT).counts

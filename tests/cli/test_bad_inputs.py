@@ -1,9 +1,9 @@
-"""Bad input on the command line (issue 11, item 5): every case is one ``error:`` line naming the file and
-what is wrong, exit code 2, no traceback, and no stored game changed (the database's bytes are compared).
+"""Bad input on the command line: every case is one ``error:`` line naming the file and what is wrong, exit
+code 2, no traceback, and no stored game changed (the database's bytes are compared).
 
-"Read-only" cases: the suite runs as root here, and root writes through file permissions, so the command
-runs in a private mount namespace where the directory is bind-mounted read-only (``unshare -m``); without
-root, plain permissions do the same; as root without ``unshare``, those cases are skipped.
+"Read-only" cases: as root, which writes through file permissions, the command runs in a private mount
+namespace where the directory is bind-mounted read-only (``unshare -m``); without root, plain permissions do
+the same; as root without ``unshare``, those cases are skipped.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import pytest
 
 from arena.conductor.tournament import run_event
 from arena.event.config import parse_config
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 ENTRANTS = [
     {"name": n, "class": c}
     for n, c in (
@@ -60,15 +60,6 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     asyncio.run(run_event(load_config(config)))
     return base / "out"
-
-
-def can_mount_readonly() -> bool:
-    if os.geteuid() != 0:
-        return True
-    if shutil.which("unshare") is None:
-        return False
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
-    return probe.returncode == 0
 
 
 def arena(args: list[str], readonly: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -170,12 +161,16 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, id=c.name, marks=[pytest.mark.needs_readonly_mount] if c.readonly else [])
+        for c in CASES
+    ],
+)
 def test_bad_input_is_one_line_exit_2_and_changes_no_stored_game(
     case: Case, finished: Path, tmp_path: Path
 ) -> None:
-    if case.readonly and not can_mount_readonly():
-        pytest.skip("root writes through permissions and no `unshare -m` to mount read-only here")
     work = tmp_path / "out"
     shutil.copytree(finished, work)
     case.spoil(work)

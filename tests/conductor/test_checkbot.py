@@ -1,0 +1,126 @@
+"""``check_bot`` and ``arena check-bot`` (arena.conductor.checkbot): the Python sample bots pass; each chaos
+bot of ``tests/bots/chaos.py`` fails, named by its violation. Each bot is a real process, always stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.conductor.checkbot import check_bot
+from arena.event.faults import FaultPolicy
+from arena.players.process import ManagedBot
+from tests.helpers import CHAOS, launched, sample_bot
+
+SAMPLE_BOTS = ["random", "rules", "montecarlo"]
+
+
+@pytest.mark.parametrize("module", SAMPLE_BOTS)
+def test_check_bot_passes_the_sample_bots(module: str, tmp_path: Path) -> None:
+    if importlib.util.find_spec(f"sample_bots.{module}") is None:
+        pytest.skip(f"sample_bots.{module} does not exist (yet)")
+    if module == "montecarlo":
+        # The Monte-Carlo bot searches until its sample cap (200) or nearly all of its time is used, which
+        # makes the 8 check games take about 90 s at the default 1000 ms. The same class under the same SDK
+        # entry point, with a cap of 8 samples, keeps this test to a few seconds and independent of the
+        # machine's load (a short decision time instead makes it time out on a busy machine).
+        code = (
+            "from arena.bot import run; from sample_bots.montecarlo import MonteCarloBot; "
+            "run(MonteCarloBot.configured(samples=8))"
+        )
+        bot = ManagedBot(module, ["{python}", "-c", code, "--port", "{port}"], tmp_path / f"{module}.log")
+    else:
+        bot = sample_bot(module, tmp_path)
+
+    async def main() -> Any:
+        async with launched(bot) as address:
+            return await check_bot(address, games_per_config=1, decision_ms=1000)
+
+    report = asyncio.run(main())
+    assert report.passed, report.render()
+    assert report.violations == []
+    assert report.identity is not None and report.identity.name == module
+    assert set(report.identity.variants) == {"call-ace", "five-handed", "classic"}
+    assert report.health == "SERVING"
+    assert len(report.games) == 8 and report.decisions > 0
+    assert {"BID_ROUND_1", "BID_ROUND_2", "DISCARD", "CALL", "PLAY"} <= report.kinds_seen
+    assert "VERDICT: PASS" in report.render()
+
+
+CHAOS_VIOLATIONS = {
+    "slow": r"timeout in game check-1, .* did not answer within 300 ms",
+    "crash": r"crashed in game check-1, ",
+    "illegal": r"illegal action in game check-1, .* played PLAY\(\w+\) at PLAY; legal were PLAY\(",
+    "garbage": r"malformed reply in game check-1, .* sent a malformed action: invalid card 'ZZ'",
+    "wrong_version": (
+        r"handshake failed: bot at 127\.0\.0\.1:\d+ speaks protocol version 2, the arena speaks 1$"
+    ),
+    "close_early": r"stream closed in game check-1, .* closed its stream before the game ended",
+    "raises": r"error status in game check-1, .*INTERNAL .*raising on purpose",
+}
+
+
+@pytest.mark.parametrize("mode", list(CHAOS_VIOLATIONS))
+def test_check_bot_fails_the_chaos_bots_naming_the_violation(mode: str, tmp_path: Path) -> None:
+    bot = chaos_bot(mode, tmp_path)
+
+    async def main() -> Any:
+        async with launched(bot) as address:
+            # a short decision time for the slow bot; the others get the default, so that a loaded machine
+            # cannot add a timeout to the violation under test
+            return await check_bot(address, games_per_config=1, decision_ms=300 if mode == "slow" else 1000)
+
+    report = asyncio.run(main())
+    text = report.render()
+    assert not report.passed, text
+    assert "VERDICT: FAIL" in text
+    pattern = re.compile(CHAOS_VIOLATIONS[mode])
+    assert report.violations, text
+    assert all(pattern.match(v) for v in report.violations), text
+    if mode == "wrong_version":
+        assert report.identity is None and report.games == []
+    else:
+        # the bot forfeits its first game (3 faults allowed, the 4th forfeits) and the check stops there
+        assert len(report.violations) == FaultPolicy().max_faults_per_game + 1, text
+        assert report.games == [g for g in report.games if "forfeited" in g] and len(report.games) == 1, text
+
+
+async def run_cli(*args: str) -> tuple[int, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        "from arena.cli import app; app()",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode()
+
+
+@pytest.mark.parametrize(("which", "code"), [("random", 0), ("wrong_version", 1)])
+def test_cli_check_bot_exit_code(which: str, code: int, tmp_path: Path) -> None:
+    bot = sample_bot(which, tmp_path) if which == "random" else chaos_bot(which, tmp_path)
+
+    async def main() -> tuple[int, str]:
+        async with launched(bot) as address:
+            return await run_cli("check-bot", address)
+
+    rc, out = asyncio.run(main())
+    assert rc == code, out
+    assert ("VERDICT: PASS" if code == 0 else "VERDICT: FAIL") in out
+    if code:
+        assert "handshake failed" in out and "speaks protocol version 2" in out
+
+
+def chaos_bot(mode: str, log_dir: Path) -> ManagedBot:
+    return ManagedBot(
+        f"chaos-{mode}", f"{{python}} {CHAOS} --mode {mode} --port {{port}}", log_dir / f"chaos-{mode}.log"
+    )
