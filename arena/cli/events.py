@@ -200,9 +200,9 @@ def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
     from arena.event.schedule import schedule_spread
     from arena.results.listings import render_table
     from arena.results.queries import Queries
-    from arena.stats.leaderboard import Board
+    from arena.stats.leaderboard import Leaderboard
 
-    board = Board(summary.standings, summary.confidence)
+    board = Leaderboard(summary.standings, summary.confidence)
     typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
     if summary.stopped is Stopped.SETTLED:
         typer.echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")

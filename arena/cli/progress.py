@@ -9,7 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from arena.conductor.observer import EventObserver
 from arena.results.record import GameRecord, ScheduledGame
-from arena.stats.leaderboard import Board
+from arena.stats.leaderboard import Leaderboard
 
 
 class TerminalProgress(EventObserver):
@@ -61,7 +61,7 @@ class TerminalProgress(EventObserver):
         apart = f" (harness: {self.harness})" if self.harness else ""
         self.progress.update(self.games, advance=1, extra=f"faults: {self.faults}{apart}")
 
-    def extended(self, total: int, board: Board) -> None:
+    def extended(self, total: int, board: Leaderboard) -> None:
         self.progress.update(self.games, total=total)
         conf = board.confidence
         self.say(

@@ -29,10 +29,10 @@ def leaderboard(
     from arena.conductor.match import sprt_of_store
     from arena.results.listings import render_csv, render_json, render_table
     from arena.results.queries import Queries
-    from arena.stats.leaderboard import compute_board
+    from arena.stats.leaderboard import compute_leaderboard
 
     with one_line_errors(), Queries.open(directory) as store:
-        standings = compute_board(store)
+        standings = compute_leaderboard(store)
         played = len(store.finished())
         total = len(store.schedule())
         sprt = sprt_of_store(store)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from arena.results.record import GameRecord, ScheduledGame
 
 if TYPE_CHECKING:
-    from arena.stats.leaderboard import Board
+    from arena.stats.leaderboard import Leaderboard
 
 
 class EventObserver:
@@ -32,5 +32,5 @@ class EventObserver:
     def game_finished(self, game: ScheduledGame, record: GameRecord) -> None:
         """A game is stored."""
 
-    def extended(self, total: int, board: Board) -> None:
+    def extended(self, total: int, board: Leaderboard) -> None:
         """``--until-settled`` grew the event to ``total`` games because ``board`` is not settled yet."""

@@ -28,7 +28,7 @@ from arena.results import outdir
 from arena.results.record import GameRecord, ScheduledGame
 from arena.results.store import Store
 from arena.stats.confidence import Confidence
-from arena.stats.leaderboard import Board, compute_board
+from arena.stats.leaderboard import Leaderboard, compute_leaderboard
 from arena.stats.rating import Standing
 
 
@@ -118,7 +118,7 @@ async def run_event(
                         played_now += len(todo)
                     if not until_settled:
                         break
-                    board = compute_board(store, ranking=config.ranking)
+                    board = compute_leaderboard(store, ranking=config.ranking)
                     rounds = _more_rounds(config, schedule, board)
                     if rounds <= 0:
                         stopped = Stopped.SETTLED if board.confidence.settled else Stopped.BUDGET
@@ -132,7 +132,7 @@ async def run_event(
                 await runtime.stop()
             _store_identities(store, runtime)
             with store.rating_history_writer() as record:
-                board = compute_board(store, record, config.ranking)
+                board = compute_leaderboard(store, record, config.ranking)
     return EventSummary(
         config, resumed, len(schedule), played_now, board.standings, board.confidence, stopped
     )
@@ -174,7 +174,7 @@ def _mark_never_seated(store: Store, runtime: Executor, watch: EventObserver) ->
             watch.notice(f"warning: {name} never came up: marked disqualified")
 
 
-def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], board: Board) -> int:
+def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], board: Leaderboard) -> int:
     """Rounds to add before the next look at the order: 0 when it is settled or the budget is spent."""
     if board.confidence.settled or not schedule:
         return 0

@@ -19,7 +19,7 @@ from typing import Any
 from arena.errors import ConfigError, FaultKind
 from arena.results.queries import GameSummary, Queries, StoredFault
 from arena.stats.confidence import Confidence
-from arena.stats.leaderboard import Board
+from arena.stats.leaderboard import Leaderboard
 from arena.stats.rating import Standing
 
 HAND_RECORDS = "hands.jsonl"
@@ -235,14 +235,14 @@ COLUMNS = (
 )
 
 
-def render_json(board: Board | list[Standing]) -> str:
+def render_json(board: Leaderboard | list[Standing]) -> str:
     """One object per entrant, best first; the ranking's figures are part of each (``Standing.extra``)."""
-    standings = board.standings if isinstance(board, Board) else board
+    standings = board.standings if isinstance(board, Leaderboard) else board
     return json.dumps([s.to_dict() for s in standings], indent=2)
 
 
-def render_csv(board: Board | list[Standing]) -> str:
-    standings = board.standings if isinstance(board, Board) else board
+def render_csv(board: Leaderboard | list[Standing]) -> str:
+    standings = board.standings if isinstance(board, Leaderboard) else board
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
@@ -285,10 +285,10 @@ Columns of the table:
   note     DQ: disqualified (forfeited too often); house: a house bot"""
 
 
-def render_table(board: Board | list[Standing], title: str = "Leaderboard") -> str:
+def render_table(board: Leaderboard | list[Standing], title: str = "Leaderboard") -> str:
     """A plain-text table (rich renders it in the terminal; this form also suits logs and tests), then
     how sure its order is; 80 columns."""
-    standings = board.standings if isinstance(board, Board) else board
+    standings = board.standings if isinstance(board, Leaderboard) else board
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -329,7 +329,7 @@ def render_table(board: Board | list[Standing], title: str = "Leaderboard") -> s
     console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=False)
     console.print(table)
     text: str = console.file.getvalue()  # type: ignore[attr-defined]
-    return text + (render_confidence(board.confidence) if isinstance(board, Board) else "")
+    return text + (render_confidence(board.confidence) if isinstance(board, Leaderboard) else "")
 
 
 def _num(value: float, digits: int = 2) -> str:

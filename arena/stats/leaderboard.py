@@ -1,6 +1,6 @@
 """The leaderboard of an event, computed from its store alone (so it is the same live, resumed, or later).
 
-``compute_board`` applies the stored games to TrueSkill in schedule order, joins the per-entrant totals,
+``compute_leaderboard`` applies the stored games to TrueSkill in schedule order, joins the per-entrant totals,
 orders the entrants by the event's ranking (arena.stats.confidence: points per hand, paired in duplicate mode)
 and says how sure that order is, in each standing's ``extra`` (so the JSON, the CSV and the report carry it);
 the ``render_*`` functions give the three output forms of ``arena leaderboard``.
@@ -104,7 +104,7 @@ class LeaderboardSource(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Board:
+class Leaderboard:
     """A leaderboard: the standings in ranking order, and the confidence in that order."""
 
     standings: list[Standing]
@@ -115,14 +115,14 @@ def compute_standings(
     store: LeaderboardSource, record: Callable[[HistoryRow], None] | None = None
 ) -> list[Standing]:
     """The standings of what ``store`` holds, best first; ``record`` gets every rating step on the way."""
-    return compute_board(store, record).standings
+    return compute_leaderboard(store, record).standings
 
 
-def compute_board(
+def compute_leaderboard(
     store: LeaderboardSource,
     record: Callable[[HistoryRow], None] | None = None,
     ranking: RankingConfig | None = None,
-) -> Board:
+) -> Leaderboard:
     """The leaderboard of what ``store`` holds; ``record`` gets every rating step on the way.
 
     The stored games are read twice, each time streamed (TrueSkill, then the ranking units), rather than
@@ -166,7 +166,7 @@ def compute_board(
     for i, standing in enumerate(ordered):
         standing.rank = i + 1
         standing.extra.update(_confidence_fields(conf, i))
-    return Board(ordered, conf)
+    return Leaderboard(ordered, conf)
 
 
 def _confidence_fields(conf: Confidence, i: int) -> dict[str, object]:

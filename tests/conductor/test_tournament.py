@@ -18,7 +18,7 @@ from arena.errors import ConfigError, FaultKind
 from arena.event.config import parse_config
 from arena.results.record import Fault
 from arena.results.store import Store
-from arena.stats.leaderboard import compute_board
+from arena.stats.leaderboard import compute_leaderboard
 from tests.helpers import (
     FOUR_SAMPLE_BOTS,
     KEY,
@@ -185,7 +185,7 @@ def ladder_event(tmp_path: Path, name: str, **ranking: Any) -> dict[str, Any]:
 
 def figures(directory: Path) -> tuple[Any, ...]:
     with Store.open(directory) as store:
-        board = compute_board(store)
+        board = compute_leaderboard(store)
         return (
             [(s.name, s.games, s.points, round(s.mu, 9)) for s in board.standings],
             board.confidence.to_dict(),

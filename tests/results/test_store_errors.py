@@ -24,7 +24,7 @@ from arena.errors import StoreError
 from arena.results import database
 from arena.results.queries import Queries
 from arena.results.store import Store
-from arena.stats.leaderboard import compute_board
+from arena.stats.leaderboard import compute_leaderboard
 from tests.results.stored_events import tiny_event
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +89,7 @@ def event(pristine: Path, tmp_path: Path) -> Path:
 
 def every_read(q: Queries) -> None:
     """Every read of the model, consumed to the end."""
-    compute_board(q)
+    compute_leaderboard(q)
     q.games_overview()
     q.all_faults()
     list(q.hand_records())
