@@ -3,8 +3,9 @@
 #   bash bench/same_behaviour.sh BASE            e.g. bash bench/same_behaviour.sh 69d0e70
 # Runs the same deterministic in-process events (classic with duplicate deals, five-handed, call-ace
 # with the joker; each also with --until-settled) with a fixed deal key on BASE (a temporary worktree)
-# and on this checkout, then compares every listing, a replay and the stored games, hands, faults and
-# entrants. Only output paths and each game's wall time are allowed to differ. Exit 0: same behaviour.
+# and on this checkout, then compares every listing, a replay, the report and the stored games, hands,
+# faults and entrants. Only output paths, each game's wall time and decision latencies may differ.
+# Exit 0: the same behaviour.
 set -euo pipefail
 base=${1:?usage: same_behaviour.sh BASE-COMMIT}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,12 +42,17 @@ play() {  # play SOURCE-TREE OUTPUT-DIR
     for table in games hands faults entrants; do
       sqlite3 "$out/$v/event.sqlite" "SELECT * FROM $table"
     done > "$out/$v.tables"
+    tr '>' '\n' < "$out/$v/report.html" > "$out/$v.report"
   done
 }
 
 play "$work/base" "$work/before"
 play "$here" "$work/after"
-normal() { sed -E "s#$work/(before|after)##g; s/\|[0-9.]+\$//; s/ +\$//" "$1"; }
+# Wall time per game (the tables' last column) and decision latencies (the report's) are measured, not played.
+normal() {
+  sed -E "s#$work/(before|after)##g; s/\|[0-9.]+\$//; s/ +\$//" "$1" |
+    sed -E 's/"latency_p[0-9]+_ms": [0-9.e-]+//g; s/[0-9.]+ ms \/ [0-9.]+ ms//g'
+}
 status=0
 for f in "$work"/before/*.*; do
   name=$(basename "$f")
