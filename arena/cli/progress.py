@@ -55,7 +55,7 @@ class TerminalProgress(EventObserver):
         self.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def game_finished(self, game: ScheduledGame, record: GameRecord) -> None:
-        late = sum(1 for f in record.faults if not f.counts)
+        late = sum(1 for f in record.faults if not f.charged)
         self.faults += len(record.faults) - late
         self.harness += late
         apart = f" (harness: {self.harness})" if self.harness else ""

@@ -164,9 +164,9 @@ async def check_bot(
                     )
                     result = await play_table(spec, players)
                     faults = [f for f in result.faults if f.seat == seat]
-                    report.violations += [_describe(f) for f in faults if f.counts]
+                    report.violations += [_describe(f) for f in faults if f.charged]
                     report.warnings += [
-                        f"the checking machine was too busy: {_describe(f)}" for f in faults if not f.counts
+                        f"the checking machine was too busy: {_describe(f)}" for f in faults if not f.charged
                     ]
                     report.latencies_ms += result.latencies_ms[seat]
                     report.decisions += len(result.latencies_ms[seat]) + len(faults)

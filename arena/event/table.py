@@ -112,7 +112,7 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
             action_to_string(substitute_id),
         )
         faults.append(fault)
-        if fault.counts:
+        if fault.charged:
             counted[seat] += 1
             if counted[seat] > policy.max_faults_per_game and seat not in forfeited:
                 forfeited.append(seat)
@@ -198,7 +198,7 @@ def seat_stats(result: TableResult) -> list[SeatStats]:
             makers[maker] += 1
             made[maker] += hand["outcome"] in ("made", "march")
     # Only faults charged to the bot: a harness fault is the arena's own lateness (docs/protocol.md).
-    faults = [sum(1 for f in result.faults if f.seat == s and f.counts) for s in range(n)]
+    faults = [sum(1 for f in result.faults if f.seat == s and f.charged) for s in range(n)]
     return [
         SeatStats(
             result.spec.seat_names[s],

@@ -59,8 +59,9 @@ class Fault:
     substitute: str
 
     @property
-    def counts(self) -> bool:
-        """Whether the fault counts towards forfeiting (harness faults do not)."""
+    def charged(self) -> bool:
+        """Whether the fault counts against the bot, towards forfeiting (a harness fault is the arena's own
+        lateness)."""
         return self.kind is not FaultKind.HARNESS
 
     def to_dict(self) -> dict[str, Any]:

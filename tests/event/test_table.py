@@ -371,4 +371,4 @@ def test_harness_faults_count_neither_in_a_seats_faults_nor_towards_forfeits() -
     faults = (_fault(0, FaultKind.HARNESS), _fault(0, FaultKind.TIMEOUT), _fault(1, FaultKind.HARNESS))
     result = TableResult(spec, None, (0,) * 5, (1,) * 5, (), (), faults, (), 3, (), 0.0)  # type: ignore[arg-type]
     assert [s.faults for s in seat_stats(result)] == [1, 0, 0, 0, 0]
-    assert not _fault(0, FaultKind.HARNESS).counts and _fault(0, FaultKind.TIMEOUT).counts
+    assert not _fault(0, FaultKind.HARNESS).charged and _fault(0, FaultKind.TIMEOUT).charged

@@ -35,7 +35,7 @@ POLICY = FaultPolicy(decision_ms=300, max_faults_per_game=3)
 def charged(result: TableResult) -> list[Fault]:
     """The bot's faults, without the arena's own lateness (``harness``: a loaded machine's, never charged,
     and not what these tests are about)."""
-    return [f for f in result.faults if f.counts]
+    return [f for f in result.faults if f.charged]
 
 
 def chaos_bot(mode: str, log_dir: Path, **kwargs: object) -> ManagedBot:

@@ -56,7 +56,7 @@ def make_record(
             s in forfeited,
             sum(1 for h in hands if h["maker"] == s),
             sum(1 for h in hands if h["maker"] == s and h["outcome"] in ("made", "march")),
-            sum(1 for f in faults if f.seat == s and f.counts),
+            sum(1 for f in faults if f.seat == s and f.charged),
         )
         for s, name in enumerate(game.seats)
     )
