@@ -75,6 +75,31 @@ def _buf() -> str | None:
     return None
 
 
+@functools.cache
+def _grpc_cpp() -> str | None:
+    """The C++ starter kit's toolchain (sample_bots/cpp/Makefile)."""
+    tools = ("g++", "make", "pkg-config", "protoc", "grpc_cpp_plugin")
+    absent = [tool for tool in tools if shutil.which(tool) is None]
+    if not absent and subprocess.run(["pkg-config", "--exists", "grpc++"], check=False).returncode != 0:
+        absent = ["grpc++ (its pkg-config file)"]
+    if not absent:
+        return None
+    return (
+        f"needs Debian's grpc++ toolchain ({', '.join(absent)} missing): apt-get install g++ make "
+        "pkg-config protobuf-compiler protobuf-compiler-grpc libgrpc++-dev"
+    )
+
+
+@functools.cache
+def _grpc_ruby() -> str | None:
+    """The Ruby starter kit's runtime and code generator (sample_bots/ruby/bot.rb)."""
+    if shutil.which("ruby") and shutil.which("grpc_tools_ruby_protoc"):
+        probe = ["ruby", "-e", "require 'grpc'; require 'grpc/health/checker'"]
+        if subprocess.run(probe, capture_output=True, check=False).returncode == 0:
+            return None
+    return "needs Ruby's gRPC: apt-get install ruby-grpc ruby-grpc-tools"
+
+
 def _root() -> str | None:
     return (
         None if os.geteuid() == 0 else "needs root (as .ci/run runs): only root can hand a bot to user nobody"
@@ -101,6 +126,8 @@ NEEDS: dict[str, tuple[Callable[[], str | None], str]] = {
     "needs_chromium": (_chromium, "Debian's chromium is on PATH (apt-get install chromium)"),
     "needs_node": (_node, "node is on PATH and `npm ci` has run in sample_bots/node"),
     "needs_buf": (_buf, "`npm ci` has run in tools/ and node is on PATH"),
+    "needs_grpc_cpp": (_grpc_cpp, "Debian's grpc++ toolchain is installed (the C++ starter kit)"),
+    "needs_grpc_ruby": (_grpc_ruby, "Ruby's gRPC is installed (the Ruby starter kit)"),
     "needs_root": (_root, "the suite runs as root"),
     "needs_readonly_mount": (
         _readonly_mount,
