@@ -1,16 +1,22 @@
-"""``arena check-bot HOST:PORT``: what a contestant runs before entering.
+"""``arena check-bot``: what a contestant runs before entering, against a running bot or a launched one.
 
 It shakes hands, then plays a few games of every variant the bot claims (with option sets that reach the
 rare decisions: the Joker and the FH two turned up, No-Trumps, 4 to 7 players), the bot in one seat and
-sample bots in the others, under the real fault policy. Every violation is reported in plain words, with
-latency figures and a verdict. The bot passes only with zero violations.
+sample bots in the others, under the real fault policy. Then it plays several games at once with the bot in
+every seat, because an event does: a server that handles one stream at a time passes the one-seat games
+and fails here. With ``--command`` it first launches the bot exactly as an event would (the sandbox, the
+limits, ``{address}``), so a bot that cannot start in the sandbox fails here too, with the reason and its
+log. Every violation is reported in plain words, with latency figures and a verdict. The bot passes only
+with zero violations.
 """
 
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -20,13 +26,16 @@ from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
 from arena.engine.config import GameConfig, Variant
 from arena.engine.dealing import deal_order
 from arena.engine.state import Phase
-from arena.errors import BotError
+from arena.errors import ArenaError, BotError, ConfigError
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableSpec, play_table
 from arena.players.connection import BotConnection, BotIdentity
 from arena.players.inprocess import InProcessPlayer
+from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import RemotePlayer
 from arena.results.record import Fault
+from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
+from arena.sandbox.bubblewrap import bot_directory
 
 CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
     Variant.CALL_ACE: (
@@ -38,6 +47,9 @@ CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
     Variant.FIVE_HANDED: ({}, {"two_expose_mode": "exposed_suit", "target": 5}),
     Variant.CLASSIC: ({}, {"stick_the_dealer": True, "target": 5}),
 }
+
+PARALLEL_TABLES = 2
+"""Tables played at once with the bot in every seat: two five-seat tables are ten streams on one bot."""
 
 
 @dataclass
@@ -52,6 +64,8 @@ class CheckReport:
     latencies_ms: list[float] = field(default_factory=list)
     kinds_seen: set[str] = field(default_factory=set)
     decisions: int = 0
+    parallel: list[str] = field(default_factory=list)
+    launch: str = ""  # how the bot was launched (--command), or "" for a bot already running
 
     @property
     def passed(self) -> bool:
@@ -64,7 +78,11 @@ class CheckReport:
         return data[min(len(data) - 1, int(q * len(data)))]
 
     def render(self) -> str:
-        lines = [f"Checking the bot at {self.address}"]
+        """The whole report, as ``arena check-bot`` prints it (the head and game lines as they happen)."""
+        return "\n".join([*self.head(), *(f"  {g}" for g in self.games + self.parallel), *self.tail()])
+
+    def head(self) -> list[str]:
+        lines = [f"Checking the bot {self.launch}" if self.launch else f"Checking the bot at {self.address}"]
         if self.identity is not None:
             i = self.identity
             lines.append(
@@ -72,7 +90,10 @@ class CheckReport:
                 f"protocol {i.protocol_version}, variants: {', '.join(i.variants) or '(none)'}"
             )
         lines.append(f"  health check: {self.health}")
-        lines += [f"  {g}" for g in self.games]
+        return lines
+
+    def tail(self) -> list[str]:
+        lines: list[str] = []
         if self.latencies_ms:
             lines.append(
                 f"  latency over {len(self.latencies_ms)} decisions: p50 {self.percentile(0.5):.1f} ms, "
@@ -93,7 +114,7 @@ class CheckReport:
         else:
             lines.append("  violations: none")
         lines.append("VERDICT: PASS" if self.passed else "VERDICT: FAIL")
-        return "\n".join(lines)
+        return lines
 
 
 def _describe(fault: Fault) -> str:
@@ -121,17 +142,32 @@ async def check_bot(
     seed: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> CheckReport:
-    """Run the whole check against the bot at ``address``; never raises for the bot's misbehaviour."""
+    """Run the whole check against the bot at ``address``; never raises for the bot's misbehaviour.
+
+    ``progress`` is told the report's head once the handshake is over, then each game's line as it ends
+    (what ``CheckReport.render`` gives in one piece), so that a slow check shows it is alive; the tail is
+    the caller's to print.
+    """
     report = CheckReport(address)
-    connection = BotConnection(address)
-    say = progress or (lambda _line: None)
+    await _check(report, games_per_config, decision_ms, seed, progress or (lambda _line: None))
+    return report
+
+
+async def _check(
+    report: CheckReport, games_per_config: int, decision_ms: int, seed: int, say: Callable[[str], None]
+) -> None:
+    connection = BotConnection(report.address)
     try:
         try:
             report.identity = await connection.hello()
         except BotError as exc:
             report.violations.append(f"handshake failed: {exc}")
-            return report
+            for line in report.head():
+                say(line)
+            return
         report.health = await _health(connection.channel)
+        for line in report.head():
+            say(line)
         if report.health != "SERVING":
             report.violations.append(
                 f"the standard gRPC health service does not answer SERVING ({report.health}); "
@@ -179,12 +215,57 @@ async def check_bot(
                         f"{len(faults)} fault(s)" + (", forfeited" if seat in result.forfeited else "")
                     )
                     report.games.append(summary)
-                    say(summary)
+                    say(f"  {summary}")
                     if seat in result.forfeited:
-                        return report  # a forfeiting bot has shown enough
-        return report
+                        return  # a forfeiting bot has shown enough
+        if report.identity.variants:
+            await _parallel(connection, report, policy, seed, say)
     finally:
         await connection.close()
+
+
+async def _parallel(
+    connection: BotConnection, report: CheckReport, policy: FaultPolicy, seed: int, say: Callable[[str], None]
+) -> None:
+    """``PARALLEL_TABLES`` short games at once with the bot in every seat: as many streams on one bot as an
+    event's concurrent tables open. A bot that serves one stream at a time times out here."""
+    assert report.identity is not None
+    variant = Variant(report.identity.variants[0])
+    config = GameConfig.create(variant, target=5)
+    name = report.identity.name
+    names = tuple(f"{name}-{s}" for s in range(config.num_players))
+    specs = [
+        TableSpec(f"parallel-{t + 1}", config, seed + 1000 + t, names, policy) for t in range(PARALLEL_TABLES)
+    ]
+    results = await asyncio.gather(
+        *(play_table(spec, [RemotePlayer(connection, n) for n in names]) for spec in specs)
+    )
+    streams = PARALLEL_TABLES * config.num_players
+    for spec, result in zip(specs, results, strict=True):
+        charged = [f for f in result.faults if f.charged]
+        report.violations += [f"with {streams} streams open at once: {_describe(f)}" for f in charged[:3]]
+        if len(charged) > 3:
+            report.violations.append(f"... and {len(charged) - 3} more faults in game {spec.game_id}")
+        report.warnings += [
+            f"the checking machine was too busy: {_describe(f)}" for f in result.faults if not f.charged
+        ]
+        for seat in range(config.num_players):
+            report.latencies_ms += result.latencies_ms[seat]
+        decisions = sum(len(x) for x in result.latencies_ms) + len(result.faults)
+        line = (
+            f"{variant.value} (target=5), {PARALLEL_TABLES} games at once in every seat: "
+            f"game {spec.game_id}, {len(result.hands)} hands, {decisions} decisions, "
+            f"{len(result.faults)} fault(s)"
+        )
+        report.decisions += decisions
+        report.parallel.append(line)
+        say(f"  {line}")
+    if any(f.charged for result in results for f in result.faults):
+        report.violations.append(
+            f"with {PARALLEL_TABLES} games at once the bot failed: an event plays many tables on one bot, so "
+            f"it must serve concurrent PlayGame streams ({streams} here; a server with one worker thread, or "
+            "one that handles one stream at a time, cannot)"
+        )
 
 
 def _seed_for(config: GameConfig, seat: int, base: int) -> int:
@@ -259,5 +340,56 @@ async def _health(channel: grpc.aio.Channel) -> str:
     return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
 
 
-def run_check(address: str, games_per_config: int = 1, decision_ms: int = 1000) -> CheckReport:
-    return asyncio.run(check_bot(address, games_per_config, decision_ms, progress=print))
+async def check_command(
+    command: str,
+    *,
+    sandbox: SandboxMode = SandboxMode.BUBBLEWRAP,
+    workdir: Path | None = None,
+    memory_mb: int | None = None,
+    cpu_s: int | None = None,
+    startup_timeout_s: float = 20.0,
+    games_per_config: int = 1,
+    decision_ms: int = 1000,
+    progress: Callable[[str], None] | None = None,
+) -> CheckReport:
+    """Launch ``command`` as an event launches an entrant (its sandbox, limits and ``{address}``), check it,
+    stop it. A bot that cannot start is a violation with the reason and the last lines of its log, which
+    is kept (in a new directory under the system's temporary one) for the author to read whole.
+
+    :raises ConfigError: the sandbox cannot run here, or the bot's directory cannot be told.
+    """
+    say = progress or (lambda _line: None)
+    where = Path.cwd()
+    spec = SandboxSpec(mode=sandbox)
+    if spec.sandboxed:
+        if (problem := bubblewrap_problem()) is not None:
+            raise ConfigError(f"cannot sandbox the bot: {problem}")
+        spec = SandboxSpec(mode=sandbox, workdir=bot_directory(expand_command(command, 0), workdir, where))
+    launch = f"launched as `{command}` ({'in the sandbox' if spec.sandboxed else 'without a sandbox'})"
+    logs = Path(tempfile.mkdtemp(prefix="arena-check-bot-"))
+    bot = ManagedBot(
+        "check",
+        command,
+        logs / "bot.log",
+        startup_timeout_s=startup_timeout_s,
+        memory_mb=memory_mb,
+        cpu_s=cpu_s,
+        sandbox=spec,
+        cwd=where,
+    )
+    try:
+        try:
+            address = await bot.start()
+        except (ArenaError, OSError) as exc:
+            report = CheckReport(command, launch=launch)
+            report.violations.append(f"the bot did not start: {exc}")
+            for line in report.head():
+                say(line)
+            return report
+        report = CheckReport(address, launch=launch)
+        await _check(report, games_per_config, decision_ms, 1, say)
+        if not report.passed:
+            report.warnings.append(bot.log_excerpt())
+        return report
+    finally:
+        await bot.close()

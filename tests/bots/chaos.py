@@ -21,6 +21,7 @@ modes:
   flood           sends hundreds of unsolicited decisions after its first reply
   close_early     ends its stream after its 2nd decision
   wrong_version   says protocol version 2 in the handshake
+  one_stream      a fine player that serves one game stream at a time (the others wait for it to end)
   margin          a fine player that replies after sleeping until --reply-ms into each decision
   ignore_sigterm  a fine player that ignores SIGTERM (must be SIGKILLed)
   fork            a fine player that forks a long-lived child process
@@ -95,6 +96,7 @@ class RawServicer(PlayerServicer):
     def __init__(self, mode: str) -> None:
         super().__init__(FirstLegal)
         self.mode = mode
+        self.one_at_a_time = asyncio.Lock()
 
     async def Hello(self, request: pb.HelloRequest, context: grpc.aio.ServicerContext) -> pb.HelloResponse:
         reply = await super().Hello(request, context)
@@ -105,6 +107,15 @@ class RawServicer(PlayerServicer):
     async def PlayGame(
         self, request_iterator: AsyncIterator[pb.ArenaMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.BotMessage]:
+        if self.mode == "one_stream":
+            async with self.one_at_a_time:
+                async for reply in self._play(request_iterator):
+                    yield reply
+            return
+        async for reply in self._play(request_iterator):
+            yield reply
+
+    async def _play(self, request_iterator: AsyncIterator[pb.ArenaMessage]) -> AsyncIterator[pb.BotMessage]:
         answered = 0
         previous = 0
         async for message in request_iterator:
@@ -158,6 +169,7 @@ RAW_MODES = (
     "flood",
     "close_early",
     "wrong_version",
+    "one_stream",
 )
 
 

@@ -16,7 +16,7 @@ import pytest
 from arena.conductor.checkbot import check_bot
 from arena.event.faults import FaultPolicy
 from arena.players.process import ManagedBot
-from tests.helpers import CHAOS, launched, sample_bot
+from tests.helpers import CHAOS, arena_cli, launched, sample_bot
 
 SAMPLE_BOTS = ["random", "rules", "montecarlo"]
 
@@ -116,6 +116,10 @@ def test_cli_check_bot_exit_code(which: str, code: int, tmp_path: Path) -> None:
     rc, out = asyncio.run(main())
     assert rc == code, out
     assert ("VERDICT: PASS" if code == 0 else "VERDICT: FAIL") in out
+    lines = out.splitlines()
+    assert len(lines) == len(set(lines)), f"a line printed twice (output piped):\n{out}"
+    if code == 0:
+        assert out.count("games at once in every seat") == 2, out
     if code:
         assert "handshake failed" in out and "speaks protocol version 2" in out
 
@@ -123,4 +127,67 @@ def test_cli_check_bot_exit_code(which: str, code: int, tmp_path: Path) -> None:
 def chaos_bot(mode: str, log_dir: Path) -> ManagedBot:
     return ManagedBot(
         f"chaos-{mode}", f"{{python}} {CHAOS} --mode {mode} --port {{port}}", log_dir / f"chaos-{mode}.log"
+    )
+
+
+def test_check_bot_command_fails_a_bot_that_serves_one_stream_at_a_time() -> None:
+    """The bot passes every one-seat game; the games played at once (ten streams) time out, and the
+    verdict says why. Launched by check-bot itself, as ``--command`` does (no sandbox: not what this
+    tests)."""
+    result = arena_cli(
+        "check-bot",
+        "--sandbox",
+        "none",
+        "--decision-ms",
+        "500",
+        "--command",
+        f"{{python}} {CHAOS} --mode one_stream --port {{port}}",
+        timeout=180,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "VERDICT: FAIL" in result.stdout
+    assert "with 10 streams open at once: timeout in game parallel-1" in result.stdout
+    assert (
+        "with 2 games at once the bot failed" in result.stdout
+        and "serve concurrent PlayGame" in result.stdout
+    )
+    assert "in every seat: game parallel-2" in result.stdout, "both parallel games were played"
+
+
+@pytest.mark.needs_bwrap
+def test_check_bot_command_fails_a_bot_that_cannot_start_in_the_sandbox(tmp_path: Path) -> None:
+    """A bot that reads a file outside its own directory starts on the author's machine and not in the
+    event's sandbox: ``--command`` shows that before the event, with the bot's own words from its log."""
+    tmp_path.chmod(0o755)  # as root the sandbox runs the bot as nobody, who must be able to read it
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "model.txt").write_text("weights\n")
+    (tmp_path / "bot").mkdir()
+    bot = tmp_path / "bot" / "bot.py"
+    bot.write_text(
+        "import sys\n"
+        f"open({str(tmp_path / 'data' / 'model.txt')!r}).read()\n"
+        "from arena.bot import run\nfrom sample_bots.random import RandomBot\nrun(RandomBot)\n"
+    )
+    command = f"{{python}} {bot} --address {{address}}"
+    outside = arena_cli("check-bot", "--sandbox", "none", "--command", command)
+    assert outside.returncode == 0 and "VERDICT: PASS" in outside.stdout, outside.stdout + outside.stderr
+    inside = arena_cli("check-bot", "--command", command)
+    assert inside.returncode == 1, inside.stdout + inside.stderr
+    assert "(in the sandbox)" in inside.stdout and "the bot did not start" in inside.stdout
+    assert "model.txt" in inside.stdout and "VERDICT: FAIL" in inside.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (),
+        ("127.0.0.1:1", "--command", "x {address}"),
+        ("127.0.0.1:1", "--memory-mb", "64"),
+        ("--command", "x", "--sandbox", "jail"),
+    ],
+)
+def test_check_bot_bad_arguments_are_one_line_and_exit_2(args: tuple[str, ...]) -> None:
+    result = arena_cli("check-bot", *args)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and result.stderr.startswith("error:"), (
+        result.stderr
     )
