@@ -11,6 +11,7 @@ secret).
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -20,10 +21,10 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.report.figures import EventFigures, event_figures, fault_kinds
-from arena.results.outdir import create_private
 from arena.results.queries import GameSummary, Queries, StoredFault
 
 REPORT_NAME = "report.html"
+PUBLISHED_MODE = 0o644
 MAX_POINTS_PER_ENTRANT = 600  # the rating plot thins longer histories evenly (the last point always kept)
 
 # The leaderboard's columns as ``Standing.to_dict`` names them: header and what it means. Keys the standings
@@ -73,9 +74,10 @@ def build_report(directory: Path, output: Path | None = None) -> Built:
     html = render_html(figures, replays)
     path = output if output is not None else directory / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
-    if output is None:
-        create_private(path)  # inside the private output directory, private like the rest (docs/security.md)
     path.write_text(html, encoding="utf-8")
+    # Written to be published (copied to a web page, mailed to a class), so readable by all whatever the
+    # umask; inside the output directory, which stays 0700, nobody else reaches it until it is copied out.
+    os.chmod(path, PUBLISHED_MODE)
     return Built(path, len(html.encode()), len(figures.games), time.perf_counter() - started)
 
 

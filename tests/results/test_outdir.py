@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.conductor.tournament import run_event
 from arena.event.config import parse_config
 from arena.event.deals import KEY_FILE
@@ -82,6 +84,24 @@ def test_output_directory_database_key_and_logs_are_private_whatever_the_umask(t
         store.meta("format")  # the -wal and -shm files exist while a connection is open
         for extra in ("event.sqlite-wal", "event.sqlite-shm"):
             assert file_mode(out / extra) == 0o600, extra
+
+
+@pytest.mark.parametrize("umask", [0o077, 0o022])
+def test_the_report_is_written_to_be_published_while_its_directory_stays_private(
+    tmp_path: Path, umask: int
+) -> None:
+    """README says to publish report.html: it is 0644 whatever the umask, in the event's directory and
+    where ``arena report -o`` puts it; the directory itself stays 0700, so nobody reaches it there."""
+    old = os.umask(umask)
+    try:
+        out = played(tmp_path, "out")
+        assert arena_cli("report", str(out)).returncode == 0
+        elsewhere = tmp_path / "public" / "cup.html"
+        assert arena_cli("report", str(out), "-o", str(elsewhere)).returncode == 0
+    finally:
+        os.umask(old)
+    assert file_mode(out / "report.html") == file_mode(elsewhere) == 0o644
+    assert file_mode(out) == 0o700
 
 
 def test_an_older_loose_output_directory_is_tightened_when_the_arena_opens_it(tmp_path: Path) -> None:
