@@ -25,7 +25,7 @@ from pathlib import Path
 
 from arena.bot import Bot
 from arena.errors import ArenaError, ConfigError, ProtocolMismatch
-from arena.event.config import EntrantKind, EntrantSpec, TournamentConfig
+from arena.event.config import DEFAULT_MEMORY_MB, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, play_table, record_of
 from arena.executor.base import Announce, StartFailed, StartProgress, WrongVariant
 from arena.players.autopilot import AutopilotPlayer
@@ -179,7 +179,7 @@ class LocalExecutor:
                     spec.target,
                     self.log_dir / f"{name}.log",
                     startup_timeout_s=spec.startup_timeout_s,
-                    memory_mb=spec.memory_mb,
+                    memory_mb=spec.memory_mb or DEFAULT_MEMORY_MB,
                     cpu_s=spec.cpu_s,
                     backoff=self.config.faults.restart,
                     sandbox=self.sandboxes[name],
