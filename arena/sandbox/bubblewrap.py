@@ -210,7 +210,7 @@ def _module_path(module: str) -> Path | None:
 
 
 def sdk_paths() -> list[Path]:
-    """What a bot needs besides its own directory: the interpreter, its packages, the SDK and the protos."""
+    """What a bot needs besides its own program: the interpreter, its packages, the SDK and the protos."""
     paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
     package = Path(arena.__file__).resolve().parent
     paths.add(package)
