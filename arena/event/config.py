@@ -45,6 +45,11 @@ STARTUP_TIMEOUT_S = 20.0
 """How long a launched bot has to report SERVING, counted from when its own start begins (bots start a
 few at a time, ``arena.executor.local.STARTING_AT_ONCE``); generous, so a loaded machine does not fail
 them."""
+DEFAULT_MEMORY_MB = 1024
+"""The memory limit of a launched bot whose config sets none (``memory_mb``). Measured with
+``bench/bot_memory.py``: every sample bot stays far below it (docs/security.md has the figures); it also
+leaves room for the address space that gRPC's threads and Node's V8 reserve, which is what counts where
+the limit falls back to ``RLIMIT_AS``. Without a default, one bot held 2,000 MB under the default config."""
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = Text("1-64 letters, digits, '_', '.', '+' or '-'", re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"))
 _SANDBOX = OneOf(SandboxMode)
@@ -71,7 +76,9 @@ class EntrantSpec:
     name: str = option(check=_NAME, doc="unique name in the standings")
     kind: EntrantKind
     target: str  # the value of its ``kind`` key
-    memory_mb: int | None = option(None, Range(16, 1_000_000), "memory limit of the bot's processes")
+    memory_mb: int | None = option(
+        None, Range(16, 1_000_000), "memory limit of the bot's processes", shown=str(DEFAULT_MEMORY_MB)
+    )
     cpu_s: int | None = option(None, Range(1, 10_000_000), "CPU seconds for the whole event")
     startup_timeout_s: float = option(
         STARTUP_TIMEOUT_S,
@@ -85,7 +92,7 @@ class EntrantSpec:
         None,
         Text("a directory path"),
         "the directory the sandbox shows the bot",
-        shown="its program's directory",
+        shown="its program",
     )
     env: tuple[tuple[str, str], ...] = option(
         (),

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from arena.bot import Bot
 from arena.errors import ArenaError, ConfigError, ProtocolMismatch
-from arena.event.config import EntrantKind, EntrantSpec, TournamentConfig
+from arena.event.config import DEFAULT_MEMORY_MB, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, play_table, record_of
 from arena.executor.base import Announce, StartFailed, StartProgress, WrongVariant
 from arena.players.autopilot import AutopilotPlayer
@@ -37,7 +37,7 @@ from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import RemotePlayer
 from arena.results.record import GameRecord
 from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
-from arena.sandbox.bubblewrap import bot_directory
+from arena.sandbox.bubblewrap import bot_view, sdk_paths
 
 STARTING_AT_ONCE = max(2, 2 * (os.cpu_count() or 1))
 """How many launched bots may be starting at the same time (each one's start is mostly CPU)."""
@@ -64,6 +64,7 @@ class LocalExecutor:
         self.excluded: dict[str, str] = {}  # entrant -> why it is never seated (wrong protocol or variant)
         self.down: dict[str, str] = {}  # entrant -> why it is not up (yet): retried in the background
         self.sandboxes: dict[str, SandboxSpec] = {}
+        self.shared_views: dict[Path, list[str]] = {}  # a directory -> the entrants who are all shown it
         self._gate = asyncio.Semaphore(starting_at_once)
         self._retries: dict[str, asyncio.Task[None]] = {}
         self._announce: Announce = lambda _line: None
@@ -76,9 +77,10 @@ class LocalExecutor:
     def sandbox_specs(self, names: Sequence[str]) -> dict[str, SandboxSpec]:
         """How each launched entrant in ``names`` is confined.
 
-        Each sandbox hides the output directory, the config file and the other entrants' directories, even
-        when they lie inside a directory the bot is shown. A bot whose own directory cannot be found is
-        not refused here: that is its own start-up problem (``ManagedBot`` reports it), not the event's.
+        Each bot is shown its own program (or package, or ``workdir``: ``bot_view``), and each sandbox hides
+        the output directory, the config file and the other entrants' programs, even when they lie inside
+        a directory the bot is shown. A bot whose program cannot be found is not refused here: that is its
+        own start-up problem (``ManagedBot`` reports it), not the event's.
 
         :raises ConfigError: a sandbox is asked for where bubblewrap cannot run.
         """
@@ -91,7 +93,8 @@ class LocalExecutor:
             workdir = self.config.path(s.workdir) if s.workdir else None
             if s.name in sandboxed:
                 with contextlib.suppress(ConfigError):
-                    dirs[s.name] = bot_directory(expand_command(s.target, 0), workdir, self.config.base)
+                    dirs[s.name] = bot_view(expand_command(s.target, 0), workdir, self.config.base)
+        self.shared_views = _shared(dirs)
         hide = [self.config.output.resolve(), *([self.config.source] if self.config.source else [])]
         out = {}
         for s in launched:
@@ -101,8 +104,8 @@ class LocalExecutor:
             others = tuple(d for n, d in dirs.items() if n != s.name and not (own and own.is_relative_to(d)))
             out[s.name] = SandboxSpec(
                 mode=self.config.sandbox_of(s),
-                # The directory found above, so that the bot's launcher need not look for it again.
-                workdir=own or (self.config.path(s.workdir) if s.workdir else None),
+                workdir=self.config.path(s.workdir) if s.workdir else None,
+                view=own,  # found above, so that the bot's launcher need not look for it again
                 env=dict(s.env),
                 hide=(*hide, *others),
             )
@@ -176,7 +179,7 @@ class LocalExecutor:
                     spec.target,
                     self.log_dir / f"{name}.log",
                     startup_timeout_s=spec.startup_timeout_s,
-                    memory_mb=spec.memory_mb,
+                    memory_mb=spec.memory_mb or DEFAULT_MEMORY_MB,
                     cpu_s=spec.cpu_s,
                     backoff=self.config.faults.restart,
                     sandbox=self.sandboxes[name],
@@ -274,7 +277,26 @@ class LocalExecutor:
             lines.append(f"sandbox: none for {_names(bare)} (not isolated: trusted bots only)")
         notes = sorted({b.limits_note for b in self.managed.values() if b.limits_note})
         lines += [f"limits: {n}" for n in notes]
+        if self.shared_views:
+            groups = "; ".join(f"{_names(n)} are all shown {d}" for d, n in sorted(self.shared_views.items()))
+            lines.append(
+                f"warning: {groups}: each can read the others' files there (give each a workdir of its own)"
+            )
         return lines
+
+
+def _shared(views: dict[str, Path]) -> dict[Path, list[str]]:
+    """Directories shown to more than one entrant (a shared ``workdir`` or package), with who sees them.
+
+    A view inside another entrant's is hidden from that entrant (``sandbox_specs``), so only equal views
+    let entrants read each other. The SDK's directories are left out: every bot is shown them.
+    """
+    sdk = sdk_paths()  # shown to every bot anyway (the sample bots are part of it)
+    by_view: dict[Path, list[str]] = {}
+    for name, view in views.items():
+        if not any(view.is_relative_to(p) for p in sdk):
+            by_view.setdefault(view, []).append(name)
+    return {view: sorted(names) for view, names in by_view.items() if len(names) > 1}
 
 
 def _names(names: Collection[str], most: int = 12) -> str:

@@ -2,9 +2,11 @@
 
 A launched entrant runs under ``arena.players.shim`` (which owns its process group, caps its log and
 applies per-process limits) and, by default, inside a bubblewrap sandbox (:mod:`arena.sandbox`): then its
-gRPC server listens on a Unix socket (``{address}`` in its command) or, for bots that only take a TCP port
-(``{port}``), behind a relay inside the sandbox; and its processes share one cgroup for the whole event, so
-memory, process-count and CPU-time limits hold for the bot as a whole across restarts. Unsandboxed
+gRPC server listens on a Unix socket inside the sandbox (``{address}`` in its command) or, for bots that
+only take a TCP port (``{port}``), behind a relay inside the sandbox, and the arena dials that socket
+through the sandbox's root without following the bot's links (:mod:`arena.sandbox.dial`); and its
+processes, the shim included, share one cgroup for the whole event, so memory, process-count and CPU-time
+limits hold for the bot as a whole across restarts. Unsandboxed
 (``sandbox = "none"``), ``{address}`` is ``127.0.0.1:PORT`` and the bot is an ordinary child process.
 ``{python}`` is this interpreter. A bot is ready once the standard gRPC health check answers SERVING.
 Starting a process costs about 0.1 s, so one process serves all of the entrant's games. A bot that died is
@@ -17,11 +19,9 @@ import asyncio
 import contextlib
 import os
 import shlex
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 import time
 import weakref
 from collections.abc import Sequence
@@ -33,7 +33,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
 from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxMode, SandboxSpec, bwrap_argv, cgroup_problem
-from arena.sandbox.bubblewrap import SOCKET_NAME, bot_directory, readable_by_sandbox_user
+from arena.sandbox.bubblewrap import SOCKET_NAME, bot_uid, bot_view, readable_by_sandbox_user
+from arena.sandbox.dial import SandboxPid, SocketRefused, dial_address, keep_at, pin_socket
+from arena.sandbox.seccomp import filter_pipe
 
 # Health polling during start-up: gRPC's reconnect back-off would otherwise grow between attempts (to
 # seconds), and a bot that binds its port late would be seen long after it serves.
@@ -136,23 +138,29 @@ class ManagedBot:
         self._proc: asyncio.subprocess.Process | None = None
         self._next_start_after = 0.0
         self._cgroup: BotCgroup | None = None
-        self._socket_dir: Path | None = None
         self._cpu_watch: asyncio.Task[None] | None = None
         argv = expand_command(command, 0)  # validate early
-        self._bot_dir: Path | None = None
+        self._view: Path | None = None
+        # Sandboxed: the user the bot runs as (as the host sees it), the descriptor its socket is pinned
+        # under (the same number for the whole event) and where bubblewrap says the sandbox's pid.
+        self._uid = bot_uid() if os.geteuid() == 0 else os.geteuid()
+        self._socket_fd: int | None = None
+        self._sandbox_pid: SandboxPid | None = None
         if self.sandbox.sandboxed:
-            self._bot_dir = bot_directory(argv, self.sandbox.workdir, self.cwd)
-            if os.geteuid() == 0 and not readable_by_sandbox_user(self._bot_dir):
+            self._view = self.sandbox.view or bot_view(argv, self.sandbox.workdir, self.cwd)
+            if os.geteuid() == 0 and not readable_by_sandbox_user(self._view):
+                fix = "chmod -R o+rX" if self._view.is_dir() else "chmod o+r"
                 raise ConfigError(
-                    f"{name}: the sandbox runs bots as user nobody, who cannot read {self._bot_dir}: "
-                    f"make it readable (chmod -R o+rX {shlex.quote(str(self._bot_dir))}) or set workdir"
+                    f"{name}: the sandbox runs bots as users of their own, who cannot read {self._view}: "
+                    f"make it readable ({fix} {shlex.quote(str(self._view))}) or set workdir"
                 )
 
     @property
     def address(self) -> str:
-        """Where the arena dials the bot: its Unix socket when sandboxed, else HOST:PORT."""
-        if self._socket_dir is not None:
-            return f"unix:{self._socket_dir / SOCKET_NAME}"
+        """Where the arena dials the bot: its pinned Unix socket when sandboxed, else HOST:PORT."""
+        if self.sandbox.sandboxed:
+            assert self._socket_fd is not None, "a sandboxed bot has no address before its first start"
+            return dial_address(self._socket_fd)
         return f"{self.host}:{self.port}"
 
     @property
@@ -163,12 +171,8 @@ class ManagedBot:
     def alive(self) -> bool:
         return self._proc is not None and self._proc.returncode is None
 
-    def _prepare_sandbox(self) -> None:
-        """Once per event: the socket directory and the cgroup that outlive every restart."""
-        if self.sandbox.sandboxed and self._socket_dir is None:
-            self._socket_dir = Path(tempfile.mkdtemp(prefix="euchre-arena-"))
-            if os.geteuid() == 0:
-                os.chown(self._socket_dir, 65534, 65534)  # the bot (nobody) creates its socket there
+    def _prepare_cgroup(self) -> None:
+        """Once per event: the cgroup that outlives every restart."""
         if self._cgroup is None:
             problem = cgroup_problem()
             if problem is None:
@@ -181,11 +185,12 @@ class ManagedBot:
             else:
                 self.limits_note = f"per process only ({problem})"
 
-    def _argv(self) -> list[str]:
+    def _argv(self, pass_fds: list[int]) -> list[str]:
+        """The command of one start; descriptors the sandbox needs are added to ``pass_fds``."""
         if not self.sandbox.sandboxed:
             self.port = free_port(self.host)
             return expand_command(self.command, self.port)
-        assert self._socket_dir is not None and self._bot_dir is not None
+        assert self._view is not None
         inside = f"{SOCKET_DIR}/{SOCKET_NAME}"
         self.port = 50051  # the sandbox has a loopback of its own: any port is free there
         parts = split_command(self.command)
@@ -193,9 +198,19 @@ class ManagedBot:
         if not any("{address}" in p for p in parts):
             relay = [sys.executable, "-m", "arena.sandbox.relay", "--socket", inside]
             argv = [*relay, "--port", str(self.port), "--", *argv]
-        with contextlib.suppress(FileNotFoundError):
-            (self._socket_dir / SOCKET_NAME).unlink()
-        return bwrap_argv(argv, self.sandbox, self._socket_dir, bot_dir=self._bot_dir, cwd=self.cwd)
+        seccomp = filter_pipe()
+        info_read, info_write = os.pipe()
+        self._sandbox_pid = SandboxPid(info_read)
+        pass_fds += [seccomp, info_write]
+        return bwrap_argv(
+            argv,
+            self.sandbox,
+            bot_path=self._view,
+            cwd=self.cwd,
+            uid=self._uid,
+            seccomp_fd=seccomp,
+            info_fd=info_write,
+        )
 
     async def start(self) -> str:
         """Launch and wait until the bot reports SERVING; returns its address.
@@ -212,8 +227,27 @@ class ManagedBot:
 
     async def _start(self) -> str:
         """``start`` once its turn has come: ``startup_timeout_s`` counts from here."""
-        self._prepare_sandbox()
-        argv = self._argv()
+        self._prepare_cgroup()
+        pass_fds: list[int] = []
+        try:
+            argv = self._argv(pass_fds)
+            await self._spawn(argv, pass_fds)
+        finally:
+            for fd in pass_fds:
+                os.close(fd)  # the shim and bubblewrap hold their own copies
+        try:
+            await self._wait_serving()
+            if not self.sandbox.sandboxed:
+                self._check_port_owner()
+        except BaseException:
+            await self.stop()
+            raise
+        if self._cgroup is not None and self.cpu_s and self._cpu_watch is None:
+            self._cpu_watch = asyncio.create_task(self._watch_cpu(self._cgroup, self.cpu_s))
+        return self.address
+
+    async def _spawn(self, argv: list[str], pass_fds: list[int]) -> None:
+        """Start the shim, which starts ``argv`` (handing it ``pass_fds``)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         shim = [
             sys.executable,
@@ -233,6 +267,8 @@ class ManagedBot:
             shim += ["--cpu-s", str(self.cpu_s)]
         if self.sandbox.sandboxed:
             shim += ["--nofile", str(self.sandbox.max_open_files)]
+        for fd in pass_fds:
+            shim += ["--pass-fd", str(fd)]
         self.starts += 1
         self._proc = await asyncio.create_subprocess_exec(
             *shim,
@@ -243,34 +279,55 @@ class ManagedBot:
             stderr=asyncio.subprocess.DEVNULL,
             start_new_session=True,
             cwd=self.cwd,
+            pass_fds=pass_fds,
         )
-        try:
-            await self._wait_serving()
-            if not self.sandbox.sandboxed:
-                self._check_port_owner()
-        except BaseException:
-            await self.stop()
-            raise
-        if self._cgroup is not None and self.cpu_s and self._cpu_watch is None:
-            self._cpu_watch = asyncio.create_task(self._watch_cpu(self._cgroup, self.cpu_s))
-        return self.address
+
+    def _remaining_s(self, deadline: float) -> float:
+        """Start-up time left.
+
+        :raises BotCrashed: the process has exited.
+        :raises BotTimeout: no time is left.
+        """
+        if not self.alive():
+            status = self._proc.returncode if self._proc else "?"
+            raise BotCrashed(f"{self.name} exited during start-up (status {status}); {self.log_excerpt()}")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise BotTimeout(
+                f"{self.name} did not report SERVING within {self.startup_timeout_s:.1f} s; "
+                f"{self.log_excerpt()}"
+            )
+        return remaining
+
+    async def _pin_socket(self, deadline: float) -> None:
+        """Sandboxed: wait for the bot's socket and pin it (:mod:`arena.sandbox.dial`), before any dial.
+
+        :raises BotCrashed: the path holds something else than the bot's own socket, which is not dialled.
+        """
+        assert self._sandbox_pid is not None
+        while True:
+            self._remaining_s(deadline)
+            pid = self._sandbox_pid.poll()
+            if pid is not None:
+                try:
+                    fd = pin_socket(pid, f"{SOCKET_DIR}/{SOCKET_NAME}", self._uid)
+                except SocketRefused as exc:
+                    raise BotCrashed(f"{self.name}: {exc}; {self.log_excerpt()}") from None
+                except OSError:
+                    fd = None  # the sandbox is gone: the next round says how the process ended
+                if fd is not None:
+                    self._socket_fd = keep_at(fd, self._socket_fd)
+                    return
+            await asyncio.sleep(0.02)
 
     async def _wait_serving(self) -> None:
         deadline = time.monotonic() + self.startup_timeout_s
+        if self.sandbox.sandboxed:
+            await self._pin_socket(deadline)
         async with grpc.aio.insecure_channel(self.address, options=_FAST_RECONNECT) as channel:
             stub = health_pb2_grpc.HealthStub(channel)
             while True:
-                if not self.alive():
-                    status = self._proc.returncode if self._proc else "?"
-                    raise BotCrashed(
-                        f"{self.name} exited during start-up (status {status}); {self.log_excerpt()}"
-                    )
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise BotTimeout(
-                        f"{self.name} did not report SERVING within {self.startup_timeout_s:.1f} s; "
-                        f"{self.log_excerpt()}"
-                    )
+                remaining = self._remaining_s(deadline)
                 with contextlib.suppress(grpc.aio.AioRpcError):
                     reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=min(0.5, remaining))
                     if reply.status == health_pb2.HealthCheckResponse.SERVING:
@@ -345,6 +402,9 @@ class ManagedBot:
         The shim is asked first (its pipe closes) and waits for the whole group; then, as a last line,
         the process group and the bot's cgroup are killed and waited for.
         """
+        if self._sandbox_pid is not None:
+            self._sandbox_pid.close()
+            self._sandbox_pid = None
         proc, self._proc = self._proc, None
         if proc is None:
             return
@@ -363,7 +423,7 @@ class ManagedBot:
             await asyncio.to_thread(self._cgroup.kill_all)
 
     async def close(self) -> None:
-        """At the end of the event: stop the bot and remove its cgroup and socket directory."""
+        """At the end of the event: stop the bot, remove its cgroup and let go of its socket."""
         if self._cpu_watch is not None:
             self._cpu_watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -373,9 +433,9 @@ class ManagedBot:
         if self._cgroup is not None:
             await asyncio.to_thread(self._cgroup.remove)
             self._cgroup = None
-        if self._socket_dir is not None:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
-            self._socket_dir = None
+        if self._socket_fd is not None:
+            os.close(self._socket_fd)
+            self._socket_fd = None
 
 
 def _kill_group(pgid: int, timeout_s: float = 10.0) -> None:

@@ -6,8 +6,13 @@ that (a bot's own children do not inherit it). So the arena starts this shim in 
 starts the bot in the shim's process group and then watches its standard input, a pipe whose only writer is
 the arena. When that pipe closes (the arena asked to stop, exited, or died) the shim sends SIGTERM to the
 whole group, waits a grace period, and sends SIGKILL. The shim also holds the bot's output: it copies it
-to the log file up to a size cap and drops the rest (saying so once), and it applies the memory and CPU
+to the log file up to a size cap and drops the rest (saying so once), and it applies the per-process
 limits to the bot only.
+
+Where the bot has a cgroup, the shim joins it first, before it starts the bot: copying the bot's output is
+work done for the bot (a bot that floods its output made the shim spend seconds of CPU), so it counts
+toward the bot's CPU budget and memory limit like the bot's own. The bot's processes are made the first
+choice of the kernel's out-of-memory killer, so that at the limit the bot is stopped, not its supervisor.
 
 The shim exits with the bot's exit status when the bot exits on its own (after killing any children the
 bot left in the group).
@@ -30,15 +35,27 @@ from typing import IO, BinaryIO
 GRACE_S = 2.0
 
 
-def _limits(
-    memory_mb: int | None, cpu_s: int | None, nofile: int | None, cgroup_procs: Sequence[str]
-) -> Callable[[], None]:
-    def apply() -> None:
-        # Join the bot's cgroups first, in the child before exec, so that nothing the bot starts is ever
-        # outside them (a pid written by the arena after the start would race the bot's first fork).
+BOT_OOM_SCORE_ADJ = 500
+"""Added to the bot's processes' out-of-memory score (raising needs no privilege): killed before the shim."""
+
+
+def _join_cgroups(cgroup_procs: Sequence[str]) -> str | None:
+    """Move this process into the bot's cgroups (the bot, started after, is in them from its first
+    instruction: a pid written by the arena after the start would race the bot's first fork); why not, or
+    None."""
+    try:
         for procs in cgroup_procs:
             with open(procs, "w") as f:
                 f.write(str(os.getpid()))
+    except OSError as exc:
+        return f"cannot join the bot's cgroup {procs}: {exc.strerror}"
+    return None
+
+
+def _limits(memory_mb: int | None, cpu_s: int | None, nofile: int | None) -> Callable[[], None]:
+    def apply() -> None:
+        with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(BOT_OOM_SCORE_ADJ))
         _die_with_parent()
         if nofile:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
@@ -170,28 +187,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cgroup-procs", action="append", default=[], help="cgroup.procs file the bot joins (repeatable)"
     )
+    parser.add_argument(
+        "--pass-fd", type=int, action="append", default=[], help="descriptor the bot inherits (repeatable)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no bot command given")
+    not_joined = _join_cgroups(args.cgroup_procs)
     # A handler (not SIG_IGN, which exec would pass on to the bot) so that SIGTERM to the group spares us.
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda *_: None)
     log = CappedLog(args.log, args.log_cap)
     try:
         log.write(f"[arena] starting: {' '.join(command)}\n".encode())
+        if not_joined:
+            log.write(f"[arena] {not_joined}\n".encode())
+            return 127
         try:
             bot = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_limits(args.memory_mb, args.cpu_s, args.nofile, args.cgroup_procs),
+                preexec_fn=_limits(args.memory_mb, args.cpu_s, args.nofile),
+                pass_fds=args.pass_fd,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             log.write(f"[arena] cannot start the bot: {exc}\n".encode())
             return 127
+        finally:
+            for fd in args.pass_fd:
+                os.close(fd)  # the bot has its copies: the pipes' other ends see their end with the bot
         assert bot.stdout is not None
         pump = threading.Thread(target=_pump, args=(bot.stdout, log), daemon=True)
         pump.start()

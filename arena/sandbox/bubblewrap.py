@@ -7,15 +7,23 @@ distribution, and it builds exactly the namespaces we need without a daemon. Wha
   arena or of another bot, and when the bot's main process (or bubblewrap) dies the kernel kills every
   process left in the namespace, a grandchild that called ``setsid()`` or daemonised included;
 * its own network namespace with nothing but a loopback of its own: it can reach no other bot and no
-  service of the host. The arena talks to it over a Unix socket in a directory bound into the sandbox
-  (``{address}`` in the command); a bot that can only listen on TCP (``{port}``) gets a small relay inside
-  the sandbox (:mod:`arena.sandbox.relay`) between that socket and its port;
-* a filesystem of the system directories and its own directory, read-only, the Python interpreter, its
-  installed packages and the SDK read-only, a private writable ``/tmp``, and nothing else of the host (the
-  output directory and the config file are hidden even when they lie inside a bound directory);
+  service of the host, and its abstract Unix sockets are its own. The arena talks to it over a Unix
+  socket in ``/run/arena``, a small tmpfs of the sandbox's own (``{address}`` in the command), which the
+  arena reaches through the sandbox's root without following anything the bot could replace
+  (:mod:`arena.sandbox.dial`); a bot that can only listen on TCP (``{port}``) gets a small relay inside the
+  sandbox (:mod:`arena.sandbox.relay`) between that socket and its port;
+* its own IPC namespace (System V IPC and POSIX message queues) and its own ``/dev`` (POSIX shared memory);
+* a filesystem of the system directories read-only, its own program (the file, or the package of a
+  ``-m`` module; its ``workdir`` when the config names one) read-only, the Python interpreter, its
+  installed packages and the SDK read-only, private writable tmpfs mounts (``/tmp``, the socket
+  directory), and nothing of the host that it could write (the output directory and the config file are
+  hidden even when they lie inside a bound directory);
 * an environment cleared to PATH, LANG, HOME=/tmp and what the entrant's config adds;
-* when the arena runs as root: the bot runs as user ``nobody`` with no capabilities and ``no_new_privs``,
-  so it cannot read files only root may read (``/etc/shadow``) even though ``/etc`` is visible.
+* an identity of its own: when the arena runs as root, a user id of its own for the whole event
+  (:func:`bot_uid`), with no capabilities and ``no_new_privs``, so it cannot read files only root may read
+  (``/etc/shadow``) nor share anything kept per user with another bot; otherwise a user namespace of its
+  own in which it may not create further user namespaces; and in both cases a seccomp filter that refuses
+  the kernel keyring, which no namespace separates (:mod:`arena.sandbox.seccomp`).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -33,6 +42,7 @@ from pathlib import Path
 
 import arena
 from arena.errors import ConfigError
+from arena.sandbox.seccomp import seccomp_problem
 
 
 class SandboxMode(StrEnum):
@@ -44,7 +54,12 @@ class SandboxMode(StrEnum):
 
 SOCKET_DIR = "/run/arena"  # inside the sandbox: where the bot's gRPC Unix socket lives
 SOCKET_NAME = "bot.sock"
-SANDBOX_UID = 65534  # nobody: the user a bot runs as when the arena runs as root
+SOCKET_DIR_BYTES = 64 * 1024  # the socket directory's tmpfs: a socket needs no data, a bot may write no more
+SANDBOX_UID = 65534  # nobody: the user of every bot where the range below is not mapped here
+BOT_UID_BASE = 0x7A000000
+"""First user id handed to bots when the arena runs as root: inside the block that systemd leaves unused
+(between its container range, which ends below 0x70000000, and 2^31), so no account or file has it."""
+BOT_UID_SPAN = 1 << 20  # ids to draw from: two concurrent events rarely draw the same one
 SYSTEM_DIRS = ("/usr", "/etc", "/opt")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -59,7 +74,8 @@ class SandboxSpec:
     """How one launched bot is confined (``mode = "none"``: not at all)."""
 
     mode: SandboxMode = SandboxMode.BUBBLEWRAP
-    workdir: Path | None = None  # the bot's own directory, read-only; None: the directory of its program
+    workdir: Path | None = None  # the config's workdir: the directory shown to the bot, read-only
+    view: Path | None = None  # what of its own the bot is shown, when already found (else bot_view finds it)
     env: Mapping[str, str] = field(default_factory=dict)
     hide: tuple[Path, ...] = ()  # host paths never visible, even inside a bound directory
     tmp_mb: int = 256  # size of the private /tmp (its pages also count toward the memory limit)
@@ -80,7 +96,7 @@ def bubblewrap_problem() -> str | None:
     if bwrap is None:
         return "the bubblewrap sandbox needs the bwrap program, which is not on PATH: " + INSTALL_HINT
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
-        return "as root, the sandbox needs setpriv (util-linux) to run bots as nobody: install util-linux"
+        return "as root, the sandbox needs setpriv (util-linux) to give bots users of their own: install it"
     probe = [bwrap, "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"]
     try:
         done = subprocess.run(probe, capture_output=True, timeout=30, check=False)
@@ -92,17 +108,59 @@ def bubblewrap_problem() -> str | None:
             f"bwrap is installed but cannot create namespaces here ({reason[0]}); a container may need "
             "user namespaces enabled (e.g. docker run --security-opt seccomp=unconfined), " + INSTALL_HINT
         )
-    return None
+    return seccomp_problem()  # the keyring filter: without it two bots could share keys
 
 
-def bot_directory(argv: Sequence[str], workdir: Path | None, cwd: Path | None = None) -> Path:
-    """The directory the bot's program lives in, bound read-only into its sandbox.
+@functools.cache
+def bwrap_can_disable_userns() -> bool:
+    """Whether this bubblewrap has ``--disable-userns`` (0.8.0 and later)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return False
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--disable-userns" in done.stdout + done.stderr
 
-    ``workdir`` when given; else the module's top-level package for ``python -m pkg.mod``, the first
-    argument that names an existing file (``python bot.py``, ``node bot.js``), or the program itself when it
-    is not a system or interpreter path. Relative paths are taken from ``cwd`` (where the bot will run).
 
-    :raises ConfigError: when none of these names a directory.
+def bot_uid() -> int:
+    """A user id for one bot, for the whole event, when the arena runs as root.
+
+    Why not ``nobody`` for all: whatever the kernel keeps per user (the keyring, the counts of inotify
+    instances and of message-queue bytes, the processes a user may have) would be shared by every bot and
+    could carry a message from one to another. Drawn at random from :data:`BOT_UID_BASE` on, so that two
+    events running at once are unlikely to meet; ``nobody`` where that range is not mapped (a container
+    with a narrow user namespace), the seccomp filter and the namespaces still separating the rest.
+    """
+    uid = BOT_UID_BASE + secrets.randbelow(BOT_UID_SPAN)
+    return uid if _mapped(uid) else SANDBOX_UID
+
+
+def _mapped(uid: int) -> bool:
+    try:
+        lines = Path("/proc/self/uid_map").read_text().splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        inside, _, count = (int(x) for x in line.split())
+        if inside <= uid < inside + count:
+            return True
+    return False
+
+
+def bot_view(argv: Sequence[str], workdir: Path | None, cwd: Path | None = None) -> Path:
+    """What of the bot's own the sandbox shows it, read-only: its program, not the folder around it.
+
+    ``workdir`` when given (a directory); else the top-level package of ``python -m pkg.mod`` (the module
+    file itself for ``python -m mod``), the first argument that names an existing file (``python bot.py``,
+    ``node bot.js``: that file alone), or the program itself when it is not a system or interpreter path.
+    Why the file and not its folder: entrants of a class often sit side by side (``bots/alice.py``,
+    ``bots/bob.py``), with the organiser's notes beside them, and each may see only its own. A bot that
+    needs files beside its program names the folder as its ``workdir``. Relative paths are taken from
+    ``cwd`` (where the bot will run).
+
+    :raises ConfigError: when none of these names a file or directory.
     """
     here = Path(cwd) if cwd is not None else Path.cwd()
     if workdir is not None:
@@ -112,17 +170,17 @@ def bot_directory(argv: Sequence[str], workdir: Path | None, cwd: Path | None = 
         return path
     args = list(argv)
     if args and not _is_system_program(args[0]) and (here / args[0]).is_file():
-        return (here / args[0]).resolve().parent
+        return (here / args[0]).resolve()
     for i, arg in enumerate(args[1:], start=1):
         if arg == "-m" and i + 1 < len(args):
-            found = _module_directory(args[i + 1])
+            found = _module_path(args[i + 1])
             if found is not None:
                 return found
             break
         if not arg.startswith("-") and (here / arg).is_file():
-            return (here / arg).resolve().parent
+            return (here / arg).resolve()
     raise ConfigError(
-        f"cannot tell the bot's directory from its command {' '.join(args)!r}: set workdir to the directory "
+        f"cannot tell the bot's program from its command {' '.join(args)!r}: set workdir to the directory "
         "the sandbox should show it (read-only)"
     )
 
@@ -135,8 +193,8 @@ def _is_system_program(program: str) -> bool:
     return resolved == Path(sys.executable) or any(resolved.is_relative_to(p) for p in prefixes)
 
 
-def _module_directory(module: str) -> Path | None:
-    """The directory of the top-level package of ``module`` (or of the module itself), if importable."""
+def _module_path(module: str) -> Path | None:
+    """The directory of the top-level package of ``module`` (or the module's own file), if importable."""
     top = module.split(".")[0]
     try:
         spec = importlib.util.find_spec(top)
@@ -147,16 +205,16 @@ def _module_directory(module: str) -> Path | None:
     if spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations))).resolve()
     if spec.origin and os.path.isfile(spec.origin):
-        return Path(spec.origin).resolve().parent
+        return Path(spec.origin).resolve()
     return None
 
 
 def sdk_paths() -> list[Path]:
-    """What a bot needs besides its own directory: the interpreter, its packages, the SDK and the protos."""
+    """What a bot needs besides its own program: the interpreter, its packages, the SDK and the protos."""
     paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
     package = Path(arena.__file__).resolve().parent
     paths.add(package)
-    samples = _module_directory("sample_bots")  # shipped with the SDK: bots may build on them
+    samples = _module_path("sample_bots")  # shipped with the SDK: bots may build on them
     if samples is not None:
         paths.add(samples)
     proto = package.parent / "proto"
@@ -171,20 +229,36 @@ def sdk_paths() -> list[Path]:
 def bwrap_argv(
     argv: Sequence[str],
     spec: SandboxSpec,
-    socket_dir: Path,
     *,
-    bot_dir: Path,
+    bot_path: Path,
     cwd: Path | None = None,
+    uid: int = SANDBOX_UID,
+    seccomp_fd: int | None = None,
+    info_fd: int | None = None,
 ) -> list[str]:
     """The full command that runs ``argv`` inside the sandbox.
 
-    ``socket_dir`` (on the host) appears as :data:`SOCKET_DIR` inside, writable: the bot creates its Unix
-    socket there and the arena connects to it from outside.
+    :data:`SOCKET_DIR` inside is a tmpfs of :data:`SOCKET_DIR_BYTES`, writable by the bot: it creates its
+    Unix socket there and the arena reaches it through the sandbox's root (``info_fd``, where bubblewrap
+    writes the sandbox's pid; :mod:`arena.sandbox.dial`). ``bot_path`` is the bot's own program or
+    directory (:func:`bot_view`), ``uid`` the user the bot runs as when the arena runs as root
+    (:func:`bot_uid`), ``seccomp_fd`` a pipe holding the keyring filter (:func:`~arena.sandbox.seccomp.
+    filter_pipe`); both descriptors must be passed to bubblewrap.
     """
     bwrap = shutil.which("bwrap") or "bwrap"
     cwd = (cwd or Path.cwd()).resolve()
-    out = [
-        bwrap,
+    out = [bwrap]
+    if os.geteuid() != 0:
+        # Unprivileged bubblewrap makes a user namespace anyway; saying so lets the bot be kept from making
+        # more of them (where a nested one could remount what hides the host's files).
+        out.append("--unshare-user")
+        if bwrap_can_disable_userns():
+            out.append("--disable-userns")
+    if seccomp_fd is not None:
+        out += ["--seccomp", str(seccomp_fd)]
+    if info_fd is not None:
+        out += ["--info-fd", str(info_fd)]
+    out += [
         "--unshare-ipc",
         "--unshare-pid",
         "--unshare-net",
@@ -205,7 +279,7 @@ def bwrap_argv(
     out += ["--perms", "1777", "--size", str(spec.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     made: set[Path] = {Path("/tmp")}
     binds = [Path(d) for d in SYSTEM_DIRS if os.path.isdir(d)]
-    binds += [*sdk_paths(), bot_dir]
+    binds += [*sdk_paths(), bot_path]
     kept: list[Path] = []
     for path in sorted(set(binds), key=lambda p: len(p.parts)):
         if not any(path.is_relative_to(k) for k in kept):
@@ -227,7 +301,8 @@ def bwrap_argv(
         out += _parents(cwd, made)
         if cwd not in made:
             out += ["--perms", "0755", "--dir", str(cwd)]
-    out += ["--perms", "0755", "--dir", "/run", "--bind", str(socket_dir), SOCKET_DIR]
+    out += ["--perms", "0755", "--dir", "/run"]
+    out += ["--perms", "0777", "--size", str(SOCKET_DIR_BYTES), "--tmpfs", SOCKET_DIR]
     out += ["--chdir", str(cwd), "--clearenv"]
     env = {"PATH": DEFAULT_PATH, "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
     env.update(spec.env)
@@ -235,9 +310,9 @@ def bwrap_argv(
         out += ["--setenv", key, value]
     if os.geteuid() == 0:
         # bubblewrap run by root keeps uid 0 (without capabilities) unless told otherwise: hand the bot to
-        # nobody, with the two capabilities setpriv needs for that and nothing after it.
+        # its own user, with the two capabilities setpriv needs for that and nothing after it.
         out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
-        out += [shutil.which("setpriv") or "setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}"]
+        out += [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}"]
         out += ["--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     out += ["--", *argv]
     return out
@@ -255,7 +330,7 @@ def _parents(path: Path, made: set[Path]) -> list[str]:
 
 
 def readable_by_sandbox_user(path: Path) -> bool:
-    """Whether user nobody could read ``path`` (a directory: list and enter it) on the host."""
+    """Whether a bot's user (any user but the owner) could read ``path`` (a directory: list and enter it)."""
     try:
         mode = path.stat().st_mode
     except OSError:

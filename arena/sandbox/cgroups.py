@@ -210,6 +210,19 @@ class BotCgroup:
             pass
         return 0.0
 
+    def memory_peak_bytes(self) -> int | None:
+        """The most memory the group has held at once (what a memory limit is measured against), or None
+        where the kernel does not say (cgroup v2 before Linux 5.19)."""
+        path = (
+            self.dirs["memory"] / "memory.max_usage_in_bytes"
+            if self.version == 1
+            else self.dirs[""] / "memory.peak"
+        )
+        try:
+            return int(path.read_text())
+        except (OSError, ValueError):
+            return None
+
     def kill_all(self, timeout_s: float = 5.0) -> bool:
         """SIGKILL every process in the group until none is left; True when it is empty."""
         kill_file = self.dirs.get("", Path("/nonexistent")) / "cgroup.kill"

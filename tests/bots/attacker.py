@@ -9,18 +9,28 @@ action. The tests read the log and fail on any ``SUCCEEDED``; the attacks that l
 Targets the attacker is told on its command line (a real cheater would have to find them; telling it makes
 the test stronger): ``--config``, ``--db``, ``--victim-log``, ``--victim-port`` (a TCP port of another
 entrant on the host's loopback), ``--host-pid`` (a process of the organiser's), ``--secret`` (a string in
-the organiser's environment and config file), ``--seed`` (the event's public seed).
+the organiser's environment and config file), ``--seed`` (the event's public seed), ``--channel`` (the
+name two colluding bots agreed on), ``--trap`` (a host socket to point the bot's own socket at),
+``--neighbours`` (files of other entrants beside this bot's program).
+
+Issue 23's attacks: ``plant`` and ``collude_*`` are two bots passing a secret through kernel objects a
+sandbox might share (``plant`` leaves it in each, a second bot's ``collude_<channel>`` reads it);
+``fill_socket_dir`` writes into the directory of the bot's own socket; ``swap_socket`` replaces the socket
+by a link to ``--trap`` once the bot serves; ``read_neighbours``; ``balloon`` holds ever more memory;
+``flood`` writes ``--flood-mb`` to its output.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -225,6 +235,206 @@ def attack_fill_tmp() -> str | None:
     return f"wrote {written >> 20} MB to /tmp" if written > ARGS.tmp_mb * 1024 * 1024 else None
 
 
+# Two bots passing a secret: the kernel objects a sandbox might leave shared between them.
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.shmat.restype = ctypes.c_void_p
+LIBC.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+KEYRING_CALLS = {"x86_64": (248, 250), "aarch64": (217, 219)}  # add_key, keyctl
+KEY_SPEC_USER_KEYRING = -4
+KEYCTL_SETPERM, KEYCTL_SEARCH, KEYCTL_READ, KEYCTL_INVALIDATE = 5, 10, 11, 21
+IPC_CREAT, IPC_NOWAIT, IPC_RMID = 0o1000, 0o4000, 0
+MESSAGE = 256
+
+
+def _ok(result: int, what: str) -> int:
+    if result == -1:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+    return result
+
+
+def _sysv_key() -> int:
+    return 0x45570000 + sum(ARGS.channel.encode()) % 0xFFFF
+
+
+def _secret() -> bytes:
+    return f"collusion-{ARGS.channel}".encode()
+
+
+def _keyctl(*args: object) -> int:
+    return int(LIBC.syscall(KEYRING_CALLS[os.uname().machine][1], *args))
+
+
+def attack_plant() -> str | None:
+    """Leave the secret in every channel, keep it there while the bot lives; say which took it."""
+    planted, secret = [], _secret()
+    with contextlib.suppress(OSError, KeyError):
+        add_key = KEYRING_CALLS[os.uname().machine][0]
+        name = ARGS.channel.encode()
+        serial = LIBC.syscall(add_key, b"user", name, secret, len(secret), KEY_SPEC_USER_KEYRING)
+        _ok(serial, "add_key")
+        _ok(_keyctl(KEYCTL_SETPERM, serial, 0x3F3F3F3F), "keyctl setperm")  # everyone may view and read
+        planted.append("keyring")
+    with contextlib.suppress(OSError):
+        queue = _ok(LIBC.msgget(_sysv_key(), IPC_CREAT | 0o666), "msgget")
+        message = ctypes.create_string_buffer(8 + MESSAGE)
+        ctypes.memmove(ctypes.addressof(message) + 8, secret, len(secret))
+        message[0] = 1  # mtype
+        _ok(LIBC.msgsnd(queue, message, MESSAGE, IPC_NOWAIT), "msgsnd")
+        planted.append("sysv_msg")
+    with contextlib.suppress(OSError):
+        segment = _ok(LIBC.shmget(_sysv_key(), 4096, IPC_CREAT | 0o666), "shmget")
+        address = LIBC.shmat(segment, None, 0)
+        if address in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "shmat")
+        ctypes.memmove(address, secret, len(secret))
+        planted.append("sysv_shm")
+    with contextlib.suppress(OSError):
+        Path(f"/dev/shm/{ARGS.channel}").write_bytes(secret)  # what shm_open() opens
+        planted.append("posix_shm")
+    with contextlib.suppress(OSError, AttributeError):
+        queue = _ok(LIBC.mq_open(f"/{ARGS.channel}".encode(), os.O_CREAT | os.O_RDWR, 0o666, None), "mq_open")
+        _ok(LIBC.mq_send(queue, secret, len(secret), 0), "mq_send")
+        planted.append("mqueue")
+    with contextlib.suppress(OSError):
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(f"\0{ARGS.channel}")
+        server.listen()
+
+        def answer() -> None:
+            while True:
+                conn, _ = server.accept()
+                conn.sendall(secret)
+                conn.close()
+
+        threading.Thread(target=answer, daemon=True).start()
+        planted.append("abstract_socket")
+    print(f"PLANTED {','.join(planted)}", flush=True)
+    return None  # judged by the other bot's collude_* attacks
+
+
+def attack_collude_keyring() -> str | None:
+    found = _keyctl(KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, b"user", ARGS.channel.encode(), 0)
+    if found < 0:  # not in this user's keyring: look for it among every key this process may view
+        lines = Path("/proc/keys").read_text().splitlines()
+        found = next((int(x.split()[0], 16) for x in lines if f" {ARGS.channel}:" in x), -1)
+    buffer = ctypes.create_string_buffer(MESSAGE)
+    size = _ok(_keyctl(KEYCTL_READ, found, buffer, MESSAGE), "keyctl read")
+    if ARGS.cleanup:
+        _keyctl(KEYCTL_INVALIDATE, found)
+    return f"read key {found}" if buffer.raw[:size] == _secret() else None
+
+
+def attack_collude_sysv_msg() -> str | None:
+    queue = _ok(LIBC.msgget(_sysv_key(), 0), "msgget")
+    message = ctypes.create_string_buffer(8 + MESSAGE)
+    _ok(LIBC.msgrcv(queue, message, MESSAGE, 0, IPC_NOWAIT), "msgrcv")
+    if ARGS.cleanup:
+        LIBC.msgctl(queue, IPC_RMID, None)
+    return "read the message queue" if message.raw[8:].startswith(_secret()) else None
+
+
+def attack_collude_sysv_shm() -> str | None:
+    segment = _ok(LIBC.shmget(_sysv_key(), 0, 0), "shmget")
+    address = LIBC.shmat(segment, None, 0o10000)  # SHM_RDONLY
+    if address in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "shmat")
+    if ARGS.cleanup:
+        LIBC.shmctl(segment, IPC_RMID, None)
+    got = ctypes.string_at(address, len(_secret()))
+    return "read the shared memory segment" if got == _secret() else None
+
+
+def attack_collude_posix_shm() -> str | None:
+    path = Path(f"/dev/shm/{ARGS.channel}")
+    data = path.read_bytes()
+    if ARGS.cleanup:
+        path.unlink()
+    return f"read {path}" if data == _secret() else None
+
+
+def attack_collude_mqueue() -> str | None:
+    queue = _ok(LIBC.mq_open(f"/{ARGS.channel}".encode(), os.O_RDONLY | os.O_NONBLOCK), "mq_open")
+    buffer = ctypes.create_string_buffer(16384)
+    size = _ok(LIBC.mq_receive(queue, buffer, 16384, None), "mq_receive")
+    if ARGS.cleanup:
+        LIBC.mq_unlink(f"/{ARGS.channel}".encode())
+    return "read the message queue" if buffer.raw[:size] == _secret() else None
+
+
+def attack_collude_abstract_socket() -> str | None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(5)
+        conn.connect(f"\0{ARGS.channel}")
+        return "read the abstract socket" if conn.recv(MESSAGE) == _secret() else None
+
+
+def _own_socket() -> Path:
+    """The path of this bot's own socket, from the ``--address unix:PATH`` the arena gave it."""
+    return Path(ARGS.address.removeprefix("unix:"))
+
+
+def attack_fill_socket_dir() -> str | None:
+    """Write into the directory of the bot's socket until it fails (the socket dir was a host directory)."""
+    target, written = _own_socket().parent / "fill", 0
+    try:
+        with contextlib.suppress(OSError), open(target, "wb") as f:
+            while written < ARGS.fill_mb * 1024 * 1024:
+                f.write(b"\0" * (1024 * 1024))
+                f.flush()
+                written += 1024 * 1024
+    finally:
+        with contextlib.suppress(OSError):
+            written = max(written, target.stat().st_size)
+            target.unlink()
+    print(f"FILLED {written}", flush=True)
+    return f"wrote {written >> 20} MB beside the socket" if written > 1024 * 1024 else None
+
+
+def attack_swap_socket() -> str | None:
+    """Once the bot's server has bound its socket, move it aside and put a link to ``--trap`` in its place."""
+
+    def swap() -> None:
+        path = _own_socket()
+        while not path.exists():
+            time.sleep(0.001)
+        path.rename(path.with_name("real.sock"))
+        path.symlink_to(ARGS.trap)
+        print(f"SWAPPED {path} -> {ARGS.trap}", flush=True)
+
+    threading.Thread(target=swap, daemon=True).start()
+    return None  # judged by the test: its trap socket is never dialled
+
+
+def attack_read_neighbours() -> str | None:
+    read = []
+    for path in ARGS.neighbours.split(","):
+        with contextlib.suppress(OSError):
+            Path(path).read_bytes()
+            read.append(path)
+    return f"read {', '.join(read)}" if read else None
+
+
+def attack_balloon() -> str | None:
+    """Hold ever more memory, 32 MB at a time, saying how much after each step."""
+    held = []
+    while len(held) * 32 < ARGS.balloon_mb:
+        block = bytearray(32 * 1024 * 1024)
+        for i in range(0, len(block), 4096):
+            block[i] = 1  # resident, not only reserved
+        held.append(block)
+        print(f"BALLOON {len(held) * 32}", flush=True)
+    return f"held {len(held) * 32} MB"
+
+
+def attack_flood() -> str | None:
+    chunk = b"x" * (1024 * 1024 - 1) + b"\n"
+    for _ in range(ARGS.flood_mb):
+        os.write(1, chunk)
+    print("FLOODED", flush=True)
+    return None  # judged by the test: the CPU is the bot's, the log stays within its cap
+
+
 ATTACKS: dict[str, Callable[[], str | None]] = {
     name[len("attack_") :]: fn for name, fn in list(globals().items()) if name.startswith("attack_")
 }
@@ -272,7 +482,15 @@ def main() -> None:
     parser.add_argument("--memory-mb", type=int, default=400)
     parser.add_argument("--max-processes", type=int, default=256)
     parser.add_argument("--tmp-mb", type=int, default=256)
+    parser.add_argument("--channel", default="euchre-collusion")
+    parser.add_argument("--cleanup", action="store_true", help="collude_*: remove what was found")
+    parser.add_argument("--fill-mb", type=int, default=200)
+    parser.add_argument("--trap", default="/nonexistent")
+    parser.add_argument("--neighbours", default="")
+    parser.add_argument("--balloon-mb", type=int, default=1280)
+    parser.add_argument("--flood-mb", type=int, default=1024)
     args, rest = parser.parse_known_args()
+    ARGS.address = rest[rest.index("--address") + 1] if "--address" in rest else ""
     ARGS.__dict__.update(vars(args))
     ARGS.attacks = [a for a in args.attacks.split(",") if a]
     for name in ARGS.attacks:

@@ -17,7 +17,7 @@ from arena.event.config import parse_config
 from arena.players import process
 from arena.players.process import ManagedBot, free_port
 from arena.sandbox import SandboxSpec, bwrap_argv
-from arena.sandbox.bubblewrap import bot_directory
+from arena.sandbox.bubblewrap import bot_view
 from sample_bots.random import RandomBot
 from tests.helpers import ROOT
 
@@ -35,19 +35,20 @@ def _event(tmp_path: Path, **top: object) -> dict[str, object]:
     }
 
 
-def test_bot_directory_is_found_from_the_command(tmp_path: Path) -> None:
+def test_the_bot_s_own_program_is_found_from_the_command(tmp_path: Path) -> None:
+    """The program file alone (issue 23 hole 6), the package of a -m module, or the workdir."""
     script = tmp_path / "bots" / "mine.py"
     script.parent.mkdir()
     script.write_text("print()")
-    assert bot_directory([sys.executable, "-m", "sample_bots.rules"], None) == ROOT / "sample_bots"
-    assert bot_directory([sys.executable, str(script), "--port", "1"], None) == script.parent
-    assert bot_directory(["node", str(script)], None) == script.parent
-    assert bot_directory([str(script)], None) == script.parent
-    assert bot_directory(["anything"], tmp_path) == tmp_path
+    assert bot_view([sys.executable, "-m", "sample_bots.rules"], None) == ROOT / "sample_bots"
+    assert bot_view([sys.executable, str(script), "--port", "1"], None) == script
+    assert bot_view(["node", str(script)], None) == script
+    assert bot_view([str(script)], None) == script
+    assert bot_view(["anything"], tmp_path) == tmp_path
     with pytest.raises(ConfigError, match="set workdir"):
-        bot_directory(["mystery-binary", "--port", "1"], None)
+        bot_view(["mystery-binary", "--port", "1"], None)
     with pytest.raises(ConfigError, match="is not a directory"):
-        bot_directory(["x"], tmp_path / "missing")
+        bot_view(["x"], tmp_path / "missing")
 
 
 def test_output_config_and_other_bots_are_hidden_inside_a_bound_directory(tmp_path: Path) -> None:
@@ -57,7 +58,7 @@ def test_output_config_and_other_bots_are_hidden_inside_a_bound_directory(tmp_pa
     config = tmp_path / "cup.toml"
     config.write_text("")
     spec = SandboxSpec(hide=(tmp_path / "results", config, tmp_path / "rival"))
-    argv = bwrap_argv(["bot"], spec, tmp_path / "sock", bot_dir=tmp_path)
+    argv = bwrap_argv(["bot"], spec, bot_path=tmp_path)
     text = " ".join(argv)
     assert f"--ro-bind {tmp_path} {tmp_path}" in text
     assert f"--tmpfs {tmp_path / 'results'}" in text and f"--tmpfs {tmp_path / 'rival'}" in text
@@ -199,11 +200,14 @@ def test_a_tcp_only_bot_is_reached_through_the_relay(tmp_path: Path) -> None:
 
 
 @pytest.mark.needs_bwrap
-@pytest.mark.needs_root  # only root hands the bot to user nobody
-def test_a_bot_directory_nobody_can_read_is_refused_with_the_fix(tmp_path: Path) -> None:
+@pytest.mark.needs_root  # only root hands the bot to a user of its own
+def test_a_bot_program_its_user_cannot_read_is_refused_with_the_fix(tmp_path: Path) -> None:
     private = tmp_path / "bot"
-    private.mkdir(mode=0o700)
+    private.mkdir(mode=0o700)  # the folder does not matter: the sandbox shows the program file alone
     (private / "bot.py").write_text("print()")
-    with pytest.raises(ConfigError, match=r"cannot read .*chmod -R o\+rX"):
+    (private / "bot.py").chmod(0o600)
+    with pytest.raises(ConfigError, match=r"cannot read .*chmod o\+r"):
         command = f"{{python}} {private / 'bot.py'} {{address}}"
         ManagedBot("p", command, tmp_path / "p.log", sandbox=SandboxSpec())
+    with pytest.raises(ConfigError, match=r"cannot read .*chmod -R o\+rX"):
+        ManagedBot("p", command, tmp_path / "p.log", sandbox=SandboxSpec(workdir=private))

@@ -1,0 +1,290 @@
+"""Issue 23: what got through around the sandbox, tried again by real hostile bots (tests/bots/attacker.py).
+
+Two bots pass a secret through kernel objects (keyring, System V and POSIX IPC, abstract sockets); a bot
+fills the directory of its socket; swaps its socket for a link to a socket of the host; reads the files
+beside its program; balloons under the default config; floods its output. Each test fails if the attack
+gets through. Skipped, with the reason, where bubblewrap (or cgroups) cannot be used here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.errors import BotCrashed, BotTimeout
+from arena.event.config import parse_config
+from arena.executor.local import LocalExecutor
+from arena.players.connection import BotConnection
+from arena.players.process import ManagedBot
+from arena.sandbox import SandboxMode, SandboxSpec
+from tests.conftest import missing
+from tests.helpers import ROOT
+
+ATTACKER = ROOT / "tests" / "bots" / "attacker.py"
+CHANNELS = ("keyring", "sysv_msg", "sysv_shm", "posix_shm", "mqueue", "abstract_socket")
+
+
+def _bot(tmp_path: Path, name: str, attacks: str, extra: str = "", sandboxed: bool = True) -> ManagedBot:
+    command = f"{{python}} {ATTACKER} --attacks {attacks} {extra} --address {{address}}"
+    mode = SandboxMode.BUBBLEWRAP if sandboxed else SandboxMode.NONE
+    return ManagedBot(
+        name, command, tmp_path / f"{name}.log", startup_timeout_s=60, sandbox=SandboxSpec(mode=mode)
+    )
+
+
+def _log(bot: ManagedBot) -> str:
+    logs = sorted(bot.log_path.parent.glob(f"{bot.name}.log*"))
+    return "".join(p.read_text(errors="replace") for p in logs)
+
+
+def _wait_for(bot: ManagedBot, line: str, timeout_s: float = 60.0) -> bool:
+    """Whether ``line`` reached the bot's log (the shim copies its output a moment after it is written)."""
+    deadline = time.monotonic() + timeout_s
+    while line not in _log(bot) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return line in _log(bot)
+
+
+def _collude(tmp_path: Path, sandboxed: bool) -> str:
+    """Bot ``planter`` leaves a secret in every channel and stays; then ``reader`` looks for it."""
+    channel = f"euchre-collusion-{os.getpid()}-{secrets.token_hex(4)}"
+    planter = _bot(tmp_path, "planter", "plant", f"--channel {channel}", sandboxed)
+    attacks = ",".join(f"collude_{c}" for c in CHANNELS)
+    reader = _bot(tmp_path, "reader", attacks, f"--channel {channel} --cleanup", sandboxed)
+
+    async def scenario() -> None:
+        try:
+            await planter.start()  # it plants before it serves
+            await reader.start()  # it reads before it serves
+        finally:
+            await reader.close()
+            await planter.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        _remove_channels(channel)
+    assert "PLANTED" in _log(planter), _log(planter)[-2000:]
+    return _log(reader)
+
+
+def _remove_channels(channel: str) -> None:
+    """What an unsandboxed pair leaves on the host if the reader did not find it (a failing test)."""
+    with contextlib.suppress(OSError):
+        Path(f"/dev/shm/{channel}").unlink()
+    with contextlib.suppress(OSError):
+        Path(f"/dev/mqueue/{channel}").unlink()
+    key = str(0x45570000 + sum(channel.encode()) % 0xFFFF)
+    if shutil.which("ipcrm"):
+        subprocess.run(["ipcrm", "-Q", key], capture_output=True, check=False)
+        subprocess.run(["ipcrm", "-M", key], capture_output=True, check=False)
+
+
+def test_unsandboxed_the_channels_carry_the_secret(tmp_path: Path) -> None:
+    """The attack's own check: on one host without a sandbox, every channel passes the secret."""
+    log = _collude(tmp_path, sandboxed=False)
+    for c in CHANNELS:
+        assert f"ATTACK collude_{c} SUCCEEDED" in log, log[-3000:]
+
+
+@pytest.mark.needs_bwrap
+def test_two_sandboxed_bots_share_no_kernel_object(tmp_path: Path) -> None:
+    """Keyring, SysV message queue and shared memory, POSIX shared memory and message queue, abstract
+    socket: none carries the secret from one sandbox to the other."""
+    log = _collude(tmp_path, sandboxed=True)
+    assert "SUCCEEDED" not in log, [x for x in log.splitlines() if "SUCCEEDED" in x]
+    for c in CHANNELS:
+        assert f"ATTACK collude_{c} FAILED" in log, log[-3000:]
+
+
+@pytest.mark.needs_bwrap
+def test_a_bot_cannot_fill_the_host_disk_through_its_socket_directory(tmp_path: Path) -> None:
+    """The socket directory was a host directory: a bot wrote 1,200 MB through it. It tries 200 MB."""
+    host = tempfile.gettempdir()  # where the arena used to make the socket directories
+    before = shutil.disk_usage(host).free
+    bot = _bot(tmp_path, "filler", "fill_socket_dir", "--fill-mb 200")
+
+    async def scenario() -> None:
+        try:
+            await bot.start()
+        finally:
+            await bot.close()
+
+    asyncio.run(scenario())
+    filled = re.search(r"^FILLED (\d+)$", _log(bot), re.M)
+    assert filled is not None, _log(bot)[-2000:]
+    assert int(filled[1]) <= 1024 * 1024, f"wrote {int(filled[1]) >> 20} MB beside its socket"
+    assert before - shutil.disk_usage(host).free < 100 * 1024 * 1024
+
+
+@pytest.mark.needs_bwrap
+def test_the_arena_never_dials_a_link_put_in_place_of_the_bot_s_socket(tmp_path: Path) -> None:
+    """The bot moves its socket aside and links a host socket (the test's trap) in its place; the arena
+    connects, shakes hands and restarts the bot, and never reaches the trap."""
+    trap_path = tmp_path / "trap.sock"
+    trap = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    trap.bind(str(trap_path))
+    trap.listen(16)
+    trap.settimeout(0.2)
+    dialled: list[int] = []
+    done = threading.Event()
+
+    def count() -> None:
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                conn, _ = trap.accept()
+                dialled.append(1)
+                conn.close()
+
+    counter = threading.Thread(target=count, daemon=True)
+    counter.start()
+    bot = _bot(tmp_path, "swapper", "swap_socket", f"--trap {trap_path}")
+    outcomes: list[str] = []
+
+    async def scenario() -> None:
+        try:
+            for _ in range(2):  # a start, and a restart: each pins the socket anew
+                try:
+                    await bot.start()
+                except (BotCrashed, BotTimeout) as exc:
+                    outcomes.append(f"refused: {exc}")
+                    continue
+                await asyncio.to_thread(_wait_for, bot, "SWAPPED")
+                for _ in range(3):
+                    connection = BotConnection(bot.address)
+                    try:
+                        outcomes.append(f"played as {(await connection.hello()).name}")
+                    finally:
+                        await connection.close()
+                await bot.stop()
+        finally:
+            await bot.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        done.set()
+        counter.join()
+        trap.close()
+    assert dialled == [], f"the arena dialled the bot's link {len(dialled)} times"
+    assert outcomes, "the bot never started"
+    for outcome in outcomes:
+        assert outcome == "played as attacker" or "is a symbolic link: not dialled" in outcome, outcome
+
+
+@pytest.mark.needs_bwrap
+def test_entrants_in_one_folder_cannot_read_each_other(tmp_path: Path) -> None:
+    """alice and bob in bots/ beside the organiser's notes: each sees its own program only; named as a
+    shared workdir, they do see each other, and the arena says so."""
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    bots.chmod(0o755)  # readable by the bots' users, which the shared workdir needs
+    for name in ("alice", "bob"):
+        shutil.copy(ATTACKER, bots / f"{name}.py")
+    (bots / "notes.txt").write_text("alice is weak at bidding")
+
+    def entrant(name: str, other: str, **keys: str) -> dict[str, object]:
+        neighbours = f"{bots / other}.py,{bots / 'notes.txt'}"
+        command = f"{{python}} bots/{name}.py --attacks read_neighbours --neighbours {neighbours}"
+        return {"name": name, "command": command + " --address {address}", "startup_timeout_s": 60, **keys}
+
+    def start(tag: str, **keys: str) -> tuple[str, list[str]]:
+        raw = {
+            "name": tag,
+            "output": str(tmp_path / tag),
+            "game": {"variant": "five-handed"},
+            "entrant": [entrant("alice", "bob", **keys), entrant("bob", "alice", **keys)],
+        }
+        config = parse_config(raw, base=tmp_path)
+        executor = LocalExecutor(config, tmp_path / tag / "logs")
+
+        async def scenario() -> list[str]:
+            try:
+                await executor.start(["alice", "bob"])
+                return executor.notices()
+            finally:
+                await executor.stop()
+
+        notices = asyncio.run(scenario())
+        logs = "".join(p.read_text() for p in sorted((tmp_path / tag / "logs").glob("*.log")))
+        return logs, notices
+
+    logs, notices = start("own")
+    assert logs.count("ATTACK read_neighbours FAILED") == 2, logs[-3000:]
+    assert not [n for n in notices if n.startswith("warning:")], notices
+
+    logs, notices = start("shared", workdir="bots")
+    assert logs.count("ATTACK read_neighbours SUCCEEDED") == 2, logs[-3000:]
+    (warning,) = [n for n in notices if n.startswith("warning:")]
+    assert f"alice, bob are all shown {bots}" in warning
+
+
+@pytest.mark.needs_bwrap
+def test_a_balloon_under_the_default_config_is_stopped_at_the_default_limit(tmp_path: Path) -> None:
+    """No ``memory_mb`` in the config: the bot holds 32 MB more at each step, up to 256 MB past the default,
+    and is stopped (by its cgroup, or by the address-space limit where there are none) before the limit."""
+    from arena.event.config import DEFAULT_MEMORY_MB
+
+    balloon = f"--attacks balloon --balloon-mb {DEFAULT_MEMORY_MB + 256}"
+    command = f"{{python}} {ATTACKER} {balloon} --address {{address}}"
+    raw = {
+        "name": "balloon",
+        "output": str(tmp_path / "out"),
+        "game": {"variant": "five-handed"},
+        "entrant": [{"name": "balloon", "command": command, "startup_timeout_s": 60}],
+    }
+    executor = LocalExecutor(parse_config(raw, base=tmp_path), tmp_path / "out" / "logs")
+
+    async def scenario() -> None:
+        try:
+            await executor.start(["balloon"])
+        finally:
+            await executor.stop()
+
+    asyncio.run(scenario())
+    log = (tmp_path / "out" / "logs" / "balloon.log").read_text()
+    held = [int(x) for x in re.findall(r"^BALLOON (\d+)$", log, re.M)]
+    assert held, log[-2000:]
+    assert "SUCCEEDED" not in log and max(held) <= DEFAULT_MEMORY_MB, f"held {max(held)} MB"
+    assert "balloon" in executor.down, "the bot was not stopped"
+    if missing("needs_cgroups") is None:
+        assert max(held) >= DEFAULT_MEMORY_MB - 128, f"stopped at {max(held)} MB, far below the limit"
+
+
+@pytest.mark.needs_bwrap
+@pytest.mark.needs_cgroups
+def test_an_output_flood_is_charged_to_the_bot(tmp_path: Path) -> None:
+    """1 GB written to stdout: the shim's CPU for copying it is in the bot's cgroup (the bot's account), and
+    the log stays within its cap."""
+    cap = 1024 * 1024
+    bot = _bot(tmp_path, "flood", "flood", "--flood-mb 1024")
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    async def scenario() -> tuple[float, float]:
+        try:
+            await bot.start()
+            assert await asyncio.to_thread(_wait_for, bot, "FLOODED", 120.0), _log(bot)[-500:]
+            assert bot.pid is not None and bot._cgroup is not None
+            fields = Path(f"/proc/{bot.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            shim = (int(fields[11]) + int(fields[12])) / ticks  # utime + stime of the shim
+            return shim, bot._cgroup.cpu_seconds()
+        finally:
+            await bot.close()
+
+    shim_s, charged_s = asyncio.run(scenario())
+    assert shim_s > 0.1, f"the shim copied 1 GB in {shim_s:.2f} s of CPU?"
+    assert charged_s >= shim_s, f"the bot was charged {charged_s:.2f} s; its shim alone used {shim_s:.2f} s"
+    sizes = [p.stat().st_size for p in tmp_path.glob("flood.log*")]
+    assert sum(sizes) <= 2 * cap + 4096, sizes
