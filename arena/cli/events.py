@@ -25,7 +25,8 @@ def run(
     seed: int | None = typer.Option(None, help="override the config's seed"),
     rounds: int | None = typer.Option(None, help="override the number of rounds"),
     concurrency: int | None = typer.Option(None, help="override how many games run at once"),
-    output: Path | None = typer.Option(None, help="override the output directory"),
+    # Text, not Path: typer would turn an empty --output into Path("."), the working directory itself.
+    output: str | None = typer.Option(None, help="override the output directory"),
     duplicate: bool | None = typer.Option(
         None, "--duplicate/--no-duplicate", help="override duplicate deals"
     ),
@@ -62,7 +63,7 @@ def run(
     with one_line_errors():
         cfg = load_config(config)
         spec = None
-        if executor or workers or scheduler:
+        if executor or workers is not None or scheduler:  # --workers 0 is checked, as in the file
             flags: dict[str, Any] = {"kind": executor or "dask", "workers": workers}
             if scheduler:
                 flags["scheduler_file" if Path(scheduler).is_file() else "scheduler"] = scheduler
@@ -93,7 +94,7 @@ def run(
 @app.command()
 def demo(
     rounds: int = typer.Option(30, help="rounds (one table of five per round)"),
-    output: Path = typer.Option(Path("results/demo"), help="output directory (replaced if it holds a demo)"),
+    output: str = typer.Option("results/demo", help="output directory (replaced if it holds a demo)"),
     concurrency: int = typer.Option(4, help="games at once"),
     decision_ms: int = typer.Option(400, help="time per decision"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
@@ -130,7 +131,7 @@ def demo(
                 "seed": 2026,
                 "rounds": rounds,
                 "concurrency": concurrency,
-                "output": str(output),
+                "output": output,
                 "game": {"variant": "five-handed"},
                 "faults": {"decision_ms": decision_ms},
                 "entrant": entrants,

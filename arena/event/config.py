@@ -48,6 +48,9 @@ them."""
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = Text("1-64 letters, digits, '_', '.', '+' or '-'", re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"))
 _SANDBOX = OneOf(SandboxMode)
+_PATH = Text("a directory path", re.compile(r"^(?!\s)[^\x00-\x1f\x7f]*(?<!\s)$"))
+"""A path as an organiser means one: not empty, not only or around spaces (``--output " "`` is a slip, not
+a directory named by a space), and no control characters (a NUL cannot reach the file system at all)."""
 
 
 _ENV_TABLE = 'a table of NAME = "value" strings'
@@ -83,7 +86,7 @@ class EntrantSpec:
     )
     workdir: str | None = option(
         None,
-        Text("a directory path"),
+        _PATH,
         "the directory the sandbox shows the bot",
         shown="its program's directory",
     )
@@ -190,9 +193,7 @@ class TournamentConfig:
     seed: int = option(1, Range(0, 2**63 - 1), "fixes the schedule and the seating (with the key, the deals)")
     rounds: int = option(10, Range(1, 1_000_000), "each round seats every entrant once")
     concurrency: int = option(4, Range(1, 256), "games in flight at once")
-    output: Path = option(
-        check=Text("a directory path"), doc="where the results go", dump=str, shown="results/<name>"
-    )
+    output: Path = option(check=_PATH, doc="where the results go", dump=str, shown="results/<name>")
     duplicate: bool = option(False, Flag(), "each deal replayed with the seats rotated")
     game: GameConfig = section()
     faults: FaultPolicy = section(FaultPolicy)
@@ -229,7 +230,7 @@ class TournamentConfig:
         given = {k: v for k, v in overrides.items() if v is not None}
         for key, value in given.items():
             if key == "output":
-                given[key] = Path(value)  # relative to the working directory, as on any command line
+                given[key] = output_path(value)
             elif key == "executor":
                 if not isinstance(value, ExecutorSpec):
                     raise ConfigError(f"executor={value!r}: expected an executor spec")
@@ -261,6 +262,17 @@ class TournamentConfig:
         return [e.name for e in (*self.entrants, self.house) if e.kind is not EntrantKind.CLASS]
 
 
+def output_path(text: str, where: str = "--output") -> Path:
+    """The output directory a command line names, relative to the working directory as on any command line.
+
+    Checked as text first: ``Path("")`` is the working directory itself, so an empty ``--output`` would
+    otherwise put an event (and its mode 0700) on whatever directory the organiser happens to be in.
+
+    :raises ConfigError: empty, only or around spaces, or with control characters.
+    """
+    return Path(options.declaration(TournamentConfig, "output").check(text, where))
+
+
 _OVERRIDABLE = tuple(k for k in options.keys(TournamentConfig) if k not in ("name", "output"))
 """The options ``arena run`` has a flag for, checked as in the file (``--output`` is a path of the command
 line, relative to where it runs; the name fixes the event and is not a flag)."""
@@ -280,6 +292,10 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables by recursion: a few hundred levels exhaust the
+        # stack. No option nests more than two deep, so such a file is never a config.
+        raise ConfigError(f"config file {str(path)!r} nests arrays or tables too deeply to be read") from None
     return parse_config(data, base=path.resolve().parent, source=path.resolve())
 
 
