@@ -144,8 +144,9 @@ class EventLock:
                 f"another arena is running the event in {str(self.directory)!r}{who}: wait for it to finish "
                 "or stop it, or use another output directory"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # the pid only names the holder; a full disk must not stop us
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
 
     def release(self) -> None:
