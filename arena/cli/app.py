@@ -16,6 +16,7 @@ from contextlib import contextmanager
 import typer
 
 from arena.errors import ArenaError, ConfigError, StoreError
+from arena.text import printable
 
 app = typer.Typer(
     add_completion=False,
@@ -30,7 +31,7 @@ REFUSED = 1
 def fail(message: str, code: int = BAD_INPUT) -> typer.Exit:
     """Print ``error:`` and the message (lines after its first, such as a bot's log, indented under it);
     return the ``Exit`` for the caller to raise."""
-    first, *rest = message.splitlines() or [""]
+    first, *rest = [printable(line) for line in message.splitlines()] or [""]  # a bot's words may be in it
     lines = [f"error: {first}", *(line if line.startswith("  ") else f"    {line}" for line in rest)]
     typer.echo("\n".join(lines), err=True)
     return typer.Exit(code)

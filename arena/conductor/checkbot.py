@@ -27,6 +27,7 @@ from arena.players.connection import BotConnection, BotIdentity
 from arena.players.inprocess import InProcessPlayer
 from arena.players.remote import RemotePlayer
 from arena.results.record import Fault
+from arena.text import printable
 
 CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
     Variant.CALL_ACE: (
@@ -93,7 +94,7 @@ class CheckReport:
         else:
             lines.append("  violations: none")
         lines.append("VERDICT: PASS" if self.passed else "VERDICT: FAIL")
-        return "\n".join(lines)
+        return "\n".join(printable(line) for line in lines)  # the bot's handshake and faults are in them
 
 
 def _describe(fault: Fault) -> str:
