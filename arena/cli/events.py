@@ -58,7 +58,7 @@ def run(
     ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
-    from arena.event.config import load_config, parse_executor
+    from arena.event.config import TLS_KEYS, load_config, parse_executor
 
     with one_line_errors():
         cfg = load_config(config)
@@ -67,6 +67,8 @@ def run(
             flags: dict[str, Any] = {"kind": executor or "dask", "workers": workers}
             if scheduler:
                 flags["scheduler_file" if Path(scheduler).is_file() else "scheduler"] = scheduler
+                # the file's certificates, for the flags' cluster
+                flags |= {k: v for k in TLS_KEYS if (v := getattr(cfg.executor, k)) is not None}
             elif flags["kind"] == "dask":
                 flags["pin_cpus"] = cfg.executor.pin_cpus  # the file's choice, for the flags' local cluster
             spec = parse_executor(flags, "--executor/--workers/--scheduler")

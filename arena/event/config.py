@@ -48,9 +48,11 @@ them."""
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = Text("1-64 letters, digits, '_', '.', '+' or '-'", re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"))
 _SANDBOX = OneOf(SandboxMode)
-_PATH = Text("a directory path", re.compile(r"^(?!\s)[^\x00-\x1f\x7f]*(?<!\s)$"))
+_PATH_TEXT = re.compile(r"^(?!\s)[^\x00-\x1f\x7f]*(?<!\s)$")
 """A path as an organiser means one: not empty, not only or around spaces (``--output " "`` is a slip, not
 a directory named by a space), and no control characters (a NUL cannot reach the file system at all)."""
+_PATH = Text("a directory path", _PATH_TEXT)
+_FILE = Text("a file path", _PATH_TEXT)
 
 
 _ENV_TABLE = 'a table of NAME = "value" strings'
@@ -124,13 +126,25 @@ class ExecutorSpec:
     scheduler: str | None = option(None, Text(), "dask: join the cluster of this scheduler (tcp://HOST:PORT)")
     scheduler_file: str | None = option(None, Text(), "dask: ... or of the scheduler that wrote this file")
     pin_cpus: bool = option(True, Flag(), "local cluster: each worker and its bots on CPUs of their own")
+    tls_ca_file: str | None = option(
+        None, _FILE, "a cluster you started: the CA its certificates are signed by (PEM)"
+    )
+    tls_cert: str | None = option(None, _FILE, "... the arena's certificate, signed by that CA (PEM)")
+    tls_key: str | None = option(
+        None, _FILE, "... its private key (PEM), unless the certificate file holds it"
+    )
 
     def to_dict(self) -> dict[str, Any]:
-        return options.to_dict(self)
+        """The stored form; the TLS files only when given, so an event's stored config stays what it was
+        before they existed (bench/same_behaviour.sh compares it)."""
+        data = options.to_dict(self)
+        return {k: v for k, v in data.items() if v is not None or k not in TLS_KEYS}
 
 
 _CLUSTERS = ("workers", "scheduler", "scheduler_file")
 """The ways of naming a Dask cluster; give at most one."""
+TLS_KEYS = ("tls_ca_file", "tls_cert", "tls_key")
+"""How the arena proves itself to a cluster that speaks TLS (the local cluster makes its own)."""
 
 
 def parse_executor(raw: Mapping[str, Any], where: str = "executor") -> ExecutorSpec:
@@ -157,10 +171,21 @@ def _check_cluster(values: Mapping[str, Any], pin_given: bool, where: str) -> No
     local = values["kind"] is ExecutorKind.LOCAL
     if local and given:
         raise ConfigError(f'{where}.{given[0]} needs kind = "dask"')
-    if pin_given and (local or values.get("scheduler") or values.get("scheduler_file")):
+    running = bool(values.get("scheduler") or values.get("scheduler_file"))
+    if pin_given and (local or running):
         raise ConfigError(
             f'{where}.pin_cpus applies to the local cluster the arena starts (kind = "dask" with workers); '
             "pin the workers of a cluster you start yourself with taskset (docs/scale-out.md)"
+        )
+    tls = [k for k in TLS_KEYS if values.get(k) is not None]
+    if tls and not running:
+        raise ConfigError(
+            f"{where}.{tls[0]} applies to a cluster you started (scheduler or scheduler_file); the local "
+            "cluster the arena starts makes a certificate of its own for each event"
+        )
+    if tls and not (values.get("tls_ca_file") and values.get("tls_cert")):
+        raise ConfigError(
+            f"{where}: TLS needs both tls_ca_file and tls_cert (and tls_key, unless in tls_cert)"
         )
 
 
