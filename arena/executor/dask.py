@@ -29,6 +29,7 @@ import ipaddress
 import logging
 import math
 import os
+import warnings
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -103,6 +104,14 @@ def open_scheduler_warning(address: str) -> str | None:
         f"warning: the Dask scheduler {address} speaks plain {scheme}: {reach} can run code on its workers; "
         "secure it with TLS ([executor] tls_ca_file, tls_cert, tls_key; docs/scale-out.md)"
     )
+
+
+def _unreachable(why: str) -> ConfigError:
+    """The error for a cluster the arena could not join. The half-made ``Client`` that Dask drops then
+    warns at exit that its close was never awaited, under the arena's one line: those are not the
+    organiser's to read."""
+    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+    return ConfigError(f"cannot reach the Dask cluster: {why}")
 
 
 def quiet_dask_logs() -> None:
@@ -209,7 +218,14 @@ class DaskExecutor:
                     self.client = await Client(self.cluster, asynchronous=True, security=security)
                 where = f"a local cluster of {workers} worker{'' if workers == 1 else 's'} (TLS)"
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ConfigError(f"cannot reach the Dask cluster: {exc}") from None
+            raise _unreachable(str(exc)) from None
+        except TypeError as exc:  # Dask's way of saying a tls:// cluster was joined without certificates
+            if "ssl_context" not in str(exc):
+                raise
+            raise _unreachable(
+                "it speaks TLS and the arena has no certificate for it; give [executor] tls_ca_file, "
+                "tls_cert and tls_key (docs/scale-out.md)"
+            ) from None
         self._notices.append(f"executor: dask, {where}")
         if self.cluster is None:
             warning = open_scheduler_warning(self.client.scheduler.address)
