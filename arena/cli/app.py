@@ -3,17 +3,20 @@
 Every command runs its work inside :func:`one_line_errors`: an ``ArenaError`` is printed as ``error:`` and
 its message (a bot's log lines indented under it), never as a traceback. The organiser's input (a config, a
 directory, a stored event: ``ConfigError``, ``StoreError``) exits with 2; anything else the arena refused
-(a lost cluster, a bot that could not be played) with 1.
+(a lost cluster, a bot that could not be played) with 1. A full disk, wherever the arena meets it, is one
+line too.
 """
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
 
 from arena.errors import ArenaError, ConfigError, StoreError
+from arena.text import printable
 
 app = typer.Typer(
     add_completion=False,
@@ -28,7 +31,7 @@ REFUSED = 1
 def fail(message: str, code: int = BAD_INPUT) -> typer.Exit:
     """Print ``error:`` and the message (lines after its first, such as a bot's log, indented under it);
     return the ``Exit`` for the caller to raise."""
-    first, *rest = message.splitlines() or [""]
+    first, *rest = [printable(line) for line in message.splitlines()] or [""]  # a bot's words may be in it
     lines = [f"error: {first}", *(line if line.startswith("  ") else f"    {line}" for line in rest)]
     typer.echo("\n".join(lines), err=True)
     return typer.Exit(code)
@@ -49,3 +52,12 @@ def one_line_errors() -> Iterator[None]:
         raise fail(str(exc)) from None
     except ArenaError as exc:
         raise fail(str(exc), REFUSED) from None
+    except OSError as exc:
+        # The one foreign error turned into a line here: a full disk (or quota) can meet any write of the
+        # arena's (a log, the lock, a report), and is the organiser's to fix, as a full database is.
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = f" writing {exc.filename!r}" if exc.filename else ""
+        raise fail(
+            f"no space left on the device{where}: free some space and run the same command to resume"
+        ) from None

@@ -25,7 +25,8 @@ def run(
     seed: int | None = typer.Option(None, help="override the config's seed"),
     rounds: int | None = typer.Option(None, help="override the number of rounds"),
     concurrency: int | None = typer.Option(None, help="override how many games run at once"),
-    output: Path | None = typer.Option(None, help="override the output directory"),
+    # Text, not Path: typer would turn an empty --output into Path("."), the working directory itself.
+    output: str | None = typer.Option(None, help="override the output directory"),
     duplicate: bool | None = typer.Option(
         None, "--duplicate/--no-duplicate", help="override duplicate deals"
     ),
@@ -57,15 +58,17 @@ def run(
     ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
-    from arena.event.config import load_config, parse_executor
+    from arena.event.config import TLS_KEYS, load_config, parse_executor
 
     with one_line_errors():
         cfg = load_config(config)
         spec = None
-        if executor or workers or scheduler:
+        if executor or workers is not None or scheduler:  # --workers 0 is checked, as in the file
             flags: dict[str, Any] = {"kind": executor or "dask", "workers": workers}
             if scheduler:
                 flags["scheduler_file" if Path(scheduler).is_file() else "scheduler"] = scheduler
+                # the file's certificates, for the flags' cluster
+                flags |= {k: v for k in TLS_KEYS if (v := getattr(cfg.executor, k)) is not None}
             elif flags["kind"] == "dask":
                 flags["pin_cpus"] = cfg.executor.pin_cpus  # the file's choice, for the flags' local cluster
             spec = parse_executor(flags, "--executor/--workers/--scheduler")
@@ -93,7 +96,7 @@ def run(
 @app.command()
 def demo(
     rounds: int = typer.Option(30, help="rounds (one table of five per round)"),
-    output: Path = typer.Option(Path("results/demo"), help="output directory (replaced if it holds a demo)"),
+    output: str = typer.Option("results/demo", help="output directory (replaced if it holds a demo)"),
     concurrency: int = typer.Option(4, help="games at once"),
     decision_ms: int = typer.Option(400, help="time per decision"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
@@ -130,7 +133,7 @@ def demo(
                 "seed": 2026,
                 "rounds": rounds,
                 "concurrency": concurrency,
-                "output": str(output),
+                "output": output,
                 "game": {"variant": "five-handed"},
                 "faults": {"decision_ms": decision_ms},
                 "entrant": entrants,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -30,7 +29,7 @@ def match(
     alpha: float = typer.Option(0.05, help="chance of accepting H1 when H0 holds"),
     beta: float = typer.Option(0.05, help="chance of accepting H0 when H1 holds"),
     max_deals: int = typer.Option(500, min=1, help="budget: deals (each played 2 x seats games)"),
-    output: Path = typer.Option(Path("results/match"), help="where the match is stored (and resumed from)"),
+    output: str = typer.Option("results/match", help="where the match is stored (and resumed from)"),
     concurrency: int = typer.Option(4, min=1, max=256, help="games at once"),
     decision_ms: int = typer.Option(1000, min=1, help="time per decision"),
     sandbox: str = typer.Option(
@@ -42,6 +41,7 @@ def match(
     until a sequential test (SPRT) on the per-deal differences decides or the budget is spent. Exit code:
     0 H1 accepted, 1 H0 accepted, 3 undecided."""
     from arena.conductor.match import MatchSettings, run_match
+    from arena.event.config import output_path
     from arena.stats.sprt import SprtResult, SprtSettings
 
     with one_line_errors():
@@ -51,7 +51,7 @@ def match(
             tuple(field or ["sample_bots.rules:RulesBot"]),
             {"variant": variant},
             seed,
-            output,
+            output_path(output),
             SprtSettings(h0, h1, alpha, beta),
             max_deals=max_deals,
             concurrency=concurrency,

@@ -10,6 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from arena.conductor.observer import EventObserver
 from arena.results.record import GameRecord, ScheduledGame
 from arena.stats.leaderboard import Leaderboard
+from arena.text import printable
 
 
 class TerminalProgress(EventObserver):
@@ -51,8 +52,11 @@ class TerminalProgress(EventObserver):
             self.say(f"bots: {total} started in {time.monotonic() - began:.1f} s")
 
     def notice(self, line: str) -> None:
-        # Not markup, and not wrapped: a notice may quote a bot's log, which may hold anything.
-        self.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        # Not markup, not wrapped, no control characters: a notice may quote a bot's log, which may hold
+        # anything (rich passes ESC through).
+        self.progress.console.print(
+            printable(line, lines=True), markup=False, highlight=False, soft_wrap=True
+        )
 
     def game_finished(self, game: ScheduledGame, record: GameRecord) -> None:
         late = sum(1 for f in record.faults if not f.charged)

@@ -36,6 +36,7 @@ from arena.players.remote import RemotePlayer
 from arena.results.record import Fault
 from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_directory
+from arena.text import printable
 
 CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
     Variant.CALL_ACE: (
@@ -90,7 +91,7 @@ class CheckReport:
                 f"protocol {i.protocol_version}, variants: {', '.join(i.variants) or '(none)'}"
             )
         lines.append(f"  health check: {self.health}")
-        return lines
+        return [printable(line) for line in lines]  # the bot's handshake is in them
 
     def tail(self) -> list[str]:
         lines: list[str] = []
@@ -114,7 +115,7 @@ class CheckReport:
         else:
             lines.append("  violations: none")
         lines.append("VERDICT: PASS" if self.passed else "VERDICT: FAIL")
-        return lines
+        return [printable(line, lines=True) for line in lines]  # the bot's faults and log are in them
 
 
 def _describe(fault: Fault) -> str:

@@ -53,6 +53,11 @@ the limit falls back to ``RLIMIT_AS``. Without a default, one bot held 2,000 MB 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = Text("1-64 letters, digits, '_', '.', '+' or '-'", re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"))
 _SANDBOX = OneOf(SandboxMode)
+_PATH_TEXT = re.compile(r"^(?!\s)[^\x00-\x1f\x7f]*(?<!\s)$")
+"""A path as an organiser means one: not empty, not only or around spaces (``--output " "`` is a slip, not
+a directory named by a space), and no control characters (a NUL cannot reach the file system at all)."""
+_PATH = Text("a directory path", _PATH_TEXT)
+_FILE = Text("a file path", _PATH_TEXT)
 
 
 _ENV_TABLE = 'a table of NAME = "value" strings'
@@ -90,7 +95,7 @@ class EntrantSpec:
     )
     workdir: str | None = option(
         None,
-        Text("a directory path"),
+        _PATH,
         "the directory the sandbox shows the bot",
         shown="its program",
     )
@@ -128,13 +133,25 @@ class ExecutorSpec:
     scheduler: str | None = option(None, Text(), "dask: join the cluster of this scheduler (tcp://HOST:PORT)")
     scheduler_file: str | None = option(None, Text(), "dask: ... or of the scheduler that wrote this file")
     pin_cpus: bool = option(True, Flag(), "local cluster: each worker and its bots on CPUs of their own")
+    tls_ca_file: str | None = option(
+        None, _FILE, "a cluster you started: the CA its certificates are signed by (PEM)"
+    )
+    tls_cert: str | None = option(None, _FILE, "... the arena's certificate, signed by that CA (PEM)")
+    tls_key: str | None = option(
+        None, _FILE, "... its private key (PEM), unless the certificate file holds it"
+    )
 
     def to_dict(self) -> dict[str, Any]:
-        return options.to_dict(self)
+        """The stored form; the TLS files only when given, so an event's stored config stays what it was
+        before they existed (bench/same_behaviour.sh compares it)."""
+        data = options.to_dict(self)
+        return {k: v for k, v in data.items() if v is not None or k not in TLS_KEYS}
 
 
 _CLUSTERS = ("workers", "scheduler", "scheduler_file")
 """The ways of naming a Dask cluster; give at most one."""
+TLS_KEYS = ("tls_ca_file", "tls_cert", "tls_key")
+"""How the arena proves itself to a cluster that speaks TLS (the local cluster makes its own)."""
 
 
 def parse_executor(raw: Mapping[str, Any], where: str = "executor") -> ExecutorSpec:
@@ -161,10 +178,21 @@ def _check_cluster(values: Mapping[str, Any], pin_given: bool, where: str) -> No
     local = values["kind"] is ExecutorKind.LOCAL
     if local and given:
         raise ConfigError(f'{where}.{given[0]} needs kind = "dask"')
-    if pin_given and (local or values.get("scheduler") or values.get("scheduler_file")):
+    running = bool(values.get("scheduler") or values.get("scheduler_file"))
+    if pin_given and (local or running):
         raise ConfigError(
             f'{where}.pin_cpus applies to the local cluster the arena starts (kind = "dask" with workers); '
             "pin the workers of a cluster you start yourself with taskset (docs/scale-out.md)"
+        )
+    tls = [k for k in TLS_KEYS if values.get(k) is not None]
+    if tls and not running:
+        raise ConfigError(
+            f"{where}.{tls[0]} applies to a cluster you started (scheduler or scheduler_file); the local "
+            "cluster the arena starts makes a certificate of its own for each event"
+        )
+    if tls and not (values.get("tls_ca_file") and values.get("tls_cert")):
+        raise ConfigError(
+            f"{where}: TLS needs both tls_ca_file and tls_cert (and tls_key, unless in tls_cert)"
         )
 
 
@@ -197,9 +225,7 @@ class TournamentConfig:
     seed: int = option(1, Range(0, 2**63 - 1), "fixes the schedule and the seating (with the key, the deals)")
     rounds: int = option(10, Range(1, 1_000_000), "each round seats every entrant once")
     concurrency: int = option(4, Range(1, 256), "games in flight at once")
-    output: Path = option(
-        check=Text("a directory path"), doc="where the results go", dump=str, shown="results/<name>"
-    )
+    output: Path = option(check=_PATH, doc="where the results go", dump=str, shown="results/<name>")
     duplicate: bool = option(False, Flag(), "each deal replayed with the seats rotated")
     game: GameConfig = section()
     faults: FaultPolicy = section(FaultPolicy)
@@ -236,7 +262,7 @@ class TournamentConfig:
         given = {k: v for k, v in overrides.items() if v is not None}
         for key, value in given.items():
             if key == "output":
-                given[key] = Path(value)  # relative to the working directory, as on any command line
+                given[key] = output_path(value)
             elif key == "executor":
                 if not isinstance(value, ExecutorSpec):
                     raise ConfigError(f"executor={value!r}: expected an executor spec")
@@ -268,6 +294,17 @@ class TournamentConfig:
         return [e.name for e in (*self.entrants, self.house) if e.kind is not EntrantKind.CLASS]
 
 
+def output_path(text: str, where: str = "--output") -> Path:
+    """The output directory a command line names, relative to the working directory as on any command line.
+
+    Checked as text first: ``Path("")`` is the working directory itself, so an empty ``--output`` would
+    otherwise put an event (and its mode 0700) on whatever directory the organiser happens to be in.
+
+    :raises ConfigError: empty, only or around spaces, or with control characters.
+    """
+    return Path(options.declaration(TournamentConfig, "output").check(text, where))
+
+
 _OVERRIDABLE = tuple(k for k in options.keys(TournamentConfig) if k not in ("name", "output"))
 """The options ``arena run`` has a flag for, checked as in the file (``--output`` is a path of the command
 line, relative to where it runs; the name fixes the event and is not a flag)."""
@@ -287,6 +324,10 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables by recursion: a few hundred levels exhaust the
+        # stack. No option nests more than two deep, so such a file is never a config.
+        raise ConfigError(f"config file {str(path)!r} nests arrays or tables too deeply to be read") from None
     return parse_config(data, base=path.resolve().parent, source=path.resolve())
 
 

@@ -18,6 +18,7 @@ public seed alone (``key=None``), so that resuming them finishes the same event,
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -25,7 +26,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, StoreError
 
 KEY_FILE = "deal.key"
 KEY_BYTES = 32  # 256 bits drawn for every event; a fixed key needs at least MIN_KEY_BYTES
@@ -88,14 +89,20 @@ def write_key_file(directory: Path, key: bytes) -> None:
     temporary = path.with_name(f".{KEY_FILE}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
         temporary.unlink()
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        os.write(fd, (key.hex() + "\n").encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temporary, path)
-    os.chmod(path, 0o600)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            if os.write(fd, (key.hex() + "\n").encode()) != 2 * len(key) + 1:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+        os.chmod(path, 0o600)
+    except OSError as exc:  # a full disk, most likely: no game is played without the key on disk
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise StoreError(f"cannot write the event's deal key {str(path)!r}: {exc.strerror or exc}") from None
 
 
 def read_key_file(directory: Path) -> bytes | None:

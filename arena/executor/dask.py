@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import math
 import os
+import warnings
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -35,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 import dask.config
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, Security
 from distributed.protocol import to_serialize
 
 from arena.errors import ArenaError, ConfigError
-from arena.event.config import EntrantKind, TournamentConfig
+from arena.event.config import TLS_KEYS, EntrantKind, TournamentConfig
 from arena.event.table import TableSpec
 from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
 from arena.players.connection import BotIdentity
@@ -56,12 +58,18 @@ QUIET = {
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",
     "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
 }
 """Dask settings for the clusters the arena starts itself (the conductor's scheduler and nannies, and through
 the nannies the workers). Dask's defaults watch every process every few milliseconds (a statistical
 profiler, an event-loop tick, system and memory monitors, in every server); with games of a few
 milliseconds, or seconds of mostly waiting, that cost is paid per game. docs/scale-out.md ("Dask's
-watchers") gives the figures and the same settings for a cluster of machines."""
+watchers") gives the figures and the same settings for a cluster of machines.
+
+No HTTP routes: every Dask server listens for HTTP besides its TLS port (the scheduler on 8787), in plain
+HTTP whatever the cluster's TLS, and by default serves the workers' logs, call stacks and addresses there
+to anyone on the machine. The arena reads none of it, so with no routes each answers 404 to everything."""
 
 
 def cpu_groups(workers: int, cpus: Sequence[int]) -> dict[str, tuple[int, ...]]:
@@ -78,6 +86,32 @@ def cpu_groups(workers: int, cpus: Sequence[int]) -> dict[str, tuple[int, ...]]:
         cut = [round(i * len(cpus) / workers) for i in range(workers + 1)]
         return {str(i): tuple(cpus[cut[i] : cut[i + 1]]) for i in range(workers)}
     return {str(i): (cpus[i % len(cpus)],) for i in range(workers)}
+
+
+def open_scheduler_warning(address: str) -> str | None:
+    """One line of warning for a cluster joined over plain TCP (or WebSocket), or None: whoever reaches its
+    port can run code on every worker as the worker's user, and the bots' entrants travel to them."""
+    scheme, _, rest = address.partition("://")
+    if scheme not in ("tcp", "ws"):
+        return None
+    host = rest.rsplit(":", 1)[0].strip("[]")
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    reach = "every user of this machine" if loopback else f"anyone who can reach {host}"
+    return (
+        f"warning: the Dask scheduler {address} speaks plain {scheme}: {reach} can run code on its workers; "
+        "secure it with TLS ([executor] tls_ca_file, tls_cert, tls_key; docs/scale-out.md)"
+    )
+
+
+def _unreachable(why: str) -> ConfigError:
+    """The error for a cluster the arena could not join. The half-made ``Client`` that Dask drops then
+    warns at exit that its close was never awaited, under the arena's one line: those are not the
+    organiser's to read."""
+    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+    return ConfigError(f"cannot reach the Dask cluster: {why}")
 
 
 def quiet_dask_logs() -> None:
@@ -155,26 +189,48 @@ class DaskExecutor:
         try:
             if spec.scheduler or spec.scheduler_file:
                 self.client = await Client(
-                    spec.scheduler, scheduler_file=spec.scheduler_file, asynchronous=True, timeout="20s"
+                    spec.scheduler,
+                    scheduler_file=spec.scheduler_file,
+                    asynchronous=True,
+                    timeout="20s",
+                    security=self._security(),
                 )
                 where = spec.scheduler or f"the scheduler in {spec.scheduler_file}"
             else:
                 workers = spec.workers or 2
+                # A certificate of this event's, in memory only, for the scheduler, the workers and the
+                # arena: a process that does not hold it (another user's, a bot's) cannot connect to any of
+                # them, where plain TCP on 127.0.0.1 let any local user run code in the workers as the
+                # arena's user (docs/security.md, "The Dask cluster").
+                security = Security.temporary()
                 with dask.config.set(QUIET):  # read as the servers start; the nannies pass it to the workers
                     self.cluster = await LocalCluster(
                         n_workers=workers,
                         threads_per_worker=1,  # games are coroutines on the worker's loop, not tasks
                         processes=True,
                         host="127.0.0.1",
+                        protocol="tls://",
+                        security=security,
                         dashboard_address=None,
                         asynchronous=True,
                         silence_logs=logging.CRITICAL,
                     )
-                    self.client = await Client(self.cluster, asynchronous=True)
-                where = f"a local cluster of {workers} worker{'' if workers == 1 else 's'}"
+                    self.client = await Client(self.cluster, asynchronous=True, security=security)
+                where = f"a local cluster of {workers} worker{'' if workers == 1 else 's'} (TLS)"
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ConfigError(f"cannot reach the Dask cluster: {exc}") from None
+            raise _unreachable(str(exc)) from None
+        except TypeError as exc:  # Dask's way of saying a tls:// cluster was joined without certificates
+            if "ssl_context" not in str(exc):
+                raise
+            raise _unreachable(
+                "it speaks TLS and the arena has no certificate for it; give [executor] tls_ca_file, "
+                "tls_cert and tls_key (docs/scale-out.md)"
+            ) from None
         self._notices.append(f"executor: dask, {where}")
+        if self.cluster is None:
+            warning = open_scheduler_warning(self.client.scheduler.address)
+            if warning:
+                self._notices.append(warning)
         pins: dict[str, tuple[int, ...]] = {}
         if self.cluster is not None and spec.pin_cpus and hasattr(os, "sched_getaffinity"):
             pins = cpu_groups(len(self.cluster.workers), sorted(os.sched_getaffinity(0)))
@@ -208,6 +264,28 @@ class DaskExecutor:
         self._members = loop.create_task(self._watch_members())
         if self.down:
             self._watch = loop.create_task(self._watch_down())
+
+    def _security(self) -> Security | None:
+        """How the arena proves itself to a cluster it joins: the ``[executor]`` TLS files (relative to
+        the config), or, without them, Dask's own configuration (``distributed.comm.tls.*``).
+
+        :raises ConfigError: a file that cannot be read.
+        """
+        spec = self.config.executor
+        if spec.tls_ca_file is None or spec.tls_cert is None:
+            return None
+        paths = {
+            key: self.config.path(value) for key in TLS_KEYS if (value := getattr(spec, key)) is not None
+        }
+        for key, path in paths.items():
+            if not path.is_file() or not os.access(path, os.R_OK):
+                raise ConfigError(f"executor.{key}={str(path)!r}: not a readable file")
+        return Security(
+            require_encryption=True,
+            tls_ca_file=str(paths["tls_ca_file"]),
+            tls_client_cert=str(paths["tls_cert"]),
+            tls_client_key=str(paths["tls_key"]) if "tls_key" in paths else None,
+        )
 
     def _take(self, states: dict[str, Any]) -> None:
         down: dict[str, str] = {}

@@ -22,6 +22,7 @@ from arena.errors import ConfigError
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.report.figures import EventFigures, event_figures, fault_kinds
 from arena.results.queries import GameSummary, Queries, StoredFault
+from arena.text import printable
 
 REPORT_NAME = "report.html"
 PUBLISHED_MODE = 0o644
@@ -237,8 +238,13 @@ def leaderboard(figures: EventFigures) -> dict[str, Any]:
 def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
+    # Autoescaping makes a bot's words HTML-inert but leaves control characters, which a browser hides and
+    # a terminal (``less report.html``, ``grep``) obeys: every plain-text value is printed through
+    # ``printable`` too. Markup (the inlined scripts and styles, ``tojson``) is the arena's own.
     env = Environment(
-        loader=PackageLoader("arena.report", "templates"), autoescape=select_autoescape(["html", "j2"])
+        loader=PackageLoader("arena.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        finalize=lambda value: printable(value, lines=True) if type(value) is str else value,
     )
     env.filters["pct"] = lambda v: "–" if v is None else f"{v:.0%}"
     env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"

@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.errors import NotationError
 from arena.results.queries import StoredFault
+from arena.text import printable
 
 # Every card of every variant: ranks 2..A in four suits, and the Call-Ace Joker. Shared with replay.js.
 CARD_LIST = [r + s for s in "CDHS" for r in "23456789TJQKA"] + ["JKR"]
@@ -129,7 +130,7 @@ def place_faults(
             *placed.get(f.decision_id, (f.hand_index, -1)),
             f.seat,
             f.kind.value,
-            f.detail,
+            printable(f.detail),  # shown by the replay, and shown as the arena's listings show it
             f.substitute,
         ]
         for f in faults

@@ -45,7 +45,10 @@ def store_error(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
     if name.startswith("SQLITE_READONLY") or "readonly" in str(exc):
         return StoreError(f"{where} is read-only: an event cannot be run or resumed there ({exc})")
     if name.startswith("SQLITE_FULL"):
-        return StoreError(f"{where} cannot be written: the disk is full ({exc})")
+        return StoreError(
+            f"{where} cannot be written: the disk is full ({exc}); the games stored are kept: free some "
+            "space and run the same command to resume"
+        )
     if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
         return StoreError(f"{where} is damaged: {exc}; restore it from a copy, or use another directory")
     if doing == "opened":
@@ -196,7 +199,49 @@ def check_file(path: Path) -> None:
     pages = int.from_bytes(header[28:32], "big")
     header_valid = header[24:28] == header[92:96]  # the page count is current (SQLite's own rule)
     if header_valid and pages and size < pages * page_size:
-        raise StoreError(f"{str(path)!r} is truncated ({size} bytes; its header says {pages * page_size})")
+        # A checkpoint stopped by a full disk leaves the file short of its header, with the missing pages
+        # still in the write-ahead log, which SQLite reads first: the database is whole.
+        held = wal_pages(path.with_name(path.name + "-wal"), page_size)
+        if not set(range(size // page_size + 1, pages + 1)) <= held:
+            raise StoreError(
+                f"{str(path)!r} is truncated ({size} bytes; its header says {pages * page_size})"
+            )
+
+
+WAL_MAGIC = (0x377F0682, 0x377F0683)
+WAL_HEADER = 32
+FRAME_HEADER = 24
+
+
+def wal_pages(wal: Path, page_size: int) -> set[int]:
+    """The page numbers held by the committed frames of the write-ahead log ``wal`` (none when there is no
+    log, or it is not one).
+
+    A frame counts when it is whole, carries the log header's salts (frames of an earlier log generation
+    carry others) and is followed by a commit frame (one with the database's size after the commit); the
+    frames' checksums are not recomputed, so a log damaged inside its frames passes here and is reported by
+    SQLite when it reads the page. (SQLite's file format, "The Write-Ahead Log File Format".)
+    """
+    try:
+        with wal.open("rb") as f:
+            head = f.read(WAL_HEADER)
+            if len(head) < WAL_HEADER or int.from_bytes(head[:4], "big") not in WAL_MAGIC:
+                return set()
+            if int.from_bytes(head[8:12], "big") != page_size:
+                return set()
+            salts = head[16:24]
+            held: set[int] = set()
+            pending: set[int] = set()
+            while len(frame := f.read(FRAME_HEADER)) == FRAME_HEADER and frame[8:16] == salts:
+                if len(f.read(page_size)) < page_size:
+                    break
+                pending.add(int.from_bytes(frame[:4], "big"))
+                if int.from_bytes(frame[4:8], "big"):  # a commit frame: what came before it counts
+                    held |= pending
+                    pending = set()
+            return held
+    except OSError:
+        return set()
 
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:

@@ -21,6 +21,7 @@ from arena.results.queries import GameSummary, Queries, StoredFault
 from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import Leaderboard
 from arena.stats.rating import Standing
+from arena.text import printable
 
 HAND_RECORDS = "hands.jsonl"
 GAMES_CSV = "games.csv"
@@ -166,7 +167,7 @@ def render_faults(rows: list[StoredFault], title: str) -> str:
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for f in rows:
         kind = f.kind.value if f.charged else f"{f.kind.value} (not charged)"
-        table.add_row(f.entrant, f.game_id, str(f.hand_index + 1), kind, f.detail)
+        table.add_row(f.entrant, f.game_id, str(f.hand_index + 1), kind, printable(f.detail))
     return _render(table)
 
 

@@ -18,6 +18,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 
 from arena.errors import ConfigError
@@ -29,12 +30,50 @@ LOG_DIR = "logs"
 PRIVATE_FILES = ("event.sqlite", "event.sqlite-wal", "event.sqlite-shm", "deal.key", LOCK_NAME)
 
 
+EVENT_MARKS = ("event.sqlite", "deal.key", LOCK_NAME)
+"""Files only an arena puts in a directory: one of them there, and the directory is an event's."""
+OWN_NAMES = (*PRIVATE_FILES, LOG_DIR, "report.html")
+
+
+def check_own(directory: Path) -> None:
+    """Refuse an output directory that is not the arena's to take: the working directory itself, or an
+    existing directory of other files that holds no event.
+
+    Why: ``prepare`` makes the directory private (0700) and fills it with the event's files. On the
+    working directory (``--output .``, or an empty ``--output`` before it was refused as text) or on a
+    project checkout, a home directory, ``/tmp`` ..., that would lock others out of it and mix results into
+    someone's files. A directory that already holds an event (any of ``EVENT_MARKS``), an empty one, and
+    one with nothing but the arena's own names are the arena's.
+
+    :raises ConfigError: the working directory, or a directory of other files.
+    """
+    try:
+        if directory.resolve() == Path.cwd().resolve():
+            raise ConfigError(
+                f"output {str(directory)!r} is the current directory: name a directory of its own for the "
+                "event's results (e.g. results/NAME); the arena makes it private (mode 0700)"
+            )
+        if not directory.is_dir() or any((directory / mark).exists() for mark in EVENT_MARKS):
+            return
+        others = sorted(entry.name for entry in directory.iterdir() if entry.name not in OWN_NAMES)
+    except OSError as exc:
+        raise ConfigError(f"cannot look at the output directory {str(directory)!r}: {exc.strerror}") from None
+    if others:
+        raise ConfigError(
+            f"output {str(directory)!r} holds other files ({others[0]!r} ...) and no event: name a new or "
+            "empty directory for the event's results (the arena makes it private, mode 0700)"
+        )
+
+
 def prepare(directory: Path) -> None:
     """Create ``directory`` (0700; missing parents get the usual mode) or tighten an existing one, with its
-    result files (0600) and its logs directory (0700).
+    result files (0600) and its logs directory (0700); never a directory that is not the arena's to take
+    (``check_own``).
 
-    :raises ConfigError: the path is not a directory, or cannot be created or restricted.
+    :raises ConfigError: the path is not a directory, is not the arena's to take, or cannot be created or
+        restricted.
     """
+    check_own(directory)
     try:
         directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         os.chmod(directory, DIR_MODE)
@@ -45,7 +84,8 @@ def prepare(directory: Path) -> None:
         logs.mkdir(mode=DIR_MODE, exist_ok=True)
         os.chmod(logs, DIR_MODE)
     except FileExistsError:
-        raise ConfigError(f"output {str(directory)!r} exists and is not a directory") from None
+        where = directory / LOG_DIR if directory.is_dir() else directory
+        raise ConfigError(f"{str(where)!r} exists and is not a directory") from None
     except OSError as exc:
         raise ConfigError(f"cannot prepare the output directory {str(directory)!r}: {exc.strerror}") from None
 
@@ -78,7 +118,20 @@ class EventLock:
     def acquire(self) -> None:
         """:raises ConfigError: another arena holds the lock (its pid is in the message when known)."""
         path = self.directory / LOCK_NAME
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        try:
+            # Never through a link: the lock is a plain file of ours, in a directory only we may write.
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        except OSError as exc:
+            what = (
+                "a directory" if exc.errno == errno.EISDIR else "a link" if exc.errno == errno.ELOOP else None
+            )
+            why = f"it is {what}, not the arena's lock file" if what else exc.strerror or str(exc)
+            raise ConfigError(
+                f"cannot lock {str(path)!r}: {why}; remove it or use another output directory"
+            ) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device planted there
+            os.close(fd)
+            raise ConfigError(f"cannot lock {str(path)!r}: it is not a regular file; remove it")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -91,8 +144,9 @@ class EventLock:
                 f"another arena is running the event in {str(self.directory)!r}{who}: wait for it to finish "
                 "or stop it, or use another output directory"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # the pid only names the holder; a full disk must not stop us
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
 
     def release(self) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from arena.errors import FaultKind
 from arena.results.queries import StoredGame
+from arena.text import printable
 
 _SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠", "NT": "No-Trumps"}
 
@@ -115,8 +116,8 @@ def _faults(game: StoredGame, hand_index: int) -> list[str]:
     """The faults of one hand, where they happened (harness faults marked: they are not the bot's)."""
     return [
         f"  fault: {f.entrant} (seat {f.seat}) at decision {f.decision_id}: {f.kind.value}"
-        f"{' (the arena was late; not charged)' if f.kind is FaultKind.HARNESS else ''} — {f.detail}; "
-        f"the arena played {f.substitute} instead"
+        f"{' (the arena was late; not charged)' if f.kind is FaultKind.HARNESS else ''} — "
+        f"{printable(f.detail)}; the arena played {f.substitute} instead"
         for f in game.faults
         if f.hand_index == hand_index
     ]

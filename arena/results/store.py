@@ -79,6 +79,18 @@ CREATE TABLE IF NOT EXISTS disqualified (
 """
 
 
+def _discard_unborn(path: Path) -> None:
+    """Remove the database this run created when it could not even hold the schema (a full disk): left
+    empty, it would be refused on the next run as "empty, not an event's results" instead of being
+    created again."""
+    try:
+        if path.stat().st_size == 0:
+            for leftover in (path, path.with_name(path.name + "-journal")):
+                leftover.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def _insert_schedule(db: Database, games: Sequence[ScheduledGame]) -> None:
     db.executemany(
         "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -165,7 +177,12 @@ class Store(Queries):
             raise ConfigError(f"{str(path)!r} is not a file")
         if new and not readonly:
             create_private(path)  # SQLite gives the -wal and -shm files the database's mode
-        return cls(Database.open(path, readonly=readonly, new=new))
+        try:
+            return cls(Database.open(path, readonly=readonly, new=new))
+        except BaseException:
+            if new and not readonly:
+                _discard_unborn(path)
+            raise
 
     def __enter__(self) -> Store:
         return self

@@ -38,8 +38,8 @@ ENTRANTS = [
 ]
 
 
-def toml(path: Path, output: Path, command: str | None = None) -> Path:
-    lines = ['name = "bad"', "seed = 3", "rounds = 2", f"output = {json.dumps(str(output))}"]
+def toml(path: Path, output: Path, command: str | None = None, extra: str = "") -> Path:
+    lines = ['name = "bad"', "seed = 3", "rounds = 2", f"output = {json.dumps(str(output))}", extra]
     lines += ["[game]", 'variant = "five-handed"']
     entrants: list[dict[str, Any]] = list(ENTRANTS)
     if command is not None:
@@ -88,6 +88,8 @@ class Case:
     readonly: bool = False
     output: Callable[[Path], Path] | None = None  # for run: the output path (default: the copy)
     quoted_command: str | None = None
+    flags: tuple[str, ...] = ()  # for run: after the config (``--output ""`` ...)
+    extra_toml: str = ""  # for run: appended to the config file
 
 
 def truncate(d: Path) -> None:
@@ -133,6 +135,18 @@ def a_file(d: Path) -> Path:
     return d.parent / "plain-file"
 
 
+def a_lock_directory(d: Path) -> None:
+    (d / ".lock").unlink()
+    (d / ".lock").mkdir()
+
+
+def others_files(d: Path) -> Path:
+    (d.parent / "project").mkdir()
+    (d.parent / "project" / "notes.txt").write_text("the organiser's\n")
+    return d.parent / "project"
+
+
+DEEP = "deep = " + "[" * 3000 + "]" * 3000  # tomllib parses nesting by recursion
 BAD_META = sql("UPDATE meta SET value = '{\"seed\": 3,' WHERE key = 'fingerprint'")
 BAD_ROW = sql("UPDATE games SET scores = '[10, 4' WHERE game_id = 'r001-t01'")
 CASES = [
@@ -142,6 +156,28 @@ CASES = [
     Case("output /proc itself", "run", nothing, "/proc", output=lambda d: Path("/proc")),
     Case("output not writable", "run", nothing, "read-only", readonly=True, output=lambda d: d.parent / "ro"),
     Case("unbalanced quote in command", "run", nothing, "cannot be split", quoted_command="x 'y {port}"),
+    Case("--output empty", "run", nothing, "--output='': expected a directory path", flags=("--output", "")),
+    Case("--output spaces", "run", nothing, "--output='  ': expected", flags=("--output", "  ")),
+    Case("output with a NUL", "run", nothing, "output='a\\x00b': expected", output=lambda d: Path("a\x00b")),
+    Case(
+        "--output the working directory", "run", nothing, "is the current directory", flags=("--output", ".")
+    ),
+    Case("--output the checkout", "run", nothing, "is the current directory", flags=("--output", str(ROOT))),
+    Case("--output an existing file", "run", nothing, "is not a directory", flags=("--output", "README.md")),
+    Case("output a directory of other files", "run", nothing, "holds other files", output=others_files),
+    Case(
+        "a directory where OUTPUT/.lock is", "run", a_lock_directory, "is a directory, not the arena's lock"
+    ),
+    Case(
+        "a TOML value nested 3,000 deep", "run", nothing, "nests arrays or tables too deeply", extra_toml=DEEP
+    ),
+    Case(
+        "--workers 0 (as workers = 0)",
+        "run",
+        nothing,
+        "workers=0: expected an integer 1..",
+        flags=("--workers", "0"),
+    ),
     Case("read-only db: run", "run", nothing, "read-only", readonly=True),
     Case("read-only db: leaderboard reads it", "leaderboard", nothing, "", code=0, readonly=True),
     Case("read-only db: replay reads it", "replay", nothing, "", code=0, readonly=True),
@@ -183,9 +219,10 @@ def test_bad_input_is_one_line_exit_2_and_changes_no_stored_game(
             for p in [readonly, *readonly.iterdir()]:
                 p.chmod(0o555 if p.is_dir() else 0o444)
     before = snapshot(work)
+    checkout = sorted((p.name, p.stat().st_mode) for p in [ROOT, *ROOT.iterdir()])
     if case.command == "run":
-        config = toml(tmp_path / "event.toml", output, case.quoted_command)
-        result = arena(["run", "-q", str(config)], readonly)
+        config = toml(tmp_path / "event.toml", output, case.quoted_command, case.extra_toml)
+        result = arena(["run", "-q", str(config), *case.flags], readonly)
     elif case.command == "leaderboard":
         result = arena(["leaderboard", str(work)], readonly)
     else:
@@ -197,6 +234,7 @@ def test_bad_input_is_one_line_exit_2_and_changes_no_stored_game(
         assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
         assert case.expect.lower() in lines[0].lower(), lines[0]
     assert snapshot(work) == before, "a stored game (or the database file) changed"
+    assert sorted((p.name, p.stat().st_mode) for p in [ROOT, *ROOT.iterdir()]) == checkout, "cwd touched"
 
 
 def test_damaged_row_check_does_not_reject_a_good_event(finished: Path) -> None:

@@ -53,6 +53,11 @@ from tests.helpers import ROOT, arena_cli, event, write_toml
         ({"executor": {"workers": 2, "pin_cpus": "yes"}}, "executor.pin_cpus='yes': expected true or false"),
         ({"executor": {"scheduler": "tcp://h:1", "pin_cpus": True}}, "pin_cpus applies to the local cluster"),
         ({"executor": {"kind": "local", "pin_cpus": False}}, "pin_cpus applies to the local cluster"),
+        (
+            {"executor": {"workers": 2, "tls_ca_file": "ca", "tls_cert": "c"}},
+            "makes a certificate of its own",
+        ),
+        ({"executor": {"scheduler": "tls://h:1", "tls_cert": "c"}}, "needs both tls_ca_file and tls_cert"),
     ],
 )
 def test_bad_config_is_rejected_with_key_value_and_allowed(

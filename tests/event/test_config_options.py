@@ -92,6 +92,9 @@ CASES: dict[tuple[str, str], tuple[Any, str]] = {
     ("executor", "scheduler"): ("", "executor.scheduler='': expected a non-empty string"),
     ("executor", "scheduler_file"): ("", "executor.scheduler_file='': expected a non-empty string"),
     ("executor", "pin_cpus"): ("x", "executor.pin_cpus='x': expected true or false"),
+    ("executor", "tls_ca_file"): (" ca.pem", "executor.tls_ca_file=' ca.pem': expected a file path"),
+    ("executor", "tls_cert"): ("", "executor.tls_cert='': expected a file path"),
+    ("executor", "tls_key"): ("k\x00", "executor.tls_key='k\\x00': expected a file path"),
     ("entrant", "name"): ("", "entrant[0].name='': expected 1-64 letters, digits, '_', '.', '+' or '-'"),
     ("entrant", "memory_mb"): (15, "entrant[0].memory_mb=15: expected an integer 16..1000000"),
     ("entrant", "cpu_s"): (0, "entrant[0].cpu_s=0: expected an integer 1..10000000"),
@@ -162,7 +165,8 @@ def test_the_entrant_defaults_and_the_house_are_checked_by_the_same_declarations
         ),
         (
             {"executor": {"bogus": 1}},
-            "unknown key executor.bogus: allowed keys are kind, workers, scheduler, scheduler_file, pin_cpus",
+            "unknown key executor.bogus: allowed keys are kind, workers, scheduler, scheduler_file, "
+            "pin_cpus, tls_ca_file, tls_cert, tls_key",
         ),
         (
             {"entrants": {"bogus": 1}},

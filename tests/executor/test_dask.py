@@ -187,11 +187,34 @@ def _start(procs: list[subprocess.Popen[bytes]], *args: str) -> subprocess.Popen
     return proc
 
 
+def _certificates(directory: Path) -> dict[str, str]:
+    """A CA certificate, and a certificate and key it signs, as files: the same self-signed pair for
+    every role (what ``Security.temporary()`` makes), as an organiser would make with openssl."""
+    from distributed import Security
+
+    made = Security.temporary()
+    files = {"tls_ca_file": made.tls_ca_file, "tls_cert": made.tls_scheduler_cert}
+    files["tls_key"] = made.tls_scheduler_key
+    for key, pem in files.items():
+        (directory / f"{key}.pem").write_text(str(pem))
+    return {key: str(directory / f"{key}.pem") for key in files}
+
+
+def _tls_flags(tls: dict[str, str] | None) -> list[str]:
+    if tls is None:
+        return []
+    return ["--tls-ca-file", tls["tls_ca_file"], "--tls-cert", tls["tls_cert"], "--tls-key", tls["tls_key"]]
+
+
 def _cluster(
-    procs: list[subprocess.Popen[bytes]], scheduler_file: Path, workers: int
+    procs: list[subprocess.Popen[bytes]],
+    scheduler_file: Path,
+    workers: int,
+    tls: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], list[subprocess.Popen[bytes]]]:
     """A real ``dask scheduler`` and ``workers`` real ``dask worker`` processes on loopback, found through
-    a scheduler file (as on a cluster of machines), each in a process group of its own."""
+    a scheduler file (as on a cluster of machines), each in a process group of its own; with ``tls``
+    (``_certificates``), speaking TLS only, as docs/scale-out.md says to start one."""
     scheduler = _start(
         procs,
         sys.executable,
@@ -204,6 +227,7 @@ def _cluster(
         "--no-dashboard",
         "--scheduler-file",
         str(scheduler_file),
+        *(["--protocol", "tls", *_tls_flags(tls)] if tls else []),
     )
     deadline = time.monotonic() + 60
     while not scheduler_file.exists() and time.monotonic() < deadline:
@@ -224,6 +248,7 @@ def _cluster(
             "127.0.0.1",
             "--name",
             f"w{i}",
+            *_tls_flags(tls),
         )
         for i in range(workers)
     ]
@@ -253,11 +278,13 @@ def _kill_all(procs: list[subprocess.Popen[bytes]]) -> None:
 
 
 def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(tmp_path: Path) -> None:
-    """A real ``dask scheduler`` and two ``dask worker`` processes on loopback; one is SIGKILLed."""
+    """A real ``dask scheduler`` and two ``dask worker`` processes on loopback, secured with TLS (the
+    arena given its certificate in ``[executor]``, kept with ``--scheduler``); one worker is SIGKILLed."""
     scheduler_file = tmp_path / "scheduler.json"
     procs: list[subprocess.Popen[bytes]] = []
+    tls = _certificates(tmp_path)
     try:
-        _, workers = _cluster(procs, scheduler_file, 2)
+        _, workers = _cluster(procs, scheduler_file, 2, tls)
         entrants = [{"name": f"s{i}", "command": STEADY} for i in range(5)]
         config = write_toml(
             tmp_path / "e.toml",
@@ -269,8 +296,15 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
                 output=str(tmp_path / "out"),
                 deal_key=KEY,
                 sandbox=NO_SANDBOX,
+                executor={"scheduler": "tls://127.0.0.1:1"} | tls,  # --scheduler names the real one
             ),
         )
+        # Without the certificate, the cluster refuses the arena: one line.
+        plain = write_toml(tmp_path / "plain.toml", event(tmp_path, output=str(tmp_path / "plain")))
+        refused = arena_cli("run", "-q", str(plain), "--scheduler", str(scheduler_file), timeout=120)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr[-3000:]
+        assert refused.stderr.startswith("error: cannot reach the Dask cluster"), refused.stderr[-3000:]
+        assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr[-3000:]
         arena = _arena_midway(config, scheduler_file, tmp_path / "out")
         victim = workers[1]
         shims = _children(victim.pid)  # the launchers of that worker's bots, each its bot's process group

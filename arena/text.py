@@ -1,0 +1,42 @@
+"""A bot's words as data: the one function that makes text from a bot safe to print or render.
+
+A bot writes what it likes into its log, into the details of a gRPC status it aborts with, and into its
+handshake (name, author, version). The arena quotes all of these to the organiser: a failed bot's log
+tail under ``arena run``'s warning, fault details in ``arena faults``, ``arena replay``, ``arena
+check-bot`` and the HTML report. Printed raw, an escape sequence in them is a command to the organiser's
+terminal: clear the screen, set the window title, write the clipboard (OSC 52), hide lines behind a
+carriage return, or, with bidirectional overrides, show text in another order than it is stored.
+
+:func:`printable` writes every such character as a visible escape (``\\x1b``, ``\\u202e``) rather than
+dropping it: the organiser sees that a bot tried, and what. It is applied where text leaves the arena (the
+terminal's error and notice lines, the listings, the report), not where it is stored, so events stored
+before it are shown safely too, and ``--json`` output stays the stored text (JSON escapes control
+characters itself).
+
+This module sits at the bottom of the house (it imports nothing of the arena) so that the CLI, the report,
+the results' listings, the conductor and the players can all use it.
+"""
+
+from __future__ import annotations
+
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+"""Unicode's bidirectional formatting characters: they reorder what a terminal or browser shows."""
+
+_ESCAPED: dict[int, str] = {
+    **{c: f"\\x{c:02x}" for c in (*range(0x00, 0x20), 0x7F)},  # C0 and DEL: ESC, BEL, CR, BS ...
+    **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)},  # C1: CSI (0x9b) and OSC (0x9d) in one character
+    **{ord(c): f"\\u{ord(c):04x}" for c in BIDI_CONTROLS},
+}
+_ESCAPED_KEEPING_LINES = {c: e for c, e in _ESCAPED.items() if c not in (0x09, 0x0A)}
+
+
+def printable(text: str, lines: bool = False) -> str:
+    """``text`` with every control character (C0, DEL, C1) and bidirectional control written as a visible
+    escape; with ``lines``, newlines and tabs are kept (a log excerpt, a multi-line message).
+
+    >>> printable("\\x1b]52;c;cHduZWQ=\\x07bot")
+    '\\\\x1b]52;c;cHduZWQ=\\\\x07bot'
+    >>> printable("one\\ntwo\\r", lines=True)
+    'one\\ntwo\\\\x0d'
+    """
+    return text.translate(_ESCAPED_KEEPING_LINES if lines else _ESCAPED)
