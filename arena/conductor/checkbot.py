@@ -35,7 +35,7 @@ from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import RemotePlayer
 from arena.results.record import Fault
 from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
-from arena.sandbox.bubblewrap import bot_directory
+from arena.sandbox.bubblewrap import bot_view
 from arena.text import printable
 
 CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
@@ -365,7 +365,8 @@ async def check_command(
     if spec.sandboxed:
         if (problem := bubblewrap_problem()) is not None:
             raise ConfigError(f"cannot sandbox the bot: {problem}")
-        spec = SandboxSpec(mode=sandbox, workdir=bot_directory(expand_command(command, 0), workdir, where))
+        view = bot_view(expand_command(command, 0), workdir, where)
+        spec = SandboxSpec(mode=sandbox, workdir=workdir.resolve() if workdir else None, view=view)
     launch = f"launched as `{command}` ({'in the sandbox' if spec.sandboxed else 'without a sandbox'})"
     logs = Path(tempfile.mkdtemp(prefix="arena-check-bot-"))
     bot = ManagedBot(
