@@ -80,8 +80,12 @@ def serve(config: CompetitionConfig, host: str, port: int, say: Callable[[str], 
         a bad database URL or key file.
     :raises StoreError: the database cannot be opened or migrated.
     """
+    import logging
+
     import uvicorn
 
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(message)s", level=logging.WARNING)
+    logging.getLogger("arena.server").setLevel(logging.INFO)
     base_url = config.base_url(host, port)
     server = Server(config, base_url)
     link = server.accounts.organiser_link()

@@ -18,6 +18,7 @@ cached until the next stored game, and done at most every few seconds.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -123,6 +124,11 @@ class LadderSource:
         return self.config.ladder.seed
 
 
+def _finite(value: float | None) -> float | None:
+    """JSON has no NaN: a figure without data (no hands yet) is null."""
+    return None if value is None or not math.isfinite(value) else value
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     """One line of the ladder's leaderboard."""
@@ -152,8 +158,8 @@ class Row:
             "mu": round(self.mu, 3),
             "sigma": round(self.sigma, 3),
             "games": self.games,
-            "points_per_hand": self.points_per_hand,
-            "p_above_next": self.p_above_next,
+            "points_per_hand": _finite(self.points_per_hand),
+            "p_above_next": _finite(self.p_above_next),
             "settled_above_next": self.settled,
         }
 
@@ -202,7 +208,7 @@ class Board:
             pph, nxt = figures.get(key, (None, None))
             rows.append(
                 Row(0, user.id, user.name, version.id, f"v{version.number}", mu, sigma,
-                    totals.get(key, SeatTotals()).games, None if pph is None else round(pph, 3),
+                    totals.get(key, SeatTotals()).games, _finite(None if pph is None else round(pph, 3)),
                     None if nxt is None else round(nxt.probability, 3), None if nxt is None else nxt.settled)
             )  # fmt: skip
         rows.sort(key=lambda r: (-r.conservative, r.entrant))

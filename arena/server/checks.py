@@ -89,7 +89,9 @@ async def check_version(
     finally:
         await bot.close()
     report["passed"] = bool(report.get("passed")) and not report["violations"]
-    report["stderr_tail"] = bot.log_tail(STDERR_TAIL_BYTES)
+    # The bot's own lines: the launcher's "[arena] starting: bwrap ..." line tells the entrant nothing.
+    lines = bot.log_tail(STDERR_TAIL_BYTES).splitlines()
+    report["stderr_tail"] = "\n".join(line for line in lines if not line.startswith("[arena] starting:"))
     report["seconds"] = round(time.perf_counter() - started, 2)
     return report
 

@@ -250,7 +250,7 @@ def parse_competition(data: Mapping[str, Any], source: Path | None = None) -> Co
         submissions=_section(SubmissionSpec, data, "submissions"),
         checks=_section(CheckSpec, data, "checks"),
         ladder=_section(LadderSpec, data, "ladder"),
-        data_dir=Path("results") / values["name"],
+        data_dir=(Path("results") / values["name"]).absolute(),
         source=source,
     )
 

@@ -101,6 +101,8 @@ class Ladder:
                 workdir=str(directory),
             )
             self.field[name] = version
+        houses = [f"house-{i}" for i in range(1, self.tournament.game.num_players)]
+        new += [h for h in houses if h not in self.executor.classes]  # in-process: loaded once
         if new:
             await self.executor.start(new)
 
@@ -142,9 +144,12 @@ class Ladder:
 
     async def run(self) -> None:
         """Keep the tables filled until cancelled (at shutdown: games in flight are then lost, not stored)."""
-        await self.sync()
         try:
+            await self.sync()
             await asyncio.gather(*(self._table() for _ in range(self.config.ladder.tables)))
+        except Exception:  # a bug, not a bot's fault (those are the table's): say so, stop the tables
+            log.exception("the ladder stopped")
+            raise
         finally:
             await self.executor.stop()
 

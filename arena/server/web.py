@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader, Undefined, select_autoescape
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -49,6 +49,11 @@ class Visit:
     viewer: Viewer
 
 
+def _absent(value: object) -> bool:
+    """A figure a report does not have (a check that never started has no latency)."""
+    return value is None or isinstance(value, Undefined)
+
+
 def _sign(key: bytes, token: str) -> str:
     return hmac.new(key, token.encode(), hashlib.sha256).hexdigest()[:40]
 
@@ -62,9 +67,9 @@ class Web:
         self.env = Environment(
             loader=PackageLoader("arena.server", "templates"), autoescape=select_autoescape()
         )
-        self.env.filters["ms"] = lambda v: "–" if v is None else f"{v:.1f} ms"
-        self.env.filters["pct"] = lambda v: "–" if v is None else f"{v:.0%}"
-        self.env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
+        self.env.filters["ms"] = lambda v: "–" if _absent(v) else f"{v:.1f} ms"
+        self.env.filters["pct"] = lambda v: "–" if _absent(v) else f"{v:.0%}"
+        self.env.filters["num"] = lambda v, d=2: "–" if _absent(v) else f"{v:.{d}f}"
         self.secure = self.config.base_url().startswith("https://")
 
     # --- visitors ----------------------------------------------------------------------------------
