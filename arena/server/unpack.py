@@ -108,7 +108,7 @@ def _zip_members(archive: zipfile.ZipFile) -> Iterator[tuple[Member, zipfile.Zip
             raise _refuse(f"member {info.filename!r} is encrypted")
         if stat.S_ISLNK(mode):
             kind = "link"
-        elif mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        elif stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # 0: zip tools omit it
             kind = "device"
         else:
             kind = "dir" if info.is_dir() else "file"
