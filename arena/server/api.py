@@ -32,8 +32,14 @@ def api_routes(web: Web) -> list[BaseRoute]:
     async def leaderboard(request: Request, visit: Visit) -> Response:
         access.require_public(visit.viewer, web.config)
         server.board.refresh()
+        ladder = server.ladder
         return JSONResponse(
-            {"leaderboard": [r.to_dict() for r in server.board.rows], "games": server.board.games}
+            {
+                "leaderboard": [r.to_dict() for r in server.board.rows],
+                "games": server.board.games,
+                "paused": ladder.paused,
+                "in_flight": ladder.in_flight,
+            }
         )
 
     async def status(request: Request, _visit: Visit) -> Response:
