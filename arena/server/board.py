@@ -32,7 +32,7 @@ from arena.server.models import Game, GameFault, GameSeat, User, Version
 from arena.stats.leaderboard import Leaderboard, RankingConfig, SeatTotals, compute_leaderboard
 from arena.stats.rating import RatedGame, rate
 
-REFRESH_S = 3.0
+REFRESH_S = 3.0  # at most one recomputation (all stored games) per this many seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +175,17 @@ class Board:
     order_note: str = ""
     games: int = -1
     computed_at: float = 0.0
+    cost_s: float = 0.0  # how long the last recomputation took
 
     def refresh(self, force: bool = False) -> None:
+        """Recompute, unless ``force`` is false and the last computation is recent or nothing changed.
+
+        Recomputing reads every stored game: it waits twenty times as long as the last one took, so that
+        however long the ladder grows, keeping the board fresh costs at most a twentieth of the server.
+        """
+        wait = max(REFRESH_S, 20 * self.cost_s)
+        if not force and time.monotonic() - self.computed_at < wait:
+            return
         with self.db.session() as s:
             count = s.scalar(select(func.count()).select_from(Game)) or 0
             active = s.execute(
@@ -184,8 +193,10 @@ class Board:
                 .join(User, User.id == Version.user_id)
                 .where(Version.active, ~User.disabled)
             ).all()
-        if not force and (count == self.games or time.monotonic() - self.computed_at < REFRESH_S):
+        if not force and count == self.games:
+            self.computed_at = time.monotonic()
             return
+        began = time.monotonic()
         keys = {rating_key(self.config, v.id, u.id): (v, u) for v, u in active}
         source = LadderSource(self.db, self.config, list(keys))
         ratings, _ = rate(source.rated_games(), list(keys), self.config.ladder.tau)
@@ -218,6 +229,7 @@ class Board:
         ]
         self.games = count
         self.computed_at = time.monotonic()
+        self.cost_s = self.computed_at - began
 
     def rating_of(self, key: str) -> tuple[float, float]:
         return self.ratings.get(key, (25.0, 25.0 / 3))

@@ -27,7 +27,7 @@ import secrets
 import time
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 
 from arena.event.config import EntrantKind, EntrantSpec
 from arena.event.deals import deal_seed
@@ -186,7 +186,7 @@ class Ladder:
         self.played += 1
         for name in seats:
             self.games_of[name] = self.games_of.get(name, 0) + 1
-        self.board.refresh()
+        self.board.refresh()  # the matchmaker's ratings (rate-limited by the board itself)
 
     def store(
         self, seats: tuple[str, ...], public_seed: int, record: GameRecord, absent: frozenset[str]
@@ -207,25 +207,24 @@ class Ladder:
                 )
             )  # fmt: skip
             s.flush()
-            for seat, stats in enumerate(record.seats):
-                name = seats[seat]  # "v12" for version 12, "house-1" for a house bot
-                s.add(
-                    GameSeat(
-                        game_id=game_id, seat=seat, name=name,
-                        version_id=int(name[1:]) if name[0] == "v" else None,
-                        score=stats.score, rank=stats.rank, forfeited=stats.forfeited,
-                        faults=charged.get(seat, 0),
-                        maker_hands=stats.maker_hands, maker_made=stats.maker_made,
-                    )
-                )  # fmt: skip
-            for index, text in record.hands:
-                s.add(Hand(game_id=game_id, hand_index=index, record=text))
-            for f in record.faults:
-                s.add(
-                    GameFault(
-                        game_id=game_id, seat=f.seat, name=seats[f.seat], hand_index=f.hand_index,
-                        decision_id=f.decision_id, kind=f.kind.value, detail=f.detail[:2000],
-                        elapsed_ms=f.elapsed_ms, substitute=f.substitute,
-                    )
-                )  # fmt: skip
+            # Plain inserts of many rows at once: a game's hands and seats are written many times a second.
+            seat_rows = [
+                {"game_id": game_id, "seat": seat, "name": seats[seat],
+                 "version_id": int(seats[seat][1:]) if seats[seat][0] == "v" else None,  # v12, house-1
+                 "score": st.score, "rank": st.rank, "forfeited": st.forfeited,
+                 "faults": charged.get(seat, 0), "maker_hands": st.maker_hands, "maker_made": st.maker_made}
+                for seat, st in enumerate(record.seats)
+            ]  # fmt: skip
+            s.execute(insert(GameSeat), seat_rows)
+            hands = [{"game_id": game_id, "hand_index": i, "record": text} for i, text in record.hands]
+            if hands:
+                s.execute(insert(Hand), hands)
+            faults = [
+                {"game_id": game_id, "seat": f.seat, "name": seats[f.seat], "hand_index": f.hand_index,
+                 "decision_id": f.decision_id, "kind": f.kind.value, "detail": f.detail[:2000],
+                 "elapsed_ms": f.elapsed_ms, "substitute": f.substitute}
+                for f in record.faults
+            ]  # fmt: skip
+            if faults:
+                s.execute(insert(GameFault), faults)
         return game_id
