@@ -120,11 +120,12 @@ class LadderSpec:
     """``[ladder]``: the continuous ladder of active versions."""
 
     tables: int = option(1, Range(1, 256), "games in flight at once")
-    seed: int = option(1, Range(0, 2**63 - 1), "seeds the matchmaker's choices and the seating")
+    seed: int = option(1, Range(0, 2**63 - 1), "seeds the leaderboard's confidence bootstrap")
     tau: float = option(
         25.0 / 300,
         Range(0, 25, "a number", integer=False, open_lo=True, to_float=True),
         "TrueSkill's skill drift per game (> 0: the field changes)",
+        shown="25/300 ≈ 0.0833",
     )
     new_version: NewVersion = option(
         NewVersion.FRESH, OneOf(NewVersion), "where a new version's rating starts"
