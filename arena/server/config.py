@@ -10,7 +10,6 @@ tournament's own sections, checked by the same code, so a competition and an ``a
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -262,12 +261,5 @@ def load_competition(path: str | Path) -> CompetitionConfig:
     :raises ConfigError: a missing or unreadable file, bad TOML, or any bad key or value.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"competition file {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read competition file {str(path)!r}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"competition file {str(path)!r} is not valid TOML: {exc}") from None
+    data = options.read_toml(path, "competition file")
     return parse_competition(data, source=path.resolve())

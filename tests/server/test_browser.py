@@ -7,29 +7,21 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.report.test_browser import ARGS, CHROMIUM
+from tests.report import test_browser as report
 from tests.server.conftest import PASSWORD, SAMPLE_BOT, Client, ServerProcess
 
 playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright (the test extra) is not installed"
 )
 pytestmark = pytest.mark.needs_chromium
+browser = report.browser  # the report test's fixture: one chromium per module, launched as it launches it
 BROKEN = (
     "import sys\nprint('Traceback: NameError: name strategy is not defined', file=sys.stderr)\nsys.exit(1)\n"
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
 
 
 def student(browser: Any, link: str, errors: list[str]) -> Any:

@@ -95,3 +95,11 @@ def test_a_database_from_a_newer_arena_is_refused(tmp_path: Path) -> None:
         competition_toml("x").replace('sandbox = "bubblewrap"', 'sandbox = "none"')
     )
     assert "written by a newer euchre-arena" in one_line(arena("serve", "c.toml", cwd=tmp_path))
+
+
+def test_the_example_competition_is_valid() -> None:
+    from arena.server.config import load_competition
+    from tests.helpers import ROOT
+
+    config = load_competition(ROOT / "examples" / "server" / "competition.toml")
+    assert config.name == "class-ladder" and config.ladder.tau > 0
