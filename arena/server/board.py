@@ -124,6 +124,17 @@ class LadderSource:
         return self.config.ladder.seed
 
 
+HISTORY_POINTS = 200
+
+
+def _thin(points: list[tuple[int, float, float]]) -> list[tuple[int, float, float]]:
+    """At most ``HISTORY_POINTS`` evenly spread points of a rating's history, the last one kept."""
+    if len(points) <= HISTORY_POINTS:
+        return points
+    step = len(points) / HISTORY_POINTS
+    return [points[int(i * step)] for i in range(HISTORY_POINTS - 1)] + [points[-1]]
+
+
 def _finite(value: float | None) -> float | None:
     """JSON has no NaN: a figure without data (no hands yet) is null."""
     return None if value is None or not math.isfinite(value) else value
@@ -176,6 +187,7 @@ class Board:
     games: int = -1
     computed_at: float = 0.0
     cost_s: float = 0.0  # how long the last recomputation took
+    history: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
 
     def refresh(self, force: bool = False) -> None:
         """Recompute, unless ``force`` is false and the last computation is recent or nothing changed.
@@ -199,7 +211,11 @@ class Board:
         began = time.monotonic()
         keys = {rating_key(self.config, v.id, u.id): (v, u) for v, u in active}
         source = LadderSource(self.db, self.config, list(keys))
-        ratings, _ = rate(source.rated_games(), list(keys), self.config.ladder.tau)
+        ratings, steps = rate(source.rated_games(), list(keys), self.config.ladder.tau)
+        history: dict[str, list[tuple[int, float, float]]] = {}
+        for step in steps:
+            history.setdefault(step.entrant, []).append((step.seq, step.mu, step.sigma))
+        self.history = {k: _thin(v) for k, v in history.items() if k in keys}
         self.ratings = {k: (r.mu, r.sigma) for k, r in ratings.items()}
         board: Leaderboard | None = compute_leaderboard(source) if len(keys) >= 2 else None
         figures = {}

@@ -37,6 +37,7 @@ class Runtime(StrEnum):
 
     PYTHON = "python"  # bot.py on arena.bot, run by the arena's interpreter, as launched entrants are
     EXECUTABLE = "executable"  # a Linux program or script `run` that takes --address
+    NODE = "node"  # bot.js on the organiser's @grpc/grpc-js (sample_bots/node's packages)
 
 
 class NewVersion(StrEnum):

@@ -17,6 +17,7 @@ from arena.errors import FaultKind
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.queries import StoredFault
 from arena.server import access
+from arena.server.board import rating_key
 from arena.server.checks import version_log
 from arena.server.errors import Refused, not_found
 from arena.server.games import Games
@@ -52,6 +53,30 @@ async def upload(server: Server, viewer: access.Viewer, form: FormData) -> int:
     version = server.submissions.add(user, file.filename or "upload", data, _text(form, "runtime", 32))
     server.checks.put(version.id)
     return version.id
+
+
+def rating_plot(
+    points: list[tuple[int, float, float]], width: int = 600, height: int = 160
+) -> dict[str, str]:
+    """A rating's history as SVG polylines (mu, and mu − 3σ), drawn on the server: no script needed."""
+    if len(points) < 2:
+        return {}
+    lows = [mu - 3 * sigma for _, mu, sigma in points]
+    top, bottom = max(mu for _, mu, _ in points), min(lows)
+    span = (top - bottom) or 1.0
+    first, last = points[0][0], points[-1][0]
+
+    def line(values: list[float]) -> str:
+        return " ".join(
+            f"{(seq - first) / ((last - first) or 1) * width:.1f},{(top - v) / span * height:.1f}"
+            for (seq, _, _), v in zip(points, values, strict=True)
+        )
+
+    return {
+        "mu": line([mu for _, mu, _ in points]),
+        "low": line(lows),
+        "range": f"mu from {points[0][1]:.1f} to {points[-1][1]:.1f} over games #{first} to #{last}",
+    }
 
 
 def content_routes(web: Web) -> list[BaseRoute]:
@@ -125,6 +150,8 @@ def content_routes(web: Web) -> list[BaseRoute]:
             raise not_found("entrant")
         server.board.refresh()
         row = next((r for r in server.board.rows if r.user_id == user.id), None)
+        key = rating_key(web.config, row.version_id, user.id) if row is not None else ""
+        plot = rating_plot(server.board.history.get(key, []))
         return web.page(
             request,
             visit,
@@ -135,6 +162,7 @@ def content_routes(web: Web) -> list[BaseRoute]:
             recent=games.recent(20, user.id),
             h2h=games.head_to_head(user.id),
             private=access.may_see_private(visit.viewer, user.id),
+            plot=plot,
         )
 
     async def logs_page(request: Request, visit: Visit) -> Response:

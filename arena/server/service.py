@@ -23,10 +23,10 @@ from arena.sandbox import SandboxMode, bubblewrap_problem
 from arena.server.accounts import Accounts
 from arena.server.board import Board
 from arena.server.checks import CheckQueue
-from arena.server.config import CompetitionConfig
+from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database, open_database
 from arena.server.ladder import Ladder
-from arena.server.submissions import Submissions
+from arena.server.submissions import Submissions, node_problem
 
 SESSION_KEY = "session.key"
 
@@ -48,12 +48,15 @@ def _session_key(directory: Path) -> bytes:
 
 def check_sandbox(config: CompetitionConfig) -> None:
     """Submitted bots are untrusted: without bubblewrap the server refuses to check them, unless the
-    competition says ``sandbox = "none"`` (a trusted class on a machine without bubblewrap).
+    competition says ``sandbox = "none"`` (a trusted class on a machine without bubblewrap). A runtime
+    offered must be able to run.
 
-    :raises ConfigError: bubblewrap is asked for and cannot run here.
+    :raises ConfigError: bubblewrap is asked for and cannot run here, or node is offered and missing.
     """
     if config.sandbox is SandboxMode.BUBBLEWRAP and (problem := bubblewrap_problem()) is not None:
         raise ConfigError(f"cannot sandbox the submitted bots: {problem}")
+    if Runtime.NODE in config.submissions.runtimes and (problem := node_problem()) is not None:
+        raise ConfigError(f"submissions.runtimes offers node, but {problem}")
 
 
 class Server:

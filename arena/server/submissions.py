@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -81,11 +82,30 @@ def view(version: Version, user: str) -> VersionView:
     )
 
 
+NODE_PACKAGES = Path(__file__).resolve().parents[2] / "sample_bots" / "node" / "node_modules"
+"""The organiser's Node.js packages (``npm ci`` in sample_bots/node): visible read-only in every sandbox,
+as the sample bots are, so a ``node`` version needs no packages of its own."""
+PROTO = Path(__file__).resolve().parents[2] / "proto" / "arena" / "protocol" / "v1" / "player.proto"
+
+
+def node_problem() -> str | None:
+    """Why the ``node`` runtime cannot run here, or None."""
+    if shutil.which("node") is None:
+        return "the node runtime needs node on PATH (apt-get install nodejs npm)"
+    if not (NODE_PACKAGES / "@grpc" / "grpc-js").is_dir():
+        return f"the node runtime needs the organiser's packages: run `npm ci` in {NODE_PACKAGES.parent}"
+    return None
+
+
 def launch_command(runtime: Runtime, directory: Path) -> str:
     """How a version is started, as an entrant's ``command`` (``{address}`` filled in by the launcher)."""
     entry = shlex.quote(str(directory / ENTRY[runtime]))
     if runtime is Runtime.PYTHON:
         return f"{shlex.quote(sys.executable)} {entry} --address {{address}}"
+    if runtime is Runtime.NODE:
+        # env sets the two paths with or without the sandbox (which clears the environment first)
+        paths = f"NODE_PATH={shlex.quote(str(NODE_PACKAGES))} ARENA_PROTO={shlex.quote(str(PROTO))}"
+        return f"/usr/bin/env {paths} node {entry} --address {{address}}"
     return f"{entry} --address {{address}}"
 
 
@@ -131,8 +151,6 @@ class Submissions:
             number = (s.scalar(select(func.max(Version.number)).where(Version.user_id == user.id)) or 0) + 1
         directory = (self.root / str(user.id) / f"v{number}").resolve()
         if directory.exists():  # left by an upload that crashed before its row was stored
-            import shutil
-
             shutil.rmtree(directory)
         unpack(data, filename, directory, runtime, self.limits)
         predecessor = self.active_of(user.id)

@@ -37,8 +37,8 @@ from typing import IO
 from arena.server.config import Runtime
 from arena.server.errors import Refused
 
-ENTRY = {Runtime.PYTHON: "bot.py", Runtime.EXECUTABLE: "run"}
-"""The file each runtime starts: ``python bot.py --address A`` or ``./run --address A``."""
+ENTRY = {Runtime.PYTHON: "bot.py", Runtime.EXECUTABLE: "run", Runtime.NODE: "bot.js"}
+"""The file each runtime starts: ``python bot.py``, ``./run`` or ``node bot.js``, with ``--address A``."""
 MAX_DEPTH = 16
 CHUNK = 64 * 1024
 

@@ -62,6 +62,12 @@ def test_upload_verdict_ladder_and_pages(server: ServerProcess) -> None:
     game = home.text.split('href="/games/')[1].split('"')[0]
     shown = Client(server.url).get(f"/games/{game}")
     assert shown.status_code == 200 and 'id="replay-data"' in shown.text and "Hands" in shown.text
+    me = alice.get("/me").text.split('href="/entrants/')[1].split('"')[0]
+    deadline = time.monotonic() + 60
+    while "Rating over time" not in (public := Client(server.url).get(f"/entrants/{me}").text):
+        assert time.monotonic() < deadline, "no rating history on the entrant's page"
+        time.sleep(0.5)
+    assert "<polyline" in public and "Head to head" in public and "bob-the-builder" in public
 
 
 def test_api_token_submit_and_status(server: ServerProcess) -> None:
