@@ -62,6 +62,8 @@ class Ladder:
         self.executor = LocalExecutor(self.tournament, self.log_dir)
         self.field: dict[str, VersionView] = {}  # ladder name "v12" -> the version
         self.changed = asyncio.Event()
+        self.changed.set()  # the first table to start reads the field
+        self._syncing = asyncio.Lock()
         self.in_flight = 0
         self.played = 0
         with db.session() as s:
@@ -83,7 +85,12 @@ class Ladder:
         self.changed.set()
 
     async def sync(self) -> None:
-        """Start the versions that became active, stop those that left (replaced, or entrant disabled)."""
+        """Start the versions that became active, stop those that left (replaced, or entrant disabled);
+        one table at a time (the others wait), so that no version is started twice."""
+        async with self._syncing:
+            await self._sync()
+
+    async def _sync(self) -> None:
         wanted = {f"v{v.id}": (v, d) for v, d in self.submissions.active_field()}
         for name in sorted(set(self.field) - set(wanted)):
             del self.field[name]
@@ -145,7 +152,6 @@ class Ladder:
     async def run(self) -> None:
         """Keep the tables filled until cancelled (at shutdown: games in flight are then lost, not stored)."""
         try:
-            await self.sync()
             await asyncio.gather(*(self._table() for _ in range(self.config.ladder.tables)))
         except Exception:  # a bug, not a bot's fault (those are the table's): say so, stop the tables
             log.exception("the ladder stopped")
@@ -155,12 +161,15 @@ class Ladder:
 
     async def _table(self) -> None:
         while True:
+            if (
+                self.changed.is_set()
+            ):  # a verdict, a version chosen, an entrant disabled: before the next game
+                self.changed.clear()
+                await self.sync()
             seats = None if self.paused else self.pick(secrets.randbits(62))
             if seats is None:
-                self.changed.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), IDLE_S)
-                await self.sync()
                 continue
             public_seed = secrets.randbits(62)
             seats = self.pick(public_seed) or seats

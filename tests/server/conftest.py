@@ -211,10 +211,3 @@ def server(
     process.start()
     yield process
     process.stop()
-
-
-@pytest.fixture
-def client(server: ServerProcess) -> Iterator[Client]:
-    c = Client(server.url)
-    yield c
-    c.http.close()

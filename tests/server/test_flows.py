@@ -9,14 +9,30 @@ import subprocess
 import sys
 import time
 
+import httpx
+import pytest
+
 from tests.server.conftest import PASSWORD, SAMPLE_BOT, Client, ServerProcess
 
 BROKEN = b"import sys\nprint('my bot is broken: no strategy yet', file=sys.stderr)\nsys.exit(3)\n"
 
 
-def test_organiser_first_login_and_invitations(server: ServerProcess, client: Client) -> None:
+@pytest.fixture(scope="module")
+def organiser(server: ServerProcess) -> Client:
     assert server.organiser_link is not None
+    client = Client(server.url)
     client.follow(server.organiser_link)
+    return client
+
+
+def standing(server: ServerProcess, name: str) -> dict[str, object] | None:
+    board = httpx.get(f"{server.url}/api/leaderboard", timeout=30).json()
+    return next((r for r in board["leaderboard"] if r["entrant"] == name), None)
+
+
+def test_organiser_first_login_and_invitations(server: ServerProcess, organiser: Client) -> None:
+    assert server.organiser_link is not None
+    client = organiser
     page = client.get("/admin")
     assert page.status_code == 200 and "Organiser" in page.text
     # the login link was single-use
@@ -90,6 +106,30 @@ def test_api_token_submit_and_status(server: ServerProcess) -> None:
         [sys.executable, "-m", "arena", "status", "--server", server.url, "--token", "nope"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
+    # dora joined a ladder already playing: she is seated in its games from now on
+    deadline = time.monotonic() + 60
+    while not (row := standing(server, "dora")) or not row["games"]:
+        assert time.monotonic() < deadline, row
+        time.sleep(0.5)
     assert bad.returncode == 1 and bad.stderr.startswith("error: the server refused (401)")
     assert len(bad.stderr.strip().splitlines()) == 1
     assert PASSWORD not in done.stdout
+
+
+def test_a_disabled_entrant_leaves_the_ladder_and_cannot_log_in(
+    server: ServerProcess, organiser: Client
+) -> None:
+    eve = Client(server.url)
+    eve.sign_up("eve")
+    eve.verdict(eve.upload("random.py", SAMPLE_BOT.read_bytes()).headers["location"])
+    user_id = eve.get("/me").text.split('href="/entrants/')[1].split('"')[0]
+    organiser.get("/admin")
+    assert organiser.post(f"/admin/disable/{user_id}").status_code == 303
+    deadline = time.monotonic() + 30
+    while standing(server, "eve") is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    assert eve.get("/me").status_code == 401  # the session ended with the account
+    assert eve.login("eve").status_code == 403
+    assert organiser.post(f"/admin/enable/{user_id}").status_code == 303
+    assert eve.login("eve").status_code == 303
