@@ -46,7 +46,8 @@ def arena_run_rate(bots: int, seconds: float, sandbox: str) -> float:
     """`arena run` of the same bots for ``seconds``: games stored per minute."""
     with tempfile.TemporaryDirectory() as tmp:
         entrants = "".join(
-            f'[[entrant]]\nname = "b{i}"\ncommand = "{{python}} {SAMPLE_BOT} --address {{address}}"\n'
+            # -m: `python sample_bots/random.py` would import itself as the standard library's random
+            f'[[entrant]]\nname = "b{i}"\ncommand = "{{python}} -m sample_bots.random --address {{address}}"\n'
             for i in range(bots)
         )
         toml = Path(tmp) / "run.toml"
