@@ -47,7 +47,8 @@ def arena_run_rate(bots: int, seconds: float, sandbox: str) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         entrants = "".join(
             # -m: `python sample_bots/random.py` would import itself as the standard library's random
-            f'[[entrant]]\nname = "b{i}"\ncommand = "{{python}} -m sample_bots.random --address {{address}}"\n'
+            f'[[entrant]]\nname = "b{i}"\n'
+            'command = "{python} -m sample_bots.random --address {address}"\n'
             for i in range(bots)
         )
         toml = Path(tmp) / "run.toml"

@@ -47,7 +47,7 @@ class NewVersion(StrEnum):
     INHERIT = "inherit"  # its predecessor's mu, with the prior's sigma (it may have changed a lot)
 
 
-_NAME = Text("1-64 letters, digits, '_', '.', '+' or '-'", re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"))
+_NAME = options.declaration(TournamentConfig, "name").check  # a competition is named as an event is
 _URL = Text("an http:// or https:// URL", re.compile(r"^https?://[^\s/]+(/\S*)?$"))
 _CLASS = Text("'package.module:ClassName'", re.compile(r"^[\w.]+:\w+$"))
 
