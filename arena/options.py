@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum, StrEnum
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from arena.errors import ConfigError
@@ -291,3 +293,23 @@ def to_dict(obj: Any) -> dict[str, Any]:
         elif SECTION in f.metadata:
             out[f.name] = [v.to_dict() for v in value] if isinstance(value, tuple) else value.to_dict()
     return out
+
+
+def read_toml(path: Path, noun: str = "config file") -> dict[str, Any]:
+    """A TOML file read into a mapping (a tournament's config, a competition's): one place for the three
+    ways it can fail, each one ``ConfigError`` naming the file.
+
+    :raises ConfigError: the file is missing, unreadable, or not valid TOML.
+    """
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{noun} {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {noun} {str(path)!r}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{noun} {str(path)!r} is not valid TOML: {exc}") from None
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables by recursion: a few hundred levels exhaust the
+        # stack. No option nests more than two deep, so such a file is never a config.
+        raise ConfigError(f"{noun} {str(path)!r} nests arrays or tables too deeply to be read") from None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -316,18 +315,7 @@ def load_config(path: str | Path) -> TournamentConfig:
     :raises ConfigError: for a missing or unreadable file, bad TOML, or any bad key or value.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"config file {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config file {str(path)!r}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
-    except RecursionError:
-        # tomllib parses nested arrays and inline tables by recursion: a few hundred levels exhaust the
-        # stack. No option nests more than two deep, so such a file is never a config.
-        raise ConfigError(f"config file {str(path)!r} nests arrays or tables too deeply to be read") from None
+    data = options.read_toml(path)
     return parse_config(data, base=path.resolve().parent, source=path.resolve())
 
 

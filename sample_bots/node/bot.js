@@ -12,7 +12,8 @@ const { HealthImplementation, protoPath: HEALTH_PROTO } = require('grpc-health-c
 const { ReflectionService } = require('@grpc/reflection');
 
 const NAME = 'node-random';
-const PROTO = path.join(__dirname, '../../proto/arena/protocol/v1/player.proto');
+// ARENA_PROTO: where the competition server puts the protocol for an uploaded bot.js (docs/server.md).
+const PROTO = process.env.ARENA_PROTO || path.join(__dirname, '../../proto/arena/protocol/v1/player.proto');
 
 const definition = protoLoader.loadSync([PROTO, HEALTH_PROTO], {
   keepCase: true, // field names exactly as in the .proto: decision_id, legal_actions, ...

@@ -29,10 +29,10 @@ EXTRA_ROWS: dict[str, set[str]] = {"## `[[entrant]]`": {str(k) for k in EntrantK
 """Rows that are not options: an entrant's one key of address, command and class is a rule between keys."""
 
 
-def table(heading: str) -> dict[str, tuple[str, str]]:
-    """The rows of the first table under ``heading``: key -> (default, allowed), cells as written, a code
-    span's backticks dropped."""
-    lines = DOC.read_text(encoding="utf-8").splitlines()
+def table(heading: str, doc: Path = DOC) -> dict[str, tuple[str, str]]:
+    """The rows of the first table under ``heading`` in ``doc``: key -> (default, allowed), cells as
+    written, a code span's backticks dropped (docs/server.md's tables are read the same way)."""
+    lines = doc.read_text(encoding="utf-8").splitlines()
     start = lines.index(heading)
     rows: dict[str, tuple[str, str]] = {}
     for line in lines[start + 1 :]:

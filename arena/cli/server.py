@@ -1,0 +1,135 @@
+"""``arena serve`` (the competition server), ``arena invite`` (links for a class), and ``arena submit`` /
+``arena status`` (an entrant's terminal, through the JSON API). docs/server.md is the walk-through."""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from arena.server.config import CompetitionConfig
+
+from arena.cli.app import app, fail, one_line_errors
+
+_NEEDS_EXTRA = "the competition server needs its libraries: pip install -e '.[server]'"
+
+
+def _competition(path: Path) -> CompetitionConfig:
+    try:
+        from arena.server.config import load_competition
+    except ImportError:
+        raise fail(_NEEDS_EXTRA) from None
+    return load_competition(path)
+
+
+@app.command()
+def serve(
+    competition: Path = typer.Argument(..., help="the competition (TOML); see docs/server.md"),
+    host: str = typer.Option("127.0.0.1", help="address to listen on"),
+    port: int = typer.Option(8000, min=1, max=65535, help="port to listen on"),
+) -> None:
+    """Run the competition server: web pages, checks of every upload, and the live ladder."""
+    with one_line_errors():
+        config = _competition(competition)
+        from arena.server.app import serve as run_server
+
+        run_server(config, host, port, lambda line: typer.echo(line))
+
+
+def _rows(path: Path) -> list[tuple[str, str]]:
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = [r for r in csv.reader(handle) if r and any(c.strip() for c in r)]
+    except OSError as exc:
+        raise fail(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise fail(f"{str(path)!r} is not a CSV file of name,e-mail rows: {exc}") from None
+    if rows and [c.strip().lower() for c in rows[0][:2]] in (["name", "email"], ["name", "e-mail"], ["name"]):
+        rows = rows[1:]
+    if not rows:
+        raise fail(f"{str(path)!r} lists nobody: one row per person, name,e-mail (or an id)")
+    return [(r[0].strip(), r[1].strip() if len(r) > 1 else "") for r in rows]
+
+
+@app.command()
+def invite(
+    competition: Path = typer.Argument(..., help="the competition (TOML)"),
+    people: Path = typer.Argument(..., help="CSV: one row per person, name,e-mail (or an id)"),
+    host: str = typer.Option("127.0.0.1", help="the server's address, for the links (or url in the TOML)"),
+    port: int = typer.Option(8000, help="the server's port, for the links"),
+) -> None:
+    """Print one single-use invitation link per person, for a teacher to hand out."""
+    with one_line_errors():
+        config = _competition(competition)
+        from arena.errors import ConfigError
+        from arena.server.accounts import Accounts
+        from arena.server.db import open_database
+        from arena.server.errors import Refused
+
+        rows = _rows(people)
+        db = open_database(config.database_url)
+        try:
+            made = Accounts(db, config).invite(rows)
+        except Refused as exc:
+            raise ConfigError(f"{people}: {exc.message}") from None
+        finally:
+            db.close()
+        base = config.base_url(host, port)
+        for one in made:
+            typer.echo(f"{one.name}\t{one.email}\t{base}/link/{one.token}")
+
+
+def _token(token: str | None) -> str:
+    token = token or os.environ.get("ARENA_TOKEN")
+    if not token:
+        raise fail("an API token is needed: --token TOKEN or ARENA_TOKEN (make one on your page, /me)")
+    return token
+
+
+@app.command()
+def submit(
+    file: Path = typer.Argument(..., help="bot.py, a program, or a .zip / .tar.gz"),
+    server: str = typer.Option(..., "--server", help="the server's URL, e.g. http://127.0.0.1:8000"),
+    token: str | None = typer.Option(None, "--token", help="your API token (or ARENA_TOKEN)"),
+    runtime: str = typer.Option("python", help="python or executable (as the competition offers)"),
+    wait: bool = typer.Option(True, "--wait/--no-wait", help="wait for the check's verdict"),
+) -> None:
+    """Upload a new version and print its verdict (exit 0 pass, 1 fail)."""
+    from arena.server.client import submit as send
+    from arena.server.client import wait_verdict
+
+    with one_line_errors():
+        key = _token(token)
+        version = send(server, key, file, runtime)
+        typer.echo(f"uploaded {version['entrant']} {version['version']}: checking")
+        if not wait:
+            return
+        version = wait_verdict(server, key, version["id"])
+        check = version["check"]
+        for line in check.get("violations", []):
+            typer.echo(f"  violation: {line}")
+        typer.echo(f"VERDICT: {'PASS' if version['status'] == 'passed' else 'FAIL'} ({version['status']})")
+    raise typer.Exit(0 if version["status"] == "passed" else 1)
+
+
+@app.command()
+def status(
+    server: str = typer.Option(..., "--server", help="the server's URL"),
+    token: str | None = typer.Option(None, "--token", help="your API token (or ARENA_TOKEN)"),
+) -> None:
+    """Your versions, their checks, and your place on the ladder."""
+    from arena.server.client import status as ask
+
+    with one_line_errors():
+        reply = ask(server, _token(token))
+    row = reply["standing"]
+    typer.echo(
+        f"{reply['entrant']}: "
+        + (f"rank {row['rank']} with {row['version']}, {row['games']} games" if row else "not on the ladder")
+    )
+    for v in reply["versions"]:
+        typer.echo(f"  {v['version']}\t{v['status']}{'  (active)' if v['active'] else ''}\t{v['filename']}")

@@ -1,0 +1,95 @@
+"""The ASGI app and ``arena serve``'s main loop: the routes of every module, the static files, error pages,
+and the server's checks and ladder running as the app's lifespan (started with it, stopped with it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from arena.server.api import api_routes
+from arena.server.config import CompetitionConfig
+from arena.server.errors import Refused
+from arena.server.pages import content_routes
+from arena.server.service import Server
+from arena.server.web import Web, people_routes
+
+STATIC = {
+    "server.css": ("arena.server", "static/server.css", "text/css"),
+    "live.js": ("arena.server", "static/live.js", "text/javascript"),
+    "replay.js": ("arena.report", "static/replay.js", "text/javascript"),
+    "report.css": ("arena.report", "static/report.css", "text/css"),
+}
+
+
+def create_app(server: Server) -> Starlette:
+    """The ASGI app of ``server``: its routes, error pages, and the checks and ladder as its lifespan."""
+    web = Web(server)
+    files = {name: (resources.files(pkg) / path).read_bytes() for name, (pkg, path, _) in STATIC.items()}
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            raise HTTPException(404)
+        return Response(files[name], media_type=STATIC[name][2], headers={"Cache-Control": "max-age=3600"})
+
+    async def healthz(_request: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        message = {404: "no such page", 405: "this page does not take that method"}.get(status, "error")
+        return web.refused(request, web.visit(request), Refused(status, message))
+
+    routes: list[BaseRoute] = [
+        Route("/healthz", healthz),
+        Route("/static/{name}", static),
+        *people_routes(web),
+        *content_routes(web),
+        *api_routes(web),
+    ]
+
+    class SecurityHeaders(BaseHTTPMiddleware):
+        async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+            response = await call_next(request)
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+            response.headers.setdefault("X-Frame-Options", "DENY")
+            response.headers.setdefault("Referrer-Policy", "same-origin")
+            return response
+
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={HTTPException: http_error},
+        lifespan=lambda _app: server.running(),
+    )
+
+
+def serve(config: CompetitionConfig, host: str, port: int, say: Callable[[str], None]) -> None:
+    """Run the server until SIGINT or SIGTERM; ``say`` prints the lines the organiser must see.
+
+    :raises ConfigError: bubblewrap missing (``service.check_sandbox``), another server on the directory,
+        a bad database URL or key file.
+    :raises StoreError: the database cannot be opened or migrated.
+    """
+    import logging
+
+    import uvicorn
+
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(message)s", level=logging.WARNING)
+    logging.getLogger("arena.server").setLevel(logging.INFO)
+    base_url = config.base_url(host, port)
+    server = Server(config, base_url)
+    link = server.accounts.organiser_link()
+    if link is not None:
+        say(f"organiser: set your password once at {base_url}/link/{link}")
+    say(f"serving {config.name} on http://{host}:{port} (data in {config.data_dir}; Ctrl-C stops)")
+    uvicorn.Server(uvicorn.Config(create_app(server), host=host, port=port, log_level="warning")).run()

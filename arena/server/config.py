@@ -1,0 +1,266 @@
+"""A competition's configuration (``arena serve competition.toml``): TOML in, one frozen value out.
+
+Declared the way the tournament's config is (``arena/options.py``): each key is one field with its check,
+default and one-line doc, so an unknown key or a bad value is one ``ConfigError`` naming it (the CLI prints
+one line and exits with 2). The rules of the game (``[game]``) and the fault policy (``[faults]``) are the
+tournament's own sections, checked by the same code, so a competition and an ``arena run`` agree on what
+``decision_ms`` or ``use_joker`` mean.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from arena import options
+from arena.engine.config import GameConfig
+from arena.errors import ConfigError
+from arena.event.config import TournamentConfig, parse_config
+from arena.event.faults import FaultPolicy
+from arena.options import Flag, OneOf, Range, Text, option, section
+from arena.sandbox import SandboxMode
+
+
+class Signup(StrEnum):
+    """Who may create an entrant account (``[people] signup``)."""
+
+    INVITE = "invite"  # only with a link printed by `arena invite`
+    OPEN = "open"  # anyone who finds the sign-up page
+
+
+class Runtime(StrEnum):
+    """How a submitted version is run (``[submissions] runtimes``); docs/server.md says how to add one."""
+
+    PYTHON = "python"  # bot.py on arena.bot, run by the arena's interpreter, as launched entrants are
+    EXECUTABLE = "executable"  # a Linux program or script `run` that takes --address
+    NODE = "node"  # bot.js on the organiser's @grpc/grpc-js (sample_bots/node's packages)
+
+
+class NewVersion(StrEnum):
+    """Where a newly active version's rating starts (``[ladder] new_version``)."""
+
+    FRESH = "fresh"  # TrueSkill's prior: mu 25, sigma 25/3
+    INHERIT = "inherit"  # its predecessor's mu, with the prior's sigma (it may have changed a lot)
+
+
+_NAME = options.declaration(TournamentConfig, "name").check  # a competition is named as an event is
+_URL = Text("an http:// or https:// URL", re.compile(r"^https?://[^\s/]+(/\S*)?$"))
+_CLASS = Text("'package.module:ClassName'", re.compile(r"^[\w.]+:\w+$"))
+
+
+def _runtimes(value: Any, path: str) -> tuple[Runtime, ...]:
+    allowed = [str(r) for r in Runtime]
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, str) and v in allowed for v in value)
+        or len(set(value)) != len(value)
+    ):
+        raise ConfigError(
+            f"{path}={value!r}: expected a list of distinct runtimes out of {', '.join(allowed)}"
+        )
+    return tuple(Runtime(v) for v in value)
+
+
+@dataclass(frozen=True, slots=True)
+class PeopleSpec:
+    """``[people]``: who may join and what an anonymous spectator sees."""
+
+    signup: Signup = option(Signup.INVITE, OneOf(Signup), "who may create an entrant account")
+    public: bool = option(True, Flag(), "spectators (not logged in) see the leaderboard and the games")
+    login_attempts: int = option(5, Range(1, 1000), "failed logins per account in 15 minutes before a wait")
+    invite_days: int = option(14, Range(1, 365), "days an invitation or login link stays valid")
+
+    def to_dict(self) -> dict[str, Any]:
+        return options.to_dict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionSpec:
+    """``[submissions]``: what an entrant may upload, how often, and the limits its bot runs under."""
+
+    runtimes: tuple[Runtime, ...] = option(
+        (Runtime.PYTHON, Runtime.EXECUTABLE),
+        options.Parsed(_runtimes, "a list of runtimes"),
+        "the runtimes an entrant may choose",
+        dump=lambda rs: [str(r) for r in rs],
+        shown='["python", "executable"]',
+    )
+    max_upload_kb: int = option(2048, Range(1, 1_048_576), "largest upload (a file or an archive)")
+    max_files: int = option(200, Range(1, 100_000), "most files an archive may hold")
+    max_unpacked_kb: int = option(20_480, Range(1, 10_485_760), "most bytes an archive may unpack to")
+    per_hour: int = option(20, Range(1, 10_000), "uploads per entrant per hour")
+    memory_mb: int = option(512, Range(16, 1_000_000), "memory limit of a bot's processes")
+    startup_timeout_s: float = option(
+        20.0, Range(0, 600, "seconds", integer=False, open_lo=True, to_float=True), "time to report SERVING"
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        return options.to_dict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    """``[checks]``: the check every new version gets (``arena check-bot``'s games) and its queue."""
+
+    queue: int = option(100, Range(1, 100_000), "checks waiting at most; an upload beyond is refused")
+    games_per_config: int = option(1, Range(1, 100), "games per option set of each variant")
+    decision_ms: int = option(1000, Range(1, 600_000), "time per decision during the check")
+
+    def to_dict(self) -> dict[str, Any]:
+        return options.to_dict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class LadderSpec:
+    """``[ladder]``: the continuous ladder of active versions."""
+
+    tables: int = option(1, Range(1, 256), "games in flight at once")
+    seed: int = option(1, Range(0, 2**63 - 1), "seeds the leaderboard's confidence bootstrap")
+    tau: float = option(
+        25.0 / 300,
+        Range(0, 25, "a number", integer=False, open_lo=True, to_float=True),
+        "TrueSkill's skill drift per game (> 0: the field changes)",
+        shown="25/300 ≈ 0.0833",
+    )
+    new_version: NewVersion = option(
+        NewVersion.FRESH, OneOf(NewVersion), "where a new version's rating starts"
+    )
+    house: str = option("sample_bots.rules:RulesBot", _CLASS, "the in-process bot that fills empty seats")
+    pause_s: float = option(
+        0.0, Range(0, 3600, "seconds", integer=False, to_float=True), "a pause between two games of a table"
+    )
+    paused: bool = option(False, Flag(), "start with the ladder paused")
+
+    def to_dict(self) -> dict[str, Any]:
+        return options.to_dict(self)
+
+
+TOP_KEYS = (
+    "name",
+    "url",
+    "database",
+    "sandbox",
+    "game",
+    "faults",
+    "people",
+    "submissions",
+    "checks",
+    "ladder",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompetitionConfig:
+    """A whole competition."""
+
+    name: str = option(check=_NAME, doc="the competition's name; its data go to results/NAME/")
+    url: str | None = option(
+        None, _URL, "the address entrants use, in printed links", shown="http://HOST:PORT of arena serve"
+    )
+    database: str | None = option(
+        None,
+        Text("a database URL"),
+        "where the server keeps its state",
+        shown="sqlite:///results/NAME/server.sqlite",
+    )
+    sandbox: SandboxMode = option(
+        SandboxMode.BUBBLEWRAP,
+        OneOf(SandboxMode),
+        'how submitted bots are confined; "none" only for a trusted class on a machine without bubblewrap',
+    )
+    game: GameConfig = section()
+    faults: FaultPolicy = section(FaultPolicy)
+    people: PeopleSpec = section(PeopleSpec)
+    submissions: SubmissionSpec = section(SubmissionSpec)
+    checks: CheckSpec = section(CheckSpec)
+    ladder: LadderSpec = section(LadderSpec)
+    data_dir: Path = Path()  # results/NAME, relative to the working directory of `arena serve`
+    source: Path | None = None  # the TOML file: hidden from the sandboxed bots
+
+    @property
+    def database_url(self) -> str:
+        return self.database or f"sqlite:///{(self.data_dir / 'server.sqlite').resolve()}"
+
+    def base_url(self, host: str = "127.0.0.1", port: int = 8000) -> str:
+        return (self.url or f"http://{host}:{port}").rstrip("/")
+
+    def tournament(self) -> TournamentConfig:
+        """The ladder's games as the conductor and the executor know an event: the rules, the fault policy,
+        the sandbox, the house bot that fills empty seats, and the directory hidden from every bot. Its
+        entrants are added as versions become active (``arena.server.ladder``)."""
+        placeholder = {"name": "placeholder", "class": self.ladder.house}
+        config = parse_config(
+            {
+                "name": self.name,
+                "seed": self.ladder.seed,
+                "concurrency": self.ladder.tables,
+                "output": str(self.data_dir.resolve()),
+                "sandbox": str(self.sandbox),
+                "game": self.game.to_dict(),
+                "faults": self.faults.to_dict(),
+                "house": {"name": "house", "class": self.ladder.house},
+                "entrant": [placeholder],
+            },
+            source=self.source,
+        )
+        return replace(config, entrants=())  # the ladder adds its entrants as versions become active
+
+
+def _table(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key} must be a table ([{key}]), got {value!r}")
+    return dict(value)
+
+
+def _section(cls: type, data: Mapping[str, Any], key: str) -> Any:
+    raw = _table(data, key)
+    options.reject_unknown(raw, options.keys(cls), key)
+    return cls(**options.parse(cls, raw, key))
+
+
+def parse_competition(data: Mapping[str, Any], source: Path | None = None) -> CompetitionConfig:
+    """Validate a competition read into a mapping.
+
+    :raises ConfigError: an unknown key, a missing name or variant, or a bad value (naming the key).
+    """
+    for key in data:
+        if key not in TOP_KEYS:
+            raise ConfigError(f"unknown key {key!r}: allowed top-level keys are {', '.join(TOP_KEYS)}")
+    values = options.parse(CompetitionConfig, data, "")
+    if "name" not in values:
+        raise ConfigError("name is missing: every competition needs a name (its data go to results/NAME/)")
+    game = _table(data, "game")
+    variant = game.pop("variant", None)
+    if variant is None:
+        raise ConfigError("game.variant is missing: expected 'call-ace', 'five-handed' or 'classic'")
+    try:
+        game_config = GameConfig.create(variant, **game)
+    except ConfigError as exc:
+        raise ConfigError(f"[game] {exc}") from None
+    return CompetitionConfig(
+        **values,
+        game=game_config,
+        faults=FaultPolicy.from_dict(_table(data, "faults")),
+        people=_section(PeopleSpec, data, "people"),
+        submissions=_section(SubmissionSpec, data, "submissions"),
+        checks=_section(CheckSpec, data, "checks"),
+        ladder=_section(LadderSpec, data, "ladder"),
+        data_dir=(Path("results") / values["name"]).absolute(),
+        source=source,
+    )
+
+
+def load_competition(path: str | Path) -> CompetitionConfig:
+    """Read and validate a competition's TOML file.
+
+    :raises ConfigError: a missing or unreadable file, bad TOML, or any bad key or value.
+    """
+    path = Path(path)
+    data = options.read_toml(path, "competition file")
+    return parse_competition(data, source=path.resolve())

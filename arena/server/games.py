@@ -1,0 +1,134 @@
+"""The ladder's stored games as the pages read them: recent games, one game with its hands, head-to-head.
+
+Read-only, and returning frozen values: the pages never see a row. A seat is shown by its entrant's name
+and version (``alice v3``), or ``house`` for a house bot.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from arena.server.db import Database
+from arena.server.models import Game, GameFault, GameSeat, Hand, User, Version
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    name: str  # the ladder's name: v12, house-1
+    user_id: int | None
+    entrant: str
+    version: str
+    score: int
+    rank: int
+    forfeited: bool
+    faults: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.entrant} {self.version}".strip()
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    id: str
+    seq: int
+    created_at: float
+    hands: int
+    rated: bool
+    seats: tuple[SeatView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameDetail:
+    game: GameView
+    hands: tuple[dict[str, Any], ...]  # the v1 hand records
+    faults: tuple[dict[str, Any], ...]
+
+
+class Games:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def _labels(self, version_ids: set[int]) -> dict[int, tuple[int, str, str]]:
+        with self.db.session() as s:
+            rows = s.execute(
+                select(Version.id, Version.number, User.id, User.name)
+                .join(User, User.id == Version.user_id)
+                .where(Version.id.in_(version_ids))
+            ).all()
+        return {vid: (uid, name, f"v{number}") for vid, number, uid, name in rows}
+
+    def _views(self, games: list[Game]) -> list[GameView]:
+        ids = [g.id for g in games]
+        with self.db.session() as s:
+            seats = s.scalars(select(GameSeat).where(GameSeat.game_id.in_(ids)).order_by(GameSeat.seat)).all()
+        labels = self._labels({r.version_id for r in seats if r.version_id is not None})
+        by_game: dict[str, list[SeatView]] = {}
+        for r in seats:
+            uid, entrant, version = labels.get(r.version_id or -1, (None, "house", ""))
+            by_game.setdefault(r.game_id, []).append(
+                SeatView(r.seat, r.name, uid, entrant, version, r.score, r.rank, r.forfeited, r.faults)
+            )
+        return [
+            GameView(g.id, g.seq, g.created_at, g.hands, g.rated, tuple(by_game.get(g.id, []))) for g in games
+        ]
+
+    def recent(self, limit: int = 20, user_id: int | None = None) -> list[GameView]:
+        """The last ``limit`` games, newest first; with ``user_id``, only those one of its versions sat in."""
+        query = select(Game).order_by(Game.seq.desc()).limit(limit)
+        if user_id is not None:
+            mine = (
+                select(GameSeat.game_id)
+                .join(Version, Version.id == GameSeat.version_id)
+                .where(Version.user_id == user_id)
+            )
+            query = query.where(Game.id.in_(mine))
+        with self.db.session() as s:
+            games = list(s.scalars(query))
+        return self._views(games)
+
+    def count(self) -> int:
+        with self.db.session() as s:
+            return len(s.scalars(select(Game.id)).all())
+
+    def detail(self, game_id: str) -> GameDetail | None:
+        with self.db.session() as s:
+            game = s.get(Game, game_id)
+            if game is None:
+                return None
+            hands = s.scalars(select(Hand).where(Hand.game_id == game_id).order_by(Hand.hand_index)).all()
+            faults = s.scalars(
+                select(GameFault).where(GameFault.game_id == game_id).order_by(GameFault.id)
+            ).all()
+        view = self._views([game])[0]
+        return GameDetail(
+            view,
+            tuple(json.loads(h.record) for h in hands),
+            tuple(
+                {"seat": f.seat, "hand_index": f.hand_index, "decision_id": f.decision_id, "kind": f.kind,
+                 "detail": f.detail, "elapsed_ms": f.elapsed_ms, "substitute": f.substitute}
+                for f in faults
+            ),
+        )  # fmt: skip
+
+    def head_to_head(self, user_id: int) -> list[tuple[str, int, int, int]]:
+        """Per opponent entrant: (name, games together, games this entrant finished above, below)."""
+        out: dict[str, list[int]] = {}
+        for game in self.recent(10_000, user_id):
+            mine = [s for s in game.seats if s.user_id == user_id]
+            if not mine:
+                continue
+            me = mine[0]
+            for other in game.seats:
+                if other.user_id in (None, user_id):
+                    continue
+                row = out.setdefault(other.entrant, [0, 0, 0])
+                row[0] += 1
+                row[1] += me.rank < other.rank
+                row[2] += me.rank > other.rank
+        return sorted(((n, *v) for n, v in out.items()), key=lambda r: -r[1])  # type: ignore[misc]

@@ -1,0 +1,239 @@
+"""The continuous ladder: a matchmaker keeps ``[ladder] tables`` games in flight among the active versions.
+
+Each game is played by the arena's own executor (``arena.executor.local.LocalExecutor``), so the tables,
+the referee, the fault policy, the sandbox and the house bots are exactly those of ``arena run``: every
+active version is a launched entrant (``command``) of one long-lived executor, started when it becomes
+active and stopped when it is replaced, its entrant disabled, or the server stops.
+
+The matchmaker (after Halite III's): the version with the fewest games plays next (ties drawn at random);
+its opponents are drawn from the versions nearest to it in rating (the nearest twice as many as needed);
+seats left over go to the house bot; the seating is shuffled. Every draw comes from a generator seeded by
+the game's public seed, and every deal from that seed and the competition's secret key
+(``results/NAME/deal.key``, ``arena.event.deals``), so a stored game can be re-dealt but never foreseen.
+
+Each finished game is stored in one transaction with its seats, hand records and faults, and numbered
+(``seq``) when stored; a game in flight when the server is killed is simply never stored. So a restart
+loses at most the games in flight, and counts none twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+import time
+from pathlib import Path
+
+from sqlalchemy import func, insert, select
+
+from arena.event.config import EntrantKind, EntrantSpec
+from arena.event.deals import deal_seed
+from arena.event.faults import ForfeitResult
+from arena.event.table import TableSpec
+from arena.executor.local import LocalExecutor
+from arena.results.record import GameRecord
+from arena.server.board import Board, rating_key
+from arena.server.config import CompetitionConfig, Runtime
+from arena.server.db import Database
+from arena.server.models import Game, GameFault, GameSeat, Hand, Setting
+from arena.server.submissions import Submissions, VersionView, launch_command
+
+log = logging.getLogger("arena.server")
+PAUSED = "ladder_paused"
+IDLE_S = 2.0  # how often an idle ladder looks for a field again (besides being told)
+
+
+class Ladder:
+    """The matchmaker and its tables (see the module's docstring)."""
+
+    def __init__(
+        self, config: CompetitionConfig, db: Database, submissions: Submissions, board: Board, key: bytes
+    ) -> None:
+        self.config = config
+        self.db = db
+        self.submissions = submissions
+        self.board = board
+        self.key = key
+        self.tournament = config.tournament()
+        self.log_dir = config.data_dir / "logs" / "ladder"
+        self.executor = LocalExecutor(self.tournament, self.log_dir)
+        self.field: dict[str, VersionView] = {}  # ladder name "v12" -> the version
+        self.changed = asyncio.Event()
+        self.changed.set()  # the first table to start reads the field
+        self._syncing = asyncio.Lock()
+        self.in_flight = 0
+        self.played = 0
+        with db.session() as s:
+            setting = s.get(Setting, PAUSED)
+            self.games_of = dict(
+                s.execute(select(GameSeat.name, func.count()).group_by(GameSeat.name)).tuples().all()
+            )
+        self.paused = config.ladder.paused if setting is None else setting.value == "1"
+
+    def log_path(self, version_id: int) -> Path:
+        """A version's stderr over its ladder games (the executor names its log after the entrant)."""
+        return self.log_dir / f"v{version_id}.log"
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause or resume; kept across restarts. Games in flight finish and are stored."""
+        self.paused = paused
+        with self.db.session() as s:
+            s.merge(Setting(key=PAUSED, value="1" if paused else "0"))
+        self.changed.set()
+
+    async def sync(self) -> None:
+        """Start the versions that became active, stop those that left (replaced, or entrant disabled);
+        one table at a time (the others wait), so that no version is started twice."""
+        async with self._syncing:
+            await self._sync()
+
+    async def _sync(self) -> None:
+        wanted = {f"v{v.id}": (v, d) for v, d in self.submissions.active_field()}
+        for name in sorted(set(self.field) - set(wanted)):
+            del self.field[name]
+            await self._stop(name)
+        new = [n for n in sorted(wanted) if n not in self.field]
+        for name in new:
+            version, directory = wanted[name]
+            spec = self.config.submissions
+            self.executor.specs[name] = EntrantSpec(
+                name=name,
+                kind=EntrantKind.COMMAND,
+                target=launch_command(Runtime(version.runtime), directory),
+                memory_mb=spec.memory_mb,
+                startup_timeout_s=spec.startup_timeout_s,
+                workdir=str(directory),
+            )
+            self.field[name] = version
+        houses = [f"house-{i}" for i in range(1, self.tournament.game.num_players)]
+        new += [h for h in houses if h not in self.executor.classes]  # in-process: loaded once
+        if new:
+            await self.executor.start(new)
+
+    async def _stop(self, name: str) -> None:
+        """Stop one entrant's bot: the executor has no call for it, as an event's entrants never leave."""
+        endpoint = self.executor.endpoints.pop(name, None)
+        managed = self.executor.managed.pop(name, None)
+        self.executor.specs.pop(name, None)
+        self.executor.down.pop(name, None)
+        retry = self.executor._retries.pop(name, None)
+        if retry is not None:
+            retry.cancel()
+        if endpoint is not None:
+            await endpoint.close()
+        if managed is not None:
+            await managed.close()
+
+    def pick(self, public_seed: int) -> tuple[str, ...] | None:
+        """The seats of the next game, or None when fewer than two versions can play."""
+        playing = [n for n in self.field if n not in self.executor.unavailable()]
+        if len(playing) < 2:
+            return None
+        rng = random.Random(public_seed)
+        seats = self.tournament.game.num_players
+        first = min(playing, key=lambda n: (self.games_of.get(n, 0), rng.random()))
+        mu = self._mu(first)
+        others = sorted(
+            (n for n in playing if n != first), key=lambda n: (abs(self._mu(n) - mu), rng.random())
+        )
+        wanted = min(seats - 1, len(others))
+        chosen = rng.sample(others[: 2 * wanted], wanted)
+        names = [first, *chosen] + [f"house-{i + 1}" for i in range(seats - 1 - wanted)]
+        rng.shuffle(names)
+        return tuple(names)
+
+    def _mu(self, name: str) -> float:
+        version = self.field[name]
+        return self.board.rating_of(rating_key(self.config, version.id, version.user_id))[0]
+
+    async def run(self) -> None:
+        """Keep the tables filled until cancelled (at shutdown: games in flight are then lost, not stored)."""
+        try:
+            await asyncio.gather(*(self._table() for _ in range(self.config.ladder.tables)))
+        except Exception:  # a bug, not a bot's fault (those are the table's): say so, stop the tables
+            log.exception("the ladder stopped")
+            raise
+        finally:
+            await self.executor.stop()
+
+    async def _table(self) -> None:
+        while True:
+            if (
+                self.changed.is_set()
+            ):  # a verdict, a version chosen, an entrant disabled: before the next game
+                self.changed.clear()
+                await self.sync()
+            seats = None if self.paused else self.pick(secrets.randbits(62))
+            if seats is None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.changed.wait(), IDLE_S)
+                continue
+            public_seed = secrets.randbits(62)
+            seats = self.pick(public_seed) or seats
+            await self.play(seats, public_seed)
+            if self.config.ladder.pause_s:
+                await asyncio.sleep(self.config.ladder.pause_s)
+
+    async def play(self, seats: tuple[str, ...], public_seed: int) -> None:
+        absent = frozenset(n for n in seats if n in self.executor.unavailable())
+        spec = TableSpec(
+            f"L{public_seed:x}",
+            self.tournament.game,
+            deal_seed(self.key, public_seed),
+            seats,
+            self.tournament.faults,
+        )
+        self.in_flight += 1
+        try:
+            record = await self.executor.play(spec, absent, public_seed)
+        finally:
+            self.in_flight -= 1
+        self.store(seats, public_seed, record, absent)
+        self.played += 1
+        for name in seats:
+            self.games_of[name] = self.games_of.get(name, 0) + 1
+        self.board.refresh()  # the matchmaker's ratings (rate-limited by the board itself)
+
+    def store(
+        self, seats: tuple[str, ...], public_seed: int, record: GameRecord, absent: frozenset[str]
+    ) -> str:
+        """One transaction: the game, numbered after the last stored one, its seats, hands and faults."""
+        void = self.tournament.faults.forfeit_result is ForfeitResult.VOID and bool(record.forfeited)
+        charged: dict[int, int] = {}
+        for fault in record.faults:
+            charged[fault.seat] = charged.get(fault.seat, 0) + fault.charged
+        with self.db.session() as s:
+            seq = (s.scalar(select(func.max(Game.seq))) or 0) + 1
+            game_id = f"g{seq:06d}"
+            result = dict(record.result) | {"excluded": sorted(absent), "public_seed": public_seed}
+            s.add(
+                Game(
+                    id=game_id, seq=seq, public_seed=public_seed, result=json.dumps(result), rated=not void,
+                    hands=len(record.hands), created_at=time.time(),
+                )
+            )  # fmt: skip
+            s.flush()
+            # Plain inserts of many rows at once: a game's hands and seats are written many times a second.
+            seat_rows = [
+                {"game_id": game_id, "seat": seat, "name": seats[seat],
+                 "version_id": int(seats[seat][1:]) if seats[seat][0] == "v" else None,  # v12, house-1
+                 "score": st.score, "rank": st.rank, "forfeited": st.forfeited,
+                 "faults": charged.get(seat, 0), "maker_hands": st.maker_hands, "maker_made": st.maker_made}
+                for seat, st in enumerate(record.seats)
+            ]  # fmt: skip
+            s.execute(insert(GameSeat), seat_rows)
+            hands = [{"game_id": game_id, "hand_index": i, "record": text} for i, text in record.hands]
+            if hands:
+                s.execute(insert(Hand), hands)
+            faults = [
+                {"game_id": game_id, "seat": f.seat, "name": seats[f.seat], "hand_index": f.hand_index,
+                 "decision_id": f.decision_id, "kind": f.kind.value, "detail": f.detail[:2000],
+                 "elapsed_ms": f.elapsed_ms, "substitute": f.substitute}
+                for f in record.faults
+            ]  # fmt: skip
+            if faults:
+                s.execute(insert(GameFault), faults)
+        return game_id

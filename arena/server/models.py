@@ -1,0 +1,139 @@
+"""The server's tables, declared once (SQLAlchemy 2's typed declarative mapping).
+
+The Alembic migrations in ``migrations/versions`` create exactly these; ``tests/server/test_migrations.py``
+compares the two, so a column added here without a migration fails the suite. Times are UTC seconds since
+the epoch (floats): SQLite has no time zone type, and every reader does arithmetic on them.
+
+Secrets are never stored in the clear: a session id, an invitation, a login link and an API token are kept
+as their SHA-256 (``token_hash``), so a stolen copy of the database opens no account.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    """A person: the organiser or an entrant (a spectator has no row)."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    email: Mapped[str] = mapped_column(String(200), default="")
+    role: Mapped[str] = mapped_column(String(16))  # "organiser" | "entrant"
+    password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Link(Base):
+    """A single-use link: an invitation (creates an entrant) or a login link (sets a user's password)."""
+
+    __tablename__ = "links"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))  # "invite" | "login"
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    name: Mapped[str] = mapped_column(String(64), default="")
+    email: Mapped[str] = mapped_column(String(200), default="")
+    expires_at: Mapped[float] = mapped_column(Float)
+    used_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class Session(Base):
+    """A logged-in browser; the cookie holds the id, signed, the table its hash."""
+
+    __tablename__ = "sessions"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class ApiToken(Base):
+    """A token for `arena submit` / `arena status` (the JSON API)."""
+
+    __tablename__ = "api_tokens"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Version(Base):
+    """One upload of an entrant: v1, v2, ...; its check and whether it is the one on the ladder."""
+
+    __tablename__ = "versions"
+    __table_args__ = (UniqueConstraint("user_id", "number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    runtime: Mapped[str] = mapped_column(String(16))
+    filename: Mapped[str] = mapped_column(String(200))
+    size: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), default="queued")  # queued|checking|passed|failed
+    active: Mapped[bool] = mapped_column(Boolean, default=False)
+    report: Mapped[str] = mapped_column(Text, default="{}")  # the check's findings, JSON
+    checked_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    inherit_from: Mapped[int | None] = mapped_column(Integer, nullable=True)  # a predecessor's rating
+
+
+class Game(Base):
+    """One finished ladder game, stored in one transaction with its seats, hands and faults."""
+
+    __tablename__ = "games"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, unique=True)
+    public_seed: Mapped[int] = mapped_column(BigInteger)
+    result: Mapped[str] = mapped_column(Text)  # the table's result (GameRecord.result), JSON
+    rated: Mapped[bool] = mapped_column(Boolean, default=True)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class GameSeat(Base):
+    __tablename__ = "game_seats"
+    __table_args__ = (Index("ix_game_seats_version", "version_id"),)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: a house bot
+    name: Mapped[str] = mapped_column(String(64))  # the ladder name: "v12" or "house-1"
+    score: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    forfeited: Mapped[bool] = mapped_column(Boolean)
+    faults: Mapped[int] = mapped_column(Integer)
+    maker_hands: Mapped[int] = mapped_column(Integer)
+    maker_made: Mapped[int] = mapped_column(Integer)
+
+
+class Hand(Base):
+    __tablename__ = "hands"
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    hand_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    record: Mapped[str] = mapped_column(Text)  # the v1 hand record, JSON (docs/hand-record.md)
+
+
+class GameFault(Base):
+    __tablename__ = "faults"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    hand_index: Mapped[int] = mapped_column(Integer)
+    decision_id: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(32))
+    detail: Mapped[str] = mapped_column(Text)
+    elapsed_ms: Mapped[float] = mapped_column(Float)
+    substitute: Mapped[str] = mapped_column(String(32))
+
+
+class Setting(Base):
+    """Small server state that must survive a restart (the ladder paused or not)."""
+
+    __tablename__ = "settings"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

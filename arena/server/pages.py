@@ -1,0 +1,254 @@
+"""The content pages: leaderboard, an entrant's home and public page, versions, games, logs, organiser.
+
+Each handler authorises through ``arena.server.access`` first, then reads through the services; what an
+entrant may upload, and what the organiser may change, is decided by those services and their refusals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.datastructures import FormData, UploadFile
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from arena.errors import FaultKind
+from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
+from arena.results.queries import StoredFault
+from arena.server import access
+from arena.server.board import rating_key
+from arena.server.checks import version_log
+from arena.server.errors import Refused, not_found
+from arena.server.games import Games
+from arena.server.service import Server
+from arena.server.web import Visit, Web, _text
+
+LOG_TAIL_BYTES = 20_000
+
+
+def _tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
+    try:
+        return path.read_bytes()[-limit:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+async def upload(server: Server, viewer: access.Viewer, form: FormData) -> int:
+    """Store an uploaded version (``file``, ``runtime``) and queue its check; the version's id.
+
+    :raises Refused: a spectator (401) or the organiser (403) uploading, no file, or what
+        ``Submissions.add`` and the check queue refuse.
+    """
+    user_id = access.require_login(viewer)
+    if viewer.organiser:
+        raise Refused(403, "the organiser does not enter bots: invite yourself as an entrant")
+    file = form.get("file")
+    if not isinstance(file, UploadFile):
+        raise Refused(400, "choose a file to upload")
+    data = await file.read(server.submissions.limits.upload_bytes + 1)
+    user = server.accounts.user(user_id)
+    if user is None:
+        raise Refused(401, "log in first")
+    version = server.submissions.add(user, file.filename or "upload", data, _text(form, "runtime", 32))
+    server.checks.put(version.id)
+    return version.id
+
+
+def rating_plot(
+    points: list[tuple[int, float, float]], width: int = 600, height: int = 160
+) -> dict[str, str]:
+    """A rating's history as SVG polylines (mu, and mu − 3σ), drawn on the server: no script needed."""
+    if len(points) < 2:
+        return {}
+    lows = [mu - 3 * sigma for _, mu, sigma in points]
+    top, bottom = max(mu for _, mu, _ in points), min(lows)
+    span = (top - bottom) or 1.0
+    first, last = points[0][0], points[-1][0]
+
+    def line(values: list[float]) -> str:
+        return " ".join(
+            f"{(seq - first) / ((last - first) or 1) * width:.1f},{(top - v) / span * height:.1f}"
+            for (seq, _, _), v in zip(points, values, strict=True)
+        )
+
+    return {
+        "mu": line([mu for _, mu, _ in points]),
+        "low": line(lows),
+        "range": f"mu from {points[0][1]:.1f} to {points[-1][1]:.1f} over games #{first} to #{last}",
+    }
+
+
+def content_routes(web: Web) -> list[BaseRoute]:
+    server = web.server
+    submissions = server.submissions
+    games = Games(server.db)
+
+    def ladder_state() -> dict[str, object]:
+        ladder = server.ladder
+        return {
+            "paused": ladder.paused,
+            "field": len(ladder.field),
+            "in_flight": ladder.in_flight,
+            "games": server.board.games,
+            "queue": len(server.checks.waiting) + (server.checks.current is not None),
+        }
+
+    async def leaderboard(request: Request, visit: Visit) -> Response:
+        access.require_public(visit.viewer, web.config)
+        server.board.refresh()
+        return web.page(
+            request,
+            visit,
+            "leaderboard.html",
+            board=server.board,
+            state=ladder_state(),
+            recent=games.recent(15),
+        )
+
+    async def leaderboard_rows(request: Request, visit: Visit) -> Response:
+        access.require_public(visit.viewer, web.config)
+        server.board.refresh()
+        return web.page(request, visit, "board_rows.html", board=server.board, state=ladder_state())
+
+    async def home(request: Request, visit: Visit) -> Response:
+        user_id = access.require_login(visit.viewer)
+        versions = submissions.of_user(user_id)
+        places = {v.id: server.checks.place(v.id) for v in versions}
+        return web.page(request, visit, "me.html", versions=versions, places=places, token=None)
+
+    async def new_token(request: Request, visit: Visit) -> Response:
+        await web.form(request, visit)
+        user_id = access.require_login(visit.viewer)
+        token = server.accounts.new_api_token(user_id)
+        versions = submissions.of_user(user_id)
+        places = {v.id: server.checks.place(v.id) for v in versions}
+        return web.page(request, visit, "me.html", versions=versions, places=places, token=token)
+
+    async def submit(request: Request, visit: Visit) -> Response:
+        form = await web.form(request, visit, submissions.limits.upload_bytes)
+        version = await upload(server, visit.viewer, form)
+        return web.redirect(f"/versions/{version}")
+
+    async def version_page(request: Request, visit: Visit) -> Response:
+        version = submissions.get(int(request.path_params["id"]))
+        access.require_owner(visit.viewer, version.user_id, "version")
+        place = server.checks.place(version.id)
+        return web.page(request, visit, "version.html", version=version, place=place)
+
+    async def activate(request: Request, visit: Visit) -> Response:
+        await web.form(request, visit)
+        user_id = access.require_login(visit.viewer)
+        submissions.activate(user_id, int(request.path_params["id"]))
+        server.field_changed()
+        return web.redirect("/me")
+
+    async def entrant_page(request: Request, visit: Visit) -> Response:
+        access.require_public(visit.viewer, web.config)
+        user = server.accounts.entrant(int(request.path_params["id"]))
+        if user is None:
+            raise not_found("entrant")
+        server.board.refresh()
+        row = next((r for r in server.board.rows if r.user_id == user.id), None)
+        key = rating_key(web.config, row.version_id, user.id) if row is not None else ""
+        plot = rating_plot(server.board.history.get(key, []))
+        return web.page(
+            request,
+            visit,
+            "entrant.html",
+            entrant=user,
+            versions=submissions.of_user(user.id),
+            row=row,
+            recent=games.recent(20, user.id),
+            h2h=games.head_to_head(user.id),
+            private=access.may_see_private(visit.viewer, user.id),
+            plot=plot,
+        )
+
+    async def logs_page(request: Request, visit: Visit) -> Response:
+        user = server.accounts.entrant(int(request.path_params["id"]))
+        if user is None:
+            raise not_found("logs")
+        access.require_owner(visit.viewer, user.id, "logs")
+        logs = [
+            (
+                v,
+                _tail(version_log(web.config, user.id, v.number, "check")),
+                _tail(server.ladder.log_path(v.id)),
+            )
+            for v in submissions.of_user(user.id)
+        ]
+        return web.page(request, visit, "logs.html", entrant=user, logs=logs)
+
+    async def game_page(request: Request, visit: Visit) -> Response:
+        access.require_public(visit.viewer, web.config)
+        detail = games.detail(request.path_params["id"])
+        if detail is None:
+            raise not_found("game")
+        game = detail.game
+        faults = [
+            StoredFault(game.id, game.seq, game.seats[f["seat"]].name, f["seat"], f["hand_index"],
+                        f["decision_id"], FaultKind(f["kind"]), f["detail"], f["elapsed_ms"], f["substitute"])
+            for f in detail.faults
+        ]  # fmt: skip
+        replay = {
+            "cards": CARD_LIST,
+            "num_players": len(game.seats),
+            "games": [
+                {
+                    "id": game.id, "n": game.seq, "round": 1, "table": 1,
+                    "seats": [s.label for s in game.seats], "scores": [s.score for s in game.seats],
+                    "ranks": [s.rank for s in game.seats],
+                    "forfeited": [s.seat for s in game.seats if s.forfeited],
+                    "termination": "", "rated": game.rated,
+                    "hands": [encode_hand(h) for h in detail.hands],
+                    "faults": place_faults(detail.hands, faults, web.config.faults.max_faults_per_game),
+                }
+            ],
+        }  # fmt: skip
+        return web.page(request, visit, "game.html", detail=detail, replay=pack(replay))
+
+    async def admin(request: Request, visit: Visit) -> Response:
+        access.require_organiser(visit.viewer)
+        people = server.accounts.entrants()
+        versions = {u.id: submissions.of_user(u.id) for u in people}
+        return web.page(request, visit, "admin.html", people=people, versions=versions, state=ladder_state())
+
+    async def admin_action(request: Request, visit: Visit) -> Response:
+        await web.form(request, visit)
+        access.require_organiser(visit.viewer)
+        action = request.path_params["action"]
+        target = int(request.path_params["id"])
+        if action in ("disable", "enable"):
+            server.accounts.set_disabled(target, action == "disable")
+            server.field_changed()
+        elif action == "recheck":
+            submissions.get(target)
+            submissions.set_status(target, "queued")
+            server.checks.put(target)
+            server.field_changed()
+        else:
+            raise not_found("action")
+        return web.redirect("/admin")
+
+    async def ladder_action(request: Request, visit: Visit) -> Response:
+        await web.form(request, visit)
+        access.require_organiser(visit.viewer)
+        server.ladder.set_paused(request.path_params["action"] == "pause")
+        return web.redirect("/admin")
+
+    return [
+        Route("/", web.route(leaderboard), methods=["GET"]),
+        Route("/leaderboard/rows", web.route(leaderboard_rows), methods=["GET"]),
+        Route("/me", web.route(home), methods=["GET"]),
+        Route("/me/token", web.route(new_token), methods=["POST"]),
+        Route("/submit", web.route(submit), methods=["POST"]),
+        Route("/versions/{id:int}", web.route(version_page), methods=["GET"]),
+        Route("/versions/{id:int}/activate", web.route(activate), methods=["POST"]),
+        Route("/entrants/{id:int}", web.route(entrant_page), methods=["GET"]),
+        Route("/entrants/{id:int}/logs", web.route(logs_page), methods=["GET"]),
+        Route("/games/{id}", web.route(game_page), methods=["GET"]),
+        Route("/admin", web.route(admin), methods=["GET"]),
+        Route("/admin/{action:str}/{id:int}", web.route(admin_action), methods=["POST"]),
+        Route("/admin/ladder/{action:str}", web.route(ladder_action), methods=["POST"]),
+    ]

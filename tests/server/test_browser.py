@@ -1,0 +1,80 @@
+"""The server in a real browser (Debian's chromium, driven by Playwright, as the report's test does):
+the organiser invites a student; the student follows the link, sets a password, uploads a sample bot, sees
+the verdict, sees it play on the ladder and opens a replay; a second student's broken bot gets a failing
+verdict with its stderr on the page. On a phone-sized viewport, as most students will."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from tests.report import test_browser as report
+from tests.server.conftest import PASSWORD, SAMPLE_BOT, Client, ServerProcess
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright (the test extra) is not installed"
+)
+pytestmark = pytest.mark.needs_chromium
+browser = report.browser  # the report test's fixture: one chromium per module, launched as it launches it
+BROKEN = (
+    "import sys\nprint('Traceback: NameError: name strategy is not defined', file=sys.stderr)\nsys.exit(1)\n"
+)
+
+
+def student(browser: Any, link: str, errors: list[str]) -> Any:
+    page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(link)
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=again]", PASSWORD)
+    page.click("button:has-text('set my password')")
+    page.wait_for_url(re.compile(r"/me$"))
+    return page
+
+
+def upload(page: Any, path: Any) -> None:
+    page.set_input_files("input[type=file]", str(path))
+    page.click("button:has-text('upload a new version')")
+    page.wait_for_url(re.compile(r"/versions/\d+$"))
+    page.wait_for_selector("#verdict:has-text('VERDICT')", timeout=120_000)  # the page reloads itself
+
+
+def test_invite_password_upload_verdict_ladder_replay(
+    server: ServerProcess, browser: Any, tmp_path: Any
+) -> None:
+    links = server.invite("ana,ana@example.org\nben,ben@example.org\n")
+    errors: list[str] = []
+    ana = student(browser, links["ana"], errors)
+    upload(ana, SAMPLE_BOT)
+    assert ana.text_content("#verdict") == "VERDICT: PASS"
+    assert "none" in ana.text_content("#violations")
+    assert "p50" in ana.text_content("main")
+    ben = student(browser, links["ben"], errors)
+    broken = tmp_path / "bot.py"
+    broken.write_text(BROKEN)
+    upload(ben, broken)
+    assert ben.text_content("#verdict") == "VERDICT: FAIL"
+    assert "NameError: name strategy is not defined" in ben.text_content("#stderr")
+    # a second passing bot, so that the ladder has a field, and the student watches it play
+    other = Client(server.url)
+    other.sign_up("cleo")
+    other.verdict(other.upload("random.py", SAMPLE_BOT.read_bytes()).headers["location"])
+    deadline = time.monotonic() + 120
+    while True:
+        ana.goto(f"{server.url}/")
+        if ana.locator("ul.games a").count():
+            break
+        assert time.monotonic() < deadline, "no ladder game in 120 s"
+        time.sleep(0.5)
+    assert "ana" in ana.text_content("#board-rows")
+    ana.locator("ul.games a").first.click()
+    ana.wait_for_url(re.compile(r"/games/g\d+$"))
+    ana.click("#open-replay")
+    ana.wait_for_selector("#replay:not([hidden])")
+    ana.click("button[data-go=next]")
+    assert ana.text_content("#replay-pos")
+    assert ana.locator("#replay-table *").count() > 0
+    assert errors == []

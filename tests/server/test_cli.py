@@ -1,0 +1,105 @@
+"""`arena serve` and `arena invite` refusing bad input with one line and exit code 2: a bad competition
+file, no bubblewrap (unless the competition says sandbox = "none"), a second server on the same
+directory, a CSV of nobody; and the database's migrations matching its declared tables."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from arena.server.db import open_database
+from arena.server.models import Base
+from tests.server.conftest import ServerProcess, competition_toml
+
+
+def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=60
+    )
+
+
+def one_line(done: subprocess.CompletedProcess[str], code: int = 2) -> str:
+    assert done.returncode == code, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("toml", "says"),
+    [
+        ('name = "x"\ncolour = "red"\n[game]\nvariant = "classic"\n', "unknown key 'colour'"),
+        ('name = "x"\n', "game.variant is missing"),
+        ('name = "x"\n[game]\nvariant = "classic"\n[ladder]\ntau = -1\n', "ladder.tau=-1"),
+        ('name = "x"\n[game]\nvariant = "classic"\n[submissions]\nruntimes = ["cobol"]\n', "runtimes"),
+        ('name = "x"\n[game]\nvariant = "classic"\n[people]\nsignup = "maybe"\n', "people.signup"),
+        ('name = "bad name!"\n[game]\nvariant = "classic"\n', "name='bad name!'"),
+        ("name = ", "is not valid TOML"),
+    ],
+)
+def test_a_bad_competition_is_one_line_and_exit_2(tmp_path: Path, toml: str, says: str) -> None:
+    (tmp_path / "c.toml").write_text(toml)
+    assert says in one_line(arena("serve", "c.toml", cwd=tmp_path))
+
+
+def test_no_bubblewrap_no_server(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text('name = "x"\nsandbox = "bubblewrap"\n[game]\nvariant = "classic"\n')
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = dict(os.environ, PATH=str(empty))
+    line = one_line(arena("serve", "c.toml", "--port", "1", cwd=tmp_path, env=env))
+    assert "cannot sandbox the submitted bots" in line and 'sandbox = "none"' in line
+
+
+def test_a_second_server_on_the_same_directory(server: ServerProcess) -> None:
+    line = one_line(arena("serve", str(server.config), "--port", "1", cwd=server.directory))
+    assert "another arena is running" in line
+    assert server.alive()
+
+
+def test_invite_refuses_an_empty_list_and_a_taken_name(server: ServerProcess) -> None:
+    (server.directory / "nobody.csv").write_text("name,email\n")
+    line = one_line(arena("invite", str(server.config), "nobody.csv", cwd=server.directory))
+    assert "lists nobody" in line
+    assert set(server.invite("zoe,zoe@example.org\n")) == {"zoe"}
+    (server.directory / "twice.csv").write_text("yan\nyan\n")
+    assert "more than once" in one_line(
+        arena("invite", str(server.config), "twice.csv", cwd=server.directory)
+    )
+
+
+def test_the_migrations_create_exactly_the_declared_tables(tmp_path: Path) -> None:
+    db = open_database(f"sqlite:///{tmp_path / 'fresh.sqlite'}")
+    with db.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    db.close()
+    again = open_database(f"sqlite:///{tmp_path / 'fresh.sqlite'}")  # an up-to-date database: no-op
+    again.close()
+
+
+def test_a_database_from_a_newer_arena_is_refused(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "results" / "x" / "server.sqlite"
+    path.parent.mkdir(parents=True)
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        raw.execute("INSERT INTO alembic_version VALUES ('9999')")
+    (tmp_path / "c.toml").write_text(
+        competition_toml("x").replace('sandbox = "bubblewrap"', 'sandbox = "none"')
+    )
+    assert "written by a newer euchre-arena" in one_line(arena("serve", "c.toml", cwd=tmp_path))
+
+
+def test_the_example_competition_is_valid() -> None:
+    from arena.server.config import load_competition
+    from tests.helpers import ROOT
+
+    config = load_competition(ROOT / "examples" / "server" / "competition.toml")
+    assert config.name == "class-ladder" and config.ladder.tau > 0
