@@ -30,8 +30,9 @@ LOG_DIR = "logs"
 PRIVATE_FILES = ("event.sqlite", "event.sqlite-wal", "event.sqlite-shm", "deal.key", LOCK_NAME)
 
 
-EVENT_MARKS = ("event.sqlite", "deal.key", LOCK_NAME)
-"""Files only an arena puts in a directory: one of them there, and the directory is an event's."""
+EVENT_MARKS = ("event.sqlite", "deal.key", LOCK_NAME, "server.sqlite")
+"""Files only an arena puts in a directory: one of them there, and the directory is an event's (or an
+``arena serve`` competition's: its own database, ``server.sqlite``)."""
 OWN_NAMES = (*PRIVATE_FILES, LOG_DIR, "report.html")
 
 
