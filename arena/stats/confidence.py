@@ -14,9 +14,10 @@ Pure: stored games in, figures out. Why these statistics (the numbers are in doc
 * **The verdict** on an adjacent pair (above / tied / open, arena.stats.sequential) rests on a confidence
   sequence of its gap: valid however many times the order is looked at, so ``--until-settled`` may stop at
   the first look where every adjacent pair is decided and the verdicts still hold at ``level``.
-* **P(A above B)** is the posterior probability that A's true score is higher, under a prior on the gaps
-  estimated from the field itself, with mass on "exactly equal" (arena.stats.ebayes): a ladder's P sharpen,
-  a field of copies' do not. It is the best estimate of the chance; the verdict is the guarantee.
+* **P(A above B)** is the posterior probability that A's true score is higher, an exact tie counting
+  half (as a coin would split it; so P(A above B) + P(B above A) = 1), under a prior on the gaps estimated
+  from the field itself, with mass on "exactly equal" (arena.stats.ebayes): a ladder's P sharpen, a field
+  of copies' stay near 0.5. It is the best estimate of the chance; the verdict is the guarantee.
 * **The whole-order figure** joins the adjacent pairs' P through the correlation of their gaps (neighbours
   share an entrant, so their errors are not independent; ``whole_order_probability``).
 * **Intervals per entrant** (points per hand, mean rank) are from the bootstrap over the units (games, or
@@ -133,7 +134,7 @@ class AdjacentPair:
 
     upper: str
     lower: str
-    probability: float  # P(upper's true score is above lower's), empirical Bayes
+    probability: float  # P(upper finishes above lower), empirical Bayes (an exact tie counts half)
     verdict: Verdict
     gap: float  # upper minus lower, in the ranking's score (points per hand)
     interval: tuple[float, float]  # the gap's confidence sequence at the event's level, at this look
@@ -195,10 +196,7 @@ class Confidence:
             if i and self.adjacent[i - 1].verdict is not Verdict.TIED:
                 first = i
             out.append(str(first + 1))
-        for i, place in enumerate(out):
-            if out.count(place) > 1:
-                out[i] = f"={place}"
-        return out
+        return [f"={place}" if out.count(place) > 1 else place for place in out]
 
     def summary(self) -> str:
         """One line for the organiser: the places joined by what is known between neighbours, e.g.
@@ -282,7 +280,7 @@ def look(
             return 0.5
         if (order[i] in last) != (order[j] in last):  # a disqualified entrant is last by rule, not by luck
             return 0.0 if order[i] in last else 1.0
-        return posterior(prior, float(gaps[i, j]), float(ses[i, j])).above
+        return posterior(prior, float(gaps[i, j]), float(ses[i, j])).finishes_above
 
     pairwise = tuple(tuple(p_above(i, j) for j in range(k)) for i in range(k))
     rho = mixture_units(tally.n_games / n if n else 1.0)

@@ -66,7 +66,7 @@ def grid(gaps: np.ndarray, ses: np.ndarray) -> np.ndarray:
 
 
 def fit_prior(
-    gaps: Sequence[float], ses: Sequence[float], null_penalty: float = NULL_PENALTY, iterations: int = 500
+    gaps: Sequence[float], ses: Sequence[float], null_penalty: float = NULL_PENALTY, iterations: int = 300
 ) -> Prior:
     """Fit the mixture weights to the observed ``gaps`` with standard errors ``ses`` (EM, from even weights).
 
@@ -88,7 +88,7 @@ def fit_prior(
         resp = mix / mix.sum(axis=1, keepdims=True)
         new = resp.sum(axis=0) + extra
         new /= new.sum()
-        done = float(np.max(np.abs(new - w))) < 1e-8
+        done = float(np.max(np.abs(new - w))) < 1e-6
         w = new
         if done:
             break
@@ -110,6 +110,11 @@ class Posterior:
     above: float
     equal: float
     within: float
+
+    @property
+    def finishes_above(self) -> float:
+        """P(above), an exact tie counting half: the chance of finishing above with ties split by a coin."""
+        return self.above + self.equal / 2
 
 
 def posterior(prior: Prior, gap: float, se: float, margin: float = 0.0) -> Posterior:
