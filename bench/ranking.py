@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import math
 import os
 import pickle
@@ -194,7 +195,8 @@ def calibration(points: list[tuple[float, float]], bins: int = 10) -> list[str]:
     brier = sum((p - ok) ** 2 for p, ok in points) / max(len(points), 1)
     rows.append(
         f"    Brier {brier:.4f} over {len(points)}; bins with n >= {ENOUGH}: {judged['ok']} ok, "
-        f"{judged['noise']} noise, {judged['OFF']} OFF (by chance alone: {by_chance:.1f} beyond +-{TOLERANCE})"
+        f"{judged['noise']} noise, {judged['OFF']} OFF (by chance alone: {by_chance:.1f} beyond "
+        f"+-{TOLERANCE})"
     )
     return rows
 
@@ -210,14 +212,14 @@ def report_field(results: list[EventLooks], step: int) -> None:
     marks = [b for b in SHOWN if b in results[0].looks]
     n = len(results)
     print(f"\n=== {fld}, {mode}: {n} events x {results[0].games} games ===")
-    gaps = ", ".join(f"{a}-{b} {truth[a, b]:+.3f}" for a, b in zip(order, order[1:], strict=False))
+    gaps = ", ".join(f"{a}-{b} {truth[a, b]:+.3f}" for a, b in itertools.pairwise(order))
     print(f"    true adjacent gaps (pooled, equal eps = 0): {gaps}")
     print(row("games", [str(b) for b in marks]))
-    has_order = all(epsilon(fld, a) != epsilon(fld, b) for a, b in zip(order, order[1:], strict=False))
+    has_order = all(epsilon(fld, a) != epsilon(fld, b) for a, b in itertools.pairwise(order))
     if has_order:
         exact = [sum(_exact(r, b, order) for r in results) / n for b in marks]
         print(row("P(exact order printed)", [f"{x:.2f}" for x in exact]))
-    ties = any(epsilon(fld, a) == epsilon(fld, b) for a, b in zip(order, order[1:], strict=False))
+    ties = any(epsilon(fld, a) == epsilon(fld, b) for a, b in itertools.pairwise(order))
     if ties:
         called = [sum(_tie_ordered(r, b) for r in results) / n for b in marks]
         print(row("P(a tied pair called ordered)", [f"{x:.3f}" for x in called]))
@@ -238,11 +240,7 @@ def report_field(results: list[EventLooks], step: int) -> None:
         ("old Φ(1.75 gap/se)", lambda p: _N.cdf(1.75 * p.gap / p.se) if p.se > 0 else 0.5),
     ):
         points = [
-            (stated(p), truth[p.upper, p.lower] > 0)
-            for r in results
-            for b in every
-            if b >= 50
-            for p in r.looks[b]
+            (stated(p), _truth(truth, p)) for r in results for b in every if b >= 50 for p in r.looks[b]
         ]
         print(f"  calibration of P(upper above lower), adjacent pairs, {label}:")
         print("\n".join(calibration(points)))
@@ -314,8 +312,9 @@ def until_settled(
     )
     extra = f", every tie called tied {tie_tied}/{n}" if ties else ""
     print(
-        f"  until-settled (tie margin {margin:g}, look every {step} games, level {LEVEL}): mean {sum(stops) / n:.0f} "
-        f"games, budget reached {budget}/{n}, a wrong verdict at the stop {wrong_stop}/{n}, at any look "
+        f"  until-settled (tie margin {margin:g}, look every {step} games, level {LEVEL}): mean "
+        f"{sum(stops) / n:.0f} games, budget reached {budget}/{n}, a wrong verdict at the stop "
+        f"{wrong_stop}/{n}, at any look "
         f"{wrong_ever}/{n}{extra}"
     )
 
@@ -375,9 +374,10 @@ def report_sprt(outcomes: list[tuple[str, list[float], str, int]]) -> None:
         at_min = sum(o[3] == SPRT.min_deals for o in rows)
         deals = sum(o[3] for o in rows) / len(rows)
         print(
-            f"    {case}: {len(rows)} matches; true diff {mean:+.3f} ± {1.96 * sd / math.sqrt(len(diffs)):.3f}, "
-            f"per-deal sd {sd:.3f}; H1 {h1}, H0 {h0}, undecided {len(rows) - h1 - h0}; mean deals {deals:.1f}; "
-            f"decided at the minimum ({SPRT.min_deals} deals) {at_min}/{len(rows)}"
+            f"    {case}: {len(rows)} matches; true diff {mean:+.3f} ± "
+            f"{1.96 * sd / math.sqrt(len(diffs)):.3f}, per-deal sd {sd:.3f}; H1 {h1}, H0 {h0}, undecided "
+            f"{len(rows) - h1 - h0}; mean deals {deals:.1f}; decided at the minimum ({SPRT.min_deals} deals) "
+            f"{at_min}/{len(rows)}"
         )
 
 
@@ -438,7 +438,8 @@ def main(argv: list[str] | None = None) -> None:
         for i in range(args.matches)
     ]
     print(
-        f"ranking bench: {len(tasks)} events x {args.games} games, {len(matches)} SPRT matches, {args.workers} workers",
+        f"ranking bench: {len(tasks)} events x {args.games} games, {len(matches)} SPRT matches, "
+        f"{args.workers} workers",
         flush=True,
     )
     with ProcessPoolExecutor(max_workers=args.workers) as pool:

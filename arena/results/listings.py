@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -363,13 +364,12 @@ def render_confidence(conf: Confidence) -> str:
         conf.method, "points per hand"
     )
     width = max([len(n) for n in conf.order] + [7])
-    intervals = f"95% intervals by bootstrap ({conf.replicates} resamples seeded by the event)"
     lines = [
-        f"Order by {what} over {conf.units} {conf.unit}s; {intervals}.",
-        f"Each pair's verdict holds at {conf.level:g} however often the order is looked at (its gap",
-        f"± {conf.boundary:.2f} standard errors); tied: the whole interval within ± {conf.margin:g} "
-        "points per hand.",
-        "P: the chance the upper one is truly better, judged against this field's spread of gaps.",
+        f"Order by {what} over {conf.units} {conf.unit}s; 95% intervals by bootstrap",
+        f"({conf.replicates} resamples seeded by the event). A pair's verdict holds at {conf.level:g}",
+        f"however often the order is looked at: its gap ± {conf.boundary:.2f} standard errors;",
+        f"tied: that interval within ± {conf.margin:g} points per hand. P: the chance the upper",
+        "one is truly better, judged against this field's spread of gaps.",
         f"  {'entrant':<{width}}  {'pts/hand [95%]':>18}  {'mean rank [95%]':>18}"
         + (f"  {conf.method + ' [95%]':>20}" if conf.method != "points" else ""),
     ]
@@ -387,7 +387,7 @@ def render_confidence(conf: Confidence) -> str:
             state += f", ~{pair.more_games} more games" if pair.more_games is not None else ""
         lines.append(f"  {pair.upper} / {pair.lower}: {state}; P {_p_text(pair.probability)}; {gap}")
     lines.append(f"Whole order right: P {_p_text(conf.whole)}")
-    lines.append(conf.summary())
+    lines.append(textwrap.fill(conf.summary(), 80, subsequent_indent="  "))
     if len(conf.order) > 1 and width + 3 + 7 * len(conf.order) <= 80:
         lines.append("P(row finishes above column):")
         lines.append(" " * (width + 2) + "".join(f"{n[:6]:>7}" for n in conf.order))

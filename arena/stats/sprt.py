@@ -91,8 +91,9 @@ class SprtState:
             verdict += f" (the test looks from deal {settings.min_deals} on)"
         elif self.result is not SprtResult.UNDECIDED and self.deals == settings.min_deals:
             verdict += (
-                f" (decided at its first look, deal {settings.min_deals}: the minimum, on a variance estimated "
-                f"from {settings.min_deals} deals; at this noise the test is a fixed test of that many deals)"
+                f" (decided at its first look, deal {settings.min_deals}: the minimum, on a variance "
+                f"estimated from {settings.min_deals} deals; at this noise the test is a fixed test of that "
+                "many deals)"
             )
         half = 1.96 * self.sd / math.sqrt(self.deals) if self.deals > 1 else math.inf
         return (

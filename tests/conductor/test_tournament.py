@@ -220,7 +220,7 @@ def test_until_settled_stops_when_every_adjacent_pair_is_settled(tmp_path: Path)
 
 def test_until_settled_on_two_identical_bots_never_orders_them(tmp_path: Path) -> None:
     """Two copies of one bot (the house bots fill the table): at no look is the pair ordered; with a margin
-    the games can show, it ends tied; with the default margin it ends at the budget, still open."""
+    the games can show, it ends tied; with one too fine for 60 games it ends at the budget, still open."""
     entrants = [{"name": n, "class": "sample_bots.noisy:Noisy20"} for n in ("same-a", "same-b")]
     for margin, budget in ((0.6, 200), (0.05, 60)):
         verdicts: list[Verdict] = []

@@ -158,7 +158,8 @@ def test_the_entrant_defaults_and_the_house_are_checked_by_the_same_declarations
         ),
         (
             {"ranking": {"bogus": 1}},
-            "unknown key ranking.bogus: allowed keys are method, confidence, max_games, check_every, tie_margin",
+            "unknown key ranking.bogus: allowed keys are method, confidence, max_games, check_every, "
+            "tie_margin",
         ),
         (
             {"executor": {"bogus": 1}},
@@ -244,7 +245,7 @@ DEFAULTS = (
     '"house": {"name": "house", "class": "sample_bots.random:RandomBot", "memory_mb": null, '
     '"cpu_s": null, "startup_timeout_s": 20.0, "sandbox": null, "workdir": null, "env": {}}, '
     '"ranking": {"method": "auto", "confidence": 0.95, "max_games": 1000, "check_every": 25, '
-    '"tie_margin": 0.05}, "sandbox": "bubblewrap", "executor": {"kind": "local", "workers": null, '
+    '"tie_margin": 0.08}, "sandbox": "bubblewrap", "executor": {"kind": "local", "workers": null, '
     '"scheduler": null, "scheduler_file": null, "pin_cpus": true}, "deal_key": "random"}'
 )
 

@@ -70,7 +70,7 @@ def test_a_state_renders_every_verdict() -> None:
 
 
 def test_h0_says_not_better_by_h1_and_a_stop_at_the_minimum_says_so() -> None:
-    """"H0 accepted" means the candidate is not better by h1, not that it is no better than h0 (a +0.04
+    """ "H0 accepted" means the candidate is not better by h1, not that it is no better than h0 (a +0.04
     candidate often ends there under h1 = 0.1); and a decision at the first look is named as such."""
     settings = SprtSettings(0.0, 0.1, min_deals=3)
     worse = run_sprt([-0.5, -0.6, -0.4, -0.5, -0.55], settings)
