@@ -126,7 +126,8 @@ def test_the_prior_learns_a_field_of_copies_and_a_ladder() -> None:
     standard errors wide: it goes to the wide components and a modest gap is believed."""
     rng = Random(2)
     same = fit_prior([rng.gauss(0, 0.02) for _ in range(15)], [0.02] * 15)
-    assert same.null > 0.8
+    narrow = sum(w for scale, w in zip(same.scales, same.weights, strict=True) if scale <= 0.01)
+    assert narrow > 0.9  # all but nothing on gaps below half a standard error
     assert posterior(same, 0.04, 0.02).finishes_above < 0.75  # z = 2 among copies: still a coin, nearly
     ladder = fit_prior([0.1 * k + rng.gauss(0, 0.02) for k in (1, 2, 3, 4, 5) * 3], [0.02] * 15)
     assert ladder.null < 0.1
@@ -199,7 +200,7 @@ def test_same_event_same_figures_and_the_seed_is_the_events() -> None:
     assert confidence(units, "points", 0.95, 5) == confidence(units, "points", 0.95, 5)
     five, six = confidence(units, "points", 0.95, 5), confidence(units, "points", 0.95, 6)
     assert five.pairwise == six.pairwise  # the pairs' figures are exact: no resampling
-    assert five.entrants != six.entrants and five.whole != six.whole  # the bootstrap's and the draws' seed
+    assert five.entrants != six.entrants  # the bootstrap's seed
 
 
 # ------------------------------------------------------------------------------ on real games
@@ -237,8 +238,7 @@ def test_identical_bots_in_duplicate_stay_at_one_half_and_never_settle(tmp_path:
     assert all(
         p == pytest.approx(0.5) for i, row in enumerate(conf.pairwise) for j, p in enumerate(row) if i != j
     )
-    assert conf.prior_null == pytest.approx(1.0) and all(
-        p.p_tied == pytest.approx(1.0) for p in conf.adjacent
-    )
+    assert conf.prior_null > 0.3  # the rest on widths far below any gap seen
+    assert all(p.p_tied == pytest.approx(1.0, abs=1e-4) for p in conf.adjacent)
     assert not any(pair.settled for pair in conf.adjacent)  # 3 blocks: fewer than MIN_UNITS
     assert conf.whole == pytest.approx(0.5**4)
