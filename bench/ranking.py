@@ -1,26 +1,27 @@
-"""Ranking benchmark: how many games each ranking needs to get a ladder of known order right, whether the
-stated confidence is true, and whether ``arena match``'s SPRT keeps its error rates.
+"""Ranking benchmark: is the leaderboard's confidence honest on every kind of field, and what does it cost?
 
 Usage::
 
     python bench/ranking.py [--events E] [--games G] [--step S] [--matches M] [--workers W] [--save F]
     python bench/ranking.py --load F     # the statistics again on the games a --save stored
 
-The ladder: six in-process rules bots that play a uniformly random legal action with probability
-ε = 0, 0.2, ..., 1.0 (sample_bots/noisy.py), call-ace with 5 players, so six entrants share one table of
-five per round (plain) or one duplicate block of five games per round. ``--events`` seeded events per mode,
-each played once to ``--games`` games; a budget of ``b`` games is the event cut after its first ``b``
-games in schedule order (exactly what an event of that length would have played: schedules grow as
-prefixes). Per mode and method it prints P(exact order) and P(top-1 right) against games, the games needed
-for P(exact) >= 0.9, and for the default ranking the calibration of the stated whole-order and adjacent-pair
-confidence (binned stated against observed, Brier score) at several sharpening factors, and what
-``--until-settled`` would have done (stop when every adjacent pair is settled, look every ``--step`` games).
-The pooled games of all events verify the ladder's order and gaps.
+Fields (bench/ranking_fields.py), each in plain and duplicate mode, ``--events`` seeded in-process events
+of ``--games`` games: ``ladder`` (six rules bots of noise ε = 0, 0.2, ..., 1: distinct strengths),
+``twin`` (the ladder with ε = 0.4 entered twice: one true tie), ``same5`` (five copies of ε = 0.2: all
+tied) and ``near`` (ε 0 against 0.05: a near-tie of about 0.02 points per hand, among three distinct).
+A look after ``b`` games is the event's first ``b`` games, read through the same running tally and the
+same ``look`` as ``arena run --until-settled`` (arena.stats.confidence).
 
-SPRT: ``--matches`` A/B matches per case with the ``arena match`` design (each deal played by the candidate
-and by the baseline at a table of four rules bots, every rotation), H0: 0 vs H1: +0.1 points per hand,
-alpha = beta = 0.05: ε=0.2 against itself (true difference 0, at H0: accepting H1 is an alpha error) and ε=0
-against ε=0.2 (true difference about +0.1, at H1: accepting H0 is a beta error).
+Per field it prints, against games: P(exact order), how often a truly tied pair is called ordered at that
+single look, how often every pair is decided; the calibration of the stated P(above) of every adjacent pair
+(empirical Bayes, and for comparison the plain Φ(gap/se) and the old Φ(1.75 gap/se)) and of the whole-order
+figure, binned with the ok / noise / OFF judgement; what ``--until-settled`` does (a look every ``--step``
+games, stop when every adjacent pair is above or tied, or at the budget): false discoveries at the stop and
+over the whole run, mean games at stop, share stopped by the budget, ties called tied, for several tie
+margins; and the variance of each score (points, centred, paired) as effective games.
+
+SPRT (``--matches`` per case, 0 to skip): the ``arena match`` design, H0 0 vs H1 +0.1 points per hand,
+α = β = 0.05, ε=0.2 against itself and ε=0 against ε=0.2.
 """
 
 from __future__ import annotations
@@ -33,136 +34,300 @@ import os
 import pickle
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
+sys.path.append(str(Path(__file__).resolve().parent))
+
+from ranking_fields import FIELDS, EventTask, PlayedEvent, names, play, play_event
 
 from arena.conductor.match import BASELINE, CANDIDATE, deal_differences, match_schedule
-from arena.engine import GameConfig
-from arena.event.schedule import make_schedule
-from arena.event.table import TableSpec, play_table
-from arena.players.inprocess import InProcessPlayer
-from arena.results.record import ScheduledGame
-from arena.stats.confidence import (
-    MIN_UNITS,
-    collect,
-    confidence,
-    effective_sharpen,
-    ranking_order,
-    resolve_method,
-    scores,
-)
-from arena.stats.rating import DRIFT_TAU, RatedGame, environment
+from arena.stats.confidence import TIE_MARGIN, look
+from arena.stats.sequential import MIN_UNITS, Verdict
 from arena.stats.sprt import SprtResult, SprtSettings, run_sprt
+from arena.stats.tally import Tally
 from sample_bots.noisy import noisy
 from sample_bots.rules import RulesBot
 
-EPSILONS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
-NAMES = tuple(f"eps{round(e * 100):03d}" for e in EPSILONS)  # the true order, best first
-CONFIG = GameConfig.from_dict({"variant": "call-ace"})
-SHARPENS = (1.0, 1.5, 1.75, 2.0)
-LEVELS = (0.8, 0.95)
+LEVEL = 0.95
+MARGINS = (0.03, 0.05, 0.08)
+SHOWN = (50, 100, 200, 300, 500, 700, 1000)
 SPRT = SprtSettings(h0=0.0, h1=0.1, alpha=0.05, beta=0.05, min_deals=10)
-
-
-async def play(schedule: Sequence[ScheduledGame], classes: dict[str, type]) -> list[RatedGame]:
-    out = []
-    for g in schedule:
-        players = [InProcessPlayer(classes[n], n) for n in g.seats]
-        r = await play_table(TableSpec(g.game_id, CONFIG, g.seed, g.seats), players)
-        out.append(
-            RatedGame(g.seq, g.game_id, g.seats, r.ranks, r.scores, (), True, (), g.block, len(r.hands))
-        )
-    return out
-
-
-@dataclass(frozen=True)
-class EventTask:
-    mode: str
-    seed: int
-    games: int
-    step: int
+TOLERANCE = 0.05
+"""The goal: stated within this much of observed in every bin with enough events (ENOUGH)."""
+ENOUGH = 50
+_N = NormalDist()
 
 
 @dataclass
-class EventResult:
+class PairLook:
+    upper: str
+    lower: str
+    p: float  # empirical Bayes P(upper above lower)
+    gap: float
+    se: float
+    verdict: Verdict
+
+
+@dataclass
+class EventLooks:
+    field: str
     mode: str
-    games: list[RatedGame]
-    exact: dict[tuple[str, int], bool]  # (method, budget)
-    top1: dict[tuple[str, int], bool]
-    z: dict[int, list[tuple[float, bool]]]  # budget -> adjacent pairs: (gap / sd, pair in the true order)
-    whole: dict[tuple[float, int], float] | None = None  # (sharpen, budget) -> stated whole-order figure
-    seed: int = -1
+    seed: int
+    looks: dict[int, list[PairLook]] = field(default_factory=dict)  # games -> adjacent pairs
+    whole: dict[int, float] = field(default_factory=dict)
+    units: dict[int, int] = field(default_factory=dict)
+    boundary: dict[int, float] = field(default_factory=dict)
+    var: dict[str, list[float]] = field(
+        default_factory=dict
+    )  # score -> adjacent (true order) variance x games
+    final: dict[str, float] = field(default_factory=dict)  # entrant -> score at the last look
+    cpu_s: float = 0.0
+    games: int = 0
 
 
-def budgets(games: int, step: int) -> list[int]:
-    return list(range(step, games + 1, step))
+def analyse(event: PlayedEvent, step: int) -> EventLooks:
+    """Every look of one event, through one running tally (as --until-settled makes them)."""
+    entrants = names(event.field)
+    tally = Tally(entrants)
+    out = EventLooks(event.field, event.mode, event.seed, cpu_s=event.cpu_s, games=len(event.games))
+    for b in range(step, len(event.games) + 1, step):
+        tally.add(event.games[b - step : b]).close()
+        conf = look(tally, "auto", LEVEL, event.seed, TIE_MARGIN)
+        out.looks[b] = [
+            PairLook(
+                p.upper,
+                p.lower,
+                p.probability,
+                p.gap,
+                (p.interval[1] - p.interval[0]) / (2 * conf.boundary)
+                if conf.boundary < math.inf
+                else math.nan,
+                p.verdict,
+            )
+            for p in conf.adjacent
+        ]
+        out.whole[b] = conf.whole
+        out.units[b] = conf.units
+        out.boundary[b] = conf.boundary
+        out.final = {f.name: f.score for f in conf.entrants}
+    for method, totals in tally.totals.items():
+        if method == "paired" and not tally.duplicate:
+            continue
+        cov = totals.covariance()
+        out.var[method] = [
+            float(cov[i, i] + cov[i + 1, i + 1] - 2 * cov[i, i + 1]) * tally.n_games
+            for i in range(len(entrants) - 1)
+        ]
+    return out
 
 
-def run_event(task: EventTask) -> EventResult:
-    """Play one event to its full length, then rank every prefix that is a budget."""
-    duplicate = task.mode == "duplicate"
-    classes: dict[str, type] = {n: noisy(e) for n, e in zip(NAMES, EPSILONS, strict=True)}
-    per_round = 5 if duplicate else 1
-    schedule = make_schedule(
-        list(NAMES), 5, math.ceil(task.games / per_round), task.seed, duplicate=duplicate
+# ------------------------------------------------------------------ truth and verdicts
+
+
+def epsilon(fld: str, name: str) -> float:
+    return dict(FIELDS[fld])[name]
+
+
+def true_gaps(results: list[EventLooks]) -> dict[tuple[str, str], float]:
+    """Each pair's true gap: 0 for equal ε, else the mean over all events of the final scores' gap."""
+    fld = results[0].field
+    mean = {n: sum(r.final[n] for r in results) / len(results) for n in names(fld)}
+    return {
+        (a, b): 0.0 if epsilon(fld, a) == epsilon(fld, b) else mean[a] - mean[b]
+        for a in names(fld)
+        for b in names(fld)
+    }
+
+
+def verdict_at(p: PairLook, margin: float, boundary: float) -> Verdict:
+    """The pair's verdict at another tie margin (being ordered does not depend on the margin)."""
+    if p.verdict is Verdict.ABOVE:
+        return p.verdict
+    half = p.se * boundary
+    if half == half and -margin < p.gap - half and p.gap + half < margin:
+        return Verdict.TIED
+    return Verdict.OPEN
+
+
+def verdicts(r: EventLooks, b: int, margin: float) -> list[Verdict]:
+    if r.units[b] < MIN_UNITS:
+        return [Verdict.OPEN for _ in r.looks[b]]
+    return [verdict_at(p, margin, r.boundary[b]) for p in r.looks[b]]
+
+
+def tied_pair(fld: str, p: PairLook) -> bool:
+    return epsilon(fld, p.upper) == epsilon(fld, p.lower)
+
+
+# ------------------------------------------------------------------ reports
+
+
+def calibration(points: list[tuple[float, float]], bins: int = 10) -> list[str]:
+    """Binned stated against observed; a bin with ENOUGH events is ``ok`` (within TOLERANCE), ``noise``
+    (outside by less than 2 sampling errors sqrt(p(1-p)/n)) or ``OFF``; the last line counts them beside
+    the number of bins a calibrated figure would put outside the tolerance by chance alone."""
+    rows = []
+    judged = {"ok": 0, "noise": 0, "OFF": 0}
+    by_chance = 0.0
+    for i in range(bins):
+        lo, hi = i / bins, (i + 1) / bins
+        inside = [(p, ok) for p, ok in points if lo <= p < hi or (i == bins - 1 and p == 1.0)]
+        if not inside:
+            continue
+        n = len(inside)
+        stated = sum(p for p, _ in inside) / n
+        observed = sum(ok for _, ok in inside) / n
+        se = math.sqrt(max(stated * (1 - stated), 1e-9) / n)
+        flag = ""
+        if n >= ENOUGH:
+            miss = abs(stated - observed) - TOLERANCE
+            verdict = "ok" if miss <= 0 else "noise" if miss < 2 * se else "OFF"
+            judged[verdict] += 1
+            flag = f"  {verdict}"
+            by_chance += 2 * (1 - _N.cdf(TOLERANCE / se))
+        rows.append(f"    [{lo:.1f}, {hi:.1f}): n={n:5d} stated {stated:.3f} observed {observed:.3f}{flag}")
+    brier = sum((p - ok) ** 2 for p, ok in points) / max(len(points), 1)
+    rows.append(
+        f"    Brier {brier:.4f} over {len(points)}; bins with n >= {ENOUGH}: {judged['ok']} ok, "
+        f"{judged['noise']} noise, {judged['OFF']} OFF (by chance alone: {by_chance:.1f} beyond "
+        f"+-{TOLERANCE})"
     )
-    games = asyncio.run(play(schedule[: task.games], classes))
-    return analyse(EventResult(task.mode, games, {}, {}, {}, None, task.seed), task.step)
+    return rows
 
 
-def analyse(result: EventResult, step: int) -> EventResult:
-    """Rank every budget-long prefix of a played event by every method, and state the confidence."""
-    games, duplicate = result.games, result.mode == "duplicate"
-    exact: dict[tuple[str, int], bool] = {}
-    top1: dict[tuple[str, int], bool] = {}
-    zs: dict[int, list[tuple[float, bool]]] = {}
-    whole: dict[tuple[float, int], float] = {}
-    marks = set(budgets(len(games), step))
-    for tau, method in ((DRIFT_TAU, "trueskill-drift"), (0.0, "trueskill")):
-        env = environment(tau)
-        ratings = {n: env.create_rating() for n in NAMES}
-        for i, g in enumerate(games, start=1):
-            new = env.rate([(ratings[n],) for n in g.seats], ranks=[r - 1 for r in g.ranks])
-            for n, (rating,) in zip(g.seats, new, strict=True):
-                ratings[n] = rating
-            if i in marks:
-                order = sorted(NAMES, key=lambda n: -(ratings[n].mu - 3 * ratings[n].sigma))
-                exact[method, i] = tuple(order) == NAMES
-                top1[method, i] = order[0] == NAMES[0]
-    methods = ("points", "centred", "paired") if duplicate else ("points", "centred")
-    for b in sorted(marks):
-        units = collect(games[:b], NAMES)
-        for method in methods:
-            order = ranking_order(scores(units, method))
-            exact[method, b] = tuple(order) == NAMES
-            top1[method, b] = order[0] == NAMES[0]
-        # The pair probabilities at sharpen 1 are Φ(gap / sd): keep gap / sd, so any sharpening of a pair
-        # can be judged afterwards without another bootstrap. The whole-order figure is joint over the
-        # replicates, so it is kept for each sharpening.
-        for k in SHARPENS:
-            conf = confidence(units, "auto", 0.95, result.seed, replicates=500, sharpen=k)
-            whole[k, b] = conf.whole
-            if k == 1.0:
-                zs[b] = [
-                    (_z(p.probability), NAMES.index(p.upper) < NAMES.index(p.lower)) for p in conf.adjacent
-                ]
-    return EventResult(result.mode, games, exact, top1, zs, whole, result.seed)
+def row(label: str, values: Sequence[str], width: int = 7) -> str:
+    return f"    {label:<34}" + "".join(f"{v:>{width}}" for v in values)
 
 
-def _z(p: float) -> float:
-    return NormalDist().inv_cdf(min(max(p, 1e-12), 1 - 1e-12))
+def report_field(results: list[EventLooks], step: int) -> None:
+    fld, mode = results[0].field, results[0].mode
+    truth = true_gaps(results)
+    order = names(fld)
+    marks = [b for b in SHOWN if b in results[0].looks]
+    n = len(results)
+    print(f"\n=== {fld}, {mode}: {n} events x {results[0].games} games ===")
+    gaps = ", ".join(f"{a}-{b} {truth[a, b]:+.3f}" for a, b in itertools.pairwise(order))
+    print(f"    true adjacent gaps (pooled, equal eps = 0): {gaps}")
+    print(row("games", [str(b) for b in marks]))
+    has_order = all(epsilon(fld, a) != epsilon(fld, b) for a, b in itertools.pairwise(order))
+    if has_order:
+        exact = [sum(_exact(r, b, order) for r in results) / n for b in marks]
+        print(row("P(exact order printed)", [f"{x:.2f}" for x in exact]))
+    ties = any(epsilon(fld, a) == epsilon(fld, b) for a, b in itertools.pairwise(order))
+    if ties:
+        called = [sum(_tie_ordered(r, b) for r in results) / n for b in marks]
+        print(row("P(a tied pair called ordered)", [f"{x:.3f}" for x in called]))
+        tied = [sum(_ties_tied(r, b) for r in results) / n for b in marks]
+        print(row("P(every tied pair called tied)", [f"{x:.2f}" for x in tied]))
+    false = [sum(any(_wrong_at(r, b, truth, TIE_MARGIN)) for r in results) / n for b in marks]
+    print(row("P(any wrong verdict at this look)", [f"{x:.3f}" for x in false]))
+    decided = [
+        sum(all(v is not Verdict.OPEN for v in verdicts(r, b, TIE_MARGIN)) for r in results) / n
+        for b in marks
+    ]
+    print(row("P(every pair decided)", [f"{x:.2f}" for x in decided]))
+    print(row("boundary (se)", [f"{results[0].boundary[b]:.2f}" for b in marks]))
+    every = sorted(results[0].looks)
+    for label, stated in (
+        ("empirical Bayes (the default)", lambda p: p.p),
+        ("plain Φ(gap/se)", lambda p: _N.cdf(p.gap / p.se) if p.se > 0 else 0.5),
+        ("old Φ(1.75 gap/se)", lambda p: _N.cdf(1.75 * p.gap / p.se) if p.se > 0 else 0.5),
+    ):
+        points = [
+            (stated(p), _truth(truth, p)) for r in results for b in every if b >= 50 for p in r.looks[b]
+        ]
+        print(f"  calibration of P(upper above lower), adjacent pairs, {label}:")
+        print("\n".join(calibration(points)))
+    if has_order:
+        points = [(r.whole[b], _exact(r, b, order)) for r in results for b in every if b >= 50]
+        print("  calibration of the whole-order figure:")
+        print("\n".join(calibration(points)))
+    for margin in MARGINS:
+        until_settled(results, truth, margin, step)
+    for method in sorted(results[0].var):
+        per = [sum(r.var[method][i] for r in results) / n for i in range(len(order) - 1)]
+        base = [sum(r.var["points"][i] for r in results) / n for i in range(len(order) - 1)]
+        gain = sum(base) / sum(per)
+        print(
+            f"  variance of the adjacent gaps (true order) x games, {method}: "
+            f"{', '.join(f'{v:.3f}' for v in per)}; effective games x{gain:.2f} against points"
+        )
+    cpu = sum(r.cpu_s for r in results) / sum(r.games for r in results)
+    print(f"  CPU per game (playing): {cpu * 1000:.1f} ms")
 
 
-def stated(r: EventResult, b: int, k: float) -> tuple[float, list[tuple[float, bool]]]:
-    """The whole-order figure and the adjacent pairs' probabilities at sharpening ``k`` after ``b`` games."""
-    applied = effective_sharpen(k, b)  # what confidence() applies after b games
-    pairs = [(NormalDist().cdf(applied * z), right) for z, right in r.z[b]]
-    return (r.whole or {})[k, b], pairs
+def _truth(truth: dict[tuple[str, str], float], p: PairLook) -> float:
+    """1 when the upper one is truly better, 0 when worse, 1/2 when they are equal (a tie splits)."""
+    delta = truth[p.upper, p.lower]
+    return 1.0 if delta > 0 else 0.0 if delta < 0 else 0.5
+
+
+def _exact(r: EventLooks, b: int, order: Sequence[str]) -> bool:
+    printed = [r.looks[b][0].upper] + [p.lower for p in r.looks[b]]
+    return printed == list(order)
+
+
+def _tie_ordered(r: EventLooks, b: int) -> bool:
+    return any(
+        tied_pair(r.field, p) and v is Verdict.ABOVE
+        for p, v in zip(r.looks[b], verdicts(r, b, TIE_MARGIN), strict=True)
+    )
+
+
+def _ties_tied(r: EventLooks, b: int, margin: float = TIE_MARGIN) -> bool:
+    """Every truly tied pair of the field is adjacent in the printed order and called tied."""
+    pairs = [(p, v) for p, v in zip(r.looks[b], verdicts(r, b, margin), strict=True) if tied_pair(r.field, p)]
+    expected = sum(
+        1
+        for a, c in zip(names(r.field), names(r.field)[1:], strict=False)
+        if epsilon(r.field, a) == epsilon(r.field, c)
+    )
+    return len(pairs) >= expected and all(v is Verdict.TIED for _, v in pairs)
+
+
+def until_settled(
+    results: list[EventLooks], truth: dict[tuple[str, str], float], margin: float, step: int
+) -> None:
+    stops, budget, wrong_stop, wrong_ever, tie_tied = [], 0, 0, 0, 0
+    for r in results:
+        marks = sorted(r.looks)
+        stop = next((b for b in marks if all(v is not Verdict.OPEN for v in verdicts(r, b, margin))), None)
+        budget += stop is None
+        stop = stop or marks[-1]
+        stops.append(stop)
+        seen = [b for b in marks if b <= stop]
+        wrong_stop += any(_wrong_at(r, stop, truth, margin))
+        wrong_ever += any(any(_wrong_at(r, b, truth, margin)) for b in seen)
+        tie_tied += _ties_tied(r, stop, margin)
+    n = len(results)
+    ties = any(
+        epsilon(results[0].field, a) == epsilon(results[0].field, c)
+        for a, c in zip(names(results[0].field), names(results[0].field)[1:], strict=False)
+    )
+    extra = f", every tie called tied {tie_tied}/{n}" if ties else ""
+    print(
+        f"  until-settled (tie margin {margin:g}, look every {step} games, level {LEVEL}): mean "
+        f"{sum(stops) / n:.0f} games, budget reached {budget}/{n}, a wrong verdict at the stop "
+        f"{wrong_stop}/{n}, at any look "
+        f"{wrong_ever}/{n}{extra}"
+    )
+
+
+def _wrong_at(r: EventLooks, b: int, truth: dict[tuple[str, str], float], margin: float) -> list[bool]:
+    out = []
+    for p, v in zip(r.looks[b], verdicts(r, b, margin), strict=True):
+        delta = truth[p.upper, p.lower]
+        out.append((v is Verdict.ABOVE and delta <= 0) or (v is Verdict.TIED and abs(delta) >= margin))
+    return out
+
+
+# ------------------------------------------------------------------ SPRT
 
 
 @dataclass(frozen=True)
@@ -176,17 +341,15 @@ class MatchTask:
 
 def run_match(task: MatchTask) -> tuple[str, list[float], str, int]:
     """One A/B match in-process, deal by deal; returns the case, the per-deal differences, result, deals."""
-    field = ["field-1", "field-2", "field-3", "field-4"]
+    fld = ["field-1", "field-2", "field-3", "field-4"]
     classes: dict[str, type] = {CANDIDATE: noisy(task.candidate), BASELINE: noisy(task.baseline)}
-    classes |= {f: RulesBot for f in field}
+    classes |= {f: RulesBot for f in fld}
     diffs: list[float] = []
-    batch = 10
     deals = 0
     while deals < task.max_deals:
-        more = min(task.max_deals, deals + batch)
-        schedule = match_schedule(task.seed, 5, field, more)[deals * 10 :]
-        games = asyncio.run(play(schedule, classes))
-        diffs += deal_differences(games, 5)
+        more = min(task.max_deals, deals + 10)
+        schedule = match_schedule(task.seed, 5, fld, more)[deals * 10 :]
+        diffs += deal_differences(asyncio.run(play(schedule, classes)), 5)
         deals = more
         state = run_sprt(diffs, SPRT)
         if state.result is not SprtResult.UNDECIDED:
@@ -195,139 +358,11 @@ def run_match(task: MatchTask) -> tuple[str, list[float], str, int]:
     return task.case, diffs, state.result, state.deals
 
 
-def fmt_row(label: str, values: Sequence[str], width: int = 6) -> str:
-    return f"{label:<18}" + "".join(f"{v:>{width}}" for v in values)
-
-
-TOLERANCE = 0.05
-"""The goal: stated within this much of observed in every bin with enough events (ENOUGH)."""
-ENOUGH = 50
-
-
-def calibration(points: list[tuple[float, bool]], bins: int = 10) -> list[str]:
-    """Binned stated against observed. A bin of n events observes its true rate only to within a sampling
-    error ``se = sqrt(p (1 - p) / n)`` (about 0.04 at n = 130), so even a perfectly calibrated figure lands
-    outside +-TOLERANCE in some bins by chance. Each bin with ENOUGH events is flagged ``ok`` (within the
-    tolerance), ``noise`` (outside it by less than 2 se: cannot be told from a calibrated figure) or ``OFF``
-    (outside it by 2 se or more); the last line counts them beside the number of bins a perfectly calibrated
-    figure would put outside the tolerance by chance alone."""
-    rows = []
-    judged = {"ok": 0, "noise": 0, "OFF": 0}
-    by_chance = 0.0
-    for i in range(bins):
-        lo, hi = i / bins, (i + 1) / bins
-        inside = [(p, ok) for p, ok in points if lo <= p < hi or (i == bins - 1 and p == 1.0)]
-        if inside:
-            n = len(inside)
-            stated = sum(p for p, _ in inside) / n
-            observed = sum(ok for _, ok in inside) / n
-            se = math.sqrt(max(stated * (1 - stated), 1e-9) / n)
-            flag = ""
-            if n >= ENOUGH:
-                miss = abs(stated - observed) - TOLERANCE
-                verdict = "ok" if miss <= 0 else "noise" if miss < 2 * se else "OFF"
-                judged[verdict] += 1
-                flag = f"  {verdict}"
-                # chance that a calibrated bin's observed share lands beyond the tolerance
-                by_chance += 2 * (1 - NormalDist().cdf(TOLERANCE / se))
-            where = f"    [{lo:.1f}, {hi:.1f}): n={n:4d}"
-            rows.append(f"{where} stated {stated:.3f} observed {observed:.3f}{flag}")
-    brier = sum((p - ok) ** 2 for p, ok in points) / len(points)
-    rows.append(
-        f"    Brier {brier:.4f} over {len(points)}; bins with n >= {ENOUGH}: {judged['ok']} ok, "
-        f"{judged['noise']} beyond +-{TOLERANCE} within sampling error, {judged['OFF']} OFF "
-        f"(a calibrated figure would put {by_chance:.1f} beyond +-{TOLERANCE} by chance)"
-    )
-    return rows
-
-
-def report_mode(mode: str, results: list[EventResult], marks: list[int], step: int) -> None:
-    print(f"\n=== {mode}: {len(results)} events, P(exact order) by games ===")
-    print(fmt_row("method \\ games", [str(b) for b in marks]))
-    methods = sorted({m for r in results for m, _ in r.exact}, key=lambda m: (m.startswith("trueskill"), m))
-    need: dict[str, str] = {}
-    for m in methods:
-        ps = [sum(r.exact[m, b] for r in results) / len(results) for b in marks]
-        print(fmt_row(m, [f"{p:.2f}" for p in ps]))
-        need[m] = next((str(b) for b, p in zip(marks, ps, strict=True) if p >= 0.9), f">{marks[-1]}")
-    print(f"--- {mode}: P(top-1 right) by games ---")
-    for m in methods:
-        print(fmt_row(m, [f"{sum(r.top1[m, b] for r in results) / len(results):.2f}" for b in marks]))
-    print(f"--- {mode}: games for P(exact) >= 0.9 ---")
-    for m in methods:
-        print(f"    {m:<18} {need[m]}")
-    default = resolve_method("auto", mode == "duplicate")
-    for k in SHARPENS:
-        whole = [(stated(r, b, k)[0], r.exact[default, b]) for r in results for b in marks]
-        pairs = [pair for r in results for b in marks for pair in stated(r, b, k)[1]]
-        print(f"--- {mode}: calibration of the stated confidence ({default}, sharpen {k}) ---")
-        print("  whole order:")
-        print("\n".join(calibration(whole)))
-        print("  adjacent pairs:")
-        print("\n".join(calibration(pairs)))
-    for k in SHARPENS:
-        for level in LEVELS:
-            spent, right, capped = [], 0, 0
-            for r in results:
-                stop = next(
-                    (
-                        b
-                        for b in marks
-                        if all(p >= level for p, _ in stated(r, b, k)[1])
-                        and b // (5 if mode == "duplicate" else 1) >= MIN_UNITS
-                    ),
-                    None,
-                )
-                capped += stop is None
-                stop = stop or marks[-1]
-                spent.append(stop)
-                right += r.exact[default, stop]
-            print(
-                f"--- {mode}: until-settled (sharpen {k}, level {level}, look every {step} games): mean "
-                f"{sum(spent) / len(spent):.0f} games, exact order {right / len(results):.2f}, "
-                f"budget reached {capped}/{len(results)}"
-            )
-
-
-def report_ladder(results: list[EventResult]) -> None:
-    for mode in ("plain", "duplicate"):
-        games = [  # game ids and blocks repeat between events: make them unique before pooling
-            RatedGame(
-                g.seq,
-                f"e{e}/{g.game_id}",
-                g.seats,
-                g.ranks,
-                g.scores,
-                (),
-                True,
-                (),
-                f"e{e}/{g.block}",
-                g.hands,
-            )
-            for e, r in enumerate(x for x in results if x.mode == mode)
-            for g in r.games
-        ]
-        if not games:
-            continue
-        conf = confidence(collect(games, NAMES), "auto", 0.95, 0)
-        print(f"\n=== ladder check, {mode}: {len(games)} games pooled ({conf.method}) ===")
-        for f in sorted(conf.entrants, key=lambda f: NAMES.index(f.name)):
-            print(
-                f"    {f.name}: {conf.method} {f.score:+.3f} [{f.score_ci[0]:+.3f}, {f.score_ci[1]:+.3f}]"
-                f"  pts/hand {f.points_per_hand:.3f}  mean rank {f.mean_rank:.2f}"
-            )
-        est = {f.name: f.score for f in conf.entrants}
-        gaps = [est[a] - est[b] for a, b in itertools.pairwise(NAMES)]
-        print(
-            f"    adjacent gaps: {', '.join(f'{g:+.3f}' for g in gaps)}; "
-            f"pooled order {' > '.join(conf.order)}"
-        )
-
-
 def report_sprt(outcomes: list[tuple[str, list[float], str, int]]) -> None:
+    if not outcomes:
+        return
     print(
-        f"\n=== SPRT: H0 {SPRT.h0:+g} vs H1 {SPRT.h1:+g} pts/hand, alpha {SPRT.alpha}, beta {SPRT.beta}, "
-        "field of four rules bots ==="
+        f"\n=== SPRT: H0 {SPRT.h0:+g} vs H1 {SPRT.h1:+g} pts/hand, alpha {SPRT.alpha}, beta {SPRT.beta} ==="
     )
     for case in sorted({c for c, *_ in outcomes}):
         rows = [o for o in outcomes if o[0] == case]
@@ -336,60 +371,64 @@ def report_sprt(outcomes: list[tuple[str, list[float], str, int]]) -> None:
         sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
         h1 = sum(o[2] == SprtResult.H1 for o in rows)
         h0 = sum(o[2] == SprtResult.H0 for o in rows)
+        at_min = sum(o[3] == SPRT.min_deals for o in rows)
         deals = sum(o[3] for o in rows) / len(rows)
         print(
-            f"    {case}: {len(rows)} matches; true diff (all deals pooled) {mean:+.3f} ± "
-            f"{1.96 * sd / math.sqrt(len(diffs)):.3f}, per-deal sd {sd:.3f}; accepted H1 {h1}, H0 {h0}, "
-            f"undecided {len(rows) - h1 - h0}; mean deals {deals:.1f} ({deals * 10:.0f} games)"
+            f"    {case}: {len(rows)} matches; true diff {mean:+.3f} ± "
+            f"{1.96 * sd / math.sqrt(len(diffs)):.3f}, per-deal sd {sd:.3f}; H1 {h1}, H0 {h0}, undecided "
+            f"{len(rows) - h1 - h0}; mean deals {deals:.1f}; decided at the minimum ({SPRT.min_deals} deals) "
+            f"{at_min}/{len(rows)}"
         )
 
 
-def _reanalyse(item: tuple[EventResult, int]) -> EventResult:
+# ------------------------------------------------------------------ main
+
+
+def _analyse(item: tuple[PlayedEvent, int]) -> EventLooks:
     return analyse(*item)
 
 
-def analyse_saved(path: Path, step: int, workers: int, started: float) -> None:
-    """Rank and state the confidence again on stored games: a change to the statistics is judged on the same
-    events in minutes, without playing them again."""
-    saved = pickle.loads(path.read_bytes())
-    results: list[EventResult] = saved["results"]
-    for mode in ("plain", "duplicate"):  # saves made before the seed was kept: the seeds main() gives
-        for e, r in enumerate(x for x in results if x.mode == mode):
-            if getattr(r, "seed", -1) < 0:
-                r.seed = 1000 * (mode == "duplicate") + e
-            if not hasattr(r, "whole"):
-                r.whole = None
-    games = len(results[0].games)
-    print(f"ranking bench: analysing {len(results)} stored events of {games} games from {path}", flush=True)
+def report(played: list[PlayedEvent], outcomes: list, step: int, workers: int, started: float) -> None:
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(_reanalyse, [(r, step) for r in results], chunksize=4))
-    marks = budgets(games, step)
-    report_ladder(results)
-    for mode in ("plain", "duplicate"):
-        report_mode(mode, [r for r in results if r.mode == mode], marks, step)
-    report_sprt(saved["outcomes"])
+        results = list(pool.map(_analyse, [(e, step) for e in played], chunksize=2))
+    print(f"analysed {len(results)} events in {time.monotonic() - started:.0f} s", flush=True)
+    groups: dict[tuple[str, str], list[EventLooks]] = defaultdict(list)
+    for r in results:
+        groups[r.field, r.mode].append(r)
+    for fld in FIELDS:
+        for mode in ("plain", "duplicate"):
+            if groups.get((fld, mode)):
+                report_field(groups[fld, mode], step)
+    report_sprt(outcomes)
     print(f"\ntotal wall time {time.monotonic() - started:.0f} s")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--events", type=int, default=40, help="seeded events per mode (default 40)")
-    parser.add_argument("--games", type=int, default=300, help="games per event (default 300)")
-    parser.add_argument("--step", type=int, default=25, help="budget step in games (default 25)")
-    parser.add_argument("--matches", type=int, default=60, help="SPRT matches per case (default 60)")
-    parser.add_argument("--max-deals", type=int, default=200, help="SPRT budget in deals (default 200)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--save", type=Path, help="also pickle the raw results here (to study them later)")
     parser.add_argument(
-        "--load", type=Path, help="analyse the games and SPRT outcomes a --save stored instead of playing"
+        "--events", type=int, default=20, help="seeded events per field and mode (default 20)"
     )
+    parser.add_argument("--games", type=int, default=1000, help="games per event (default 1000: max_games)")
+    parser.add_argument("--step", type=int, default=25, help="games between looks (default 25: check_every)")
+    parser.add_argument("--matches", type=int, default=0, help="SPRT matches per case (default 0: none)")
+    parser.add_argument("--max-deals", type=int, default=200, help="SPRT budget in deals (default 200)")
+    parser.add_argument("--fields", default=",".join(FIELDS), help="comma-separated fields (default all)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--save", type=Path, help="also pickle the played games here")
+    parser.add_argument("--load", type=Path, help="analyse the games a --save stored instead of playing")
     args = parser.parse_args(argv)
     started = time.monotonic()
+    wanted = args.fields.split(",")
     if args.load:
-        analyse_saved(args.load, args.step, args.workers, started)
+        saved = pickle.loads(args.load.read_bytes())
+        saved = saved if isinstance(saved, dict) else {"played": saved}
+        played = [e for e in saved["played"] if e.field in wanted]
+        report(played, saved.get("outcomes", []), args.step, args.workers, started)
         return
     tasks = [
-        EventTask(mode, 1000 * (mode == "duplicate") + e, args.games, args.step)
+        EventTask(fld, mode, 10000 * i + 1000 * (mode == "duplicate") + e, args.games)
+        for i, fld in enumerate(FIELDS)
+        if fld in wanted
         for mode in ("plain", "duplicate")
         for e in range(args.events)
     ]
@@ -399,22 +438,18 @@ def main(argv: list[str] | None = None) -> None:
         for i in range(args.matches)
     ]
     print(
-        f"ranking bench: {args.events} events per mode x {args.games} games (call-ace 5p, 6-bot ladder), "
-        f"budgets every {args.step}; {args.matches} SPRT matches per case; {args.workers} workers",
+        f"ranking bench: {len(tasks)} events x {args.games} games, {len(matches)} SPRT matches, "
+        f"{args.workers} workers",
         flush=True,
     )
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         sprt_jobs = [pool.submit(run_match, m) for m in matches]
-        results = list(pool.map(run_event, tasks, chunksize=1))
+        played = list(pool.map(play_event, tasks, chunksize=1))
         outcomes = [job.result() for job in sprt_jobs]
+    print(f"played in {time.monotonic() - started:.0f} s", flush=True)
     if args.save:
-        args.save.write_bytes(pickle.dumps({"results": results, "outcomes": outcomes, "args": vars(args)}))
-    marks = budgets(args.games, args.step)
-    report_ladder(results)
-    for mode in ("plain", "duplicate"):
-        report_mode(mode, [r for r in results if r.mode == mode], marks, args.step)
-    report_sprt(outcomes)
-    print(f"\ntotal wall time {time.monotonic() - started:.0f} s")
+        args.save.write_bytes(pickle.dumps({"played": played, "outcomes": outcomes, "args": vars(args)}))
+    report(played, outcomes, args.step, args.workers, started)
 
 
 if __name__ == "__main__":

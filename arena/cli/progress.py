@@ -9,7 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from arena.conductor.observer import EventObserver
 from arena.results.record import GameRecord, ScheduledGame
-from arena.stats.leaderboard import Leaderboard
+from arena.stats.confidence import Confidence
 from arena.text import printable
 
 
@@ -65,9 +65,8 @@ class TerminalProgress(EventObserver):
         apart = f" (harness: {self.harness})" if self.harness else ""
         self.progress.update(self.games, advance=1, extra=f"faults: {self.faults}{apart}")
 
-    def extended(self, total: int, board: Leaderboard) -> None:
+    def extended(self, total: int, conf: Confidence) -> None:
         self.progress.update(self.games, total=total)
-        conf = board.confidence
         self.say(
             f"after {conf.games} games {len(conf.open_pairs())} of {len(conf.adjacent)} adjacent pairs are "
             f"open (whole order P = {conf.whole:.2f}): extending to {total} games"

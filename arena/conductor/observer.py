@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from arena.results.record import GameRecord, ScheduledGame
 
 if TYPE_CHECKING:
-    from arena.stats.leaderboard import Leaderboard
+    from arena.stats.confidence import Confidence
 
 
 class EventObserver:
@@ -32,5 +32,6 @@ class EventObserver:
     def game_finished(self, game: ScheduledGame, record: GameRecord) -> None:
         """A game is stored."""
 
-    def extended(self, total: int, board: Leaderboard) -> None:
-        """``--until-settled`` grew the event to ``total`` games because ``board`` is not settled yet."""
+    def extended(self, total: int, seen: Confidence) -> None:
+        """``--until-settled`` grew the event to ``total`` games because the order it ``seen`` (its pairs'
+        figures and verdicts, without intervals per entrant) is not settled yet."""

@@ -27,16 +27,17 @@ from arena.executor import Executor, make_executor
 from arena.results import outdir
 from arena.results.record import GameRecord, ScheduledGame
 from arena.results.store import Store
-from arena.stats.confidence import Confidence
-from arena.stats.leaderboard import Leaderboard, compute_leaderboard
+from arena.stats.confidence import Confidence, look
+from arena.stats.leaderboard import compute_leaderboard
 from arena.stats.rating import Standing
+from arena.stats.tally import Tally
 
 
 class Stopped(StrEnum):
     """Why an event stopped where it did."""
 
     SCHEDULE = ""  # its schedule was played out (no --until-settled)
-    SETTLED = "settled"  # --until-settled: every adjacent pair of the order is settled
+    SETTLED = "settled"  # --until-settled: every adjacent pair of the order is decided (above or tied)
     BUDGET = "budget"  # --until-settled: [ranking] max_games would be exceeded
 
 
@@ -74,10 +75,12 @@ async def run_event(
     """Run (or resume) the event; returns the final standings.
 
     With ``until_settled``, once the scheduled games are played the event grows by rounds (about
-    ``ranking.check_every`` games at a time) until every adjacent pair of the leaderboard is settled at
-    ``ranking.confidence`` or ``ranking.max_games`` would be exceeded. Each extension is stored as schedule
-    before it is played and depends only on the stored results, so an interrupted event resumes into the
-    same games and the same decisions.
+    ``ranking.check_every`` games at a time) until every adjacent pair of the leaderboard is decided (above
+    or tied, arena.stats.sequential: valid however many looks it takes) at ``ranking.confidence``, or
+    ``ranking.max_games`` would be exceeded. Each look adds only the games played since the last one to a
+    running tally, so its cost does not grow with the event. Each extension is stored as schedule before it
+    is played and depends only on the stored results, so an interrupted event resumes into the same games
+    and the same decisions.
 
     :param observer: told of the event's progress (``arena.conductor.observer``); None: nobody watches.
     :param start_over: discard an event already in the output directory and start afresh (the demo), once the
@@ -105,6 +108,8 @@ async def run_event(
             started: set[str] = set()
             played_now = 0
             stopped = Stopped.SCHEDULE
+            tally = Tally([e.name for e in store.entrants()])
+            seed = store.event_seed()
             try:
                 while True:
                     done = store.finished()
@@ -118,15 +123,15 @@ async def run_event(
                         played_now += len(todo)
                     if not until_settled:
                         break
-                    board = compute_leaderboard(store, ranking=config.ranking)
-                    rounds = _more_rounds(config, schedule, board)
+                    seen = _look(store, tally, config, seed)
+                    rounds = _more_rounds(config, schedule, seen)
                     if rounds <= 0:
-                        stopped = Stopped.SETTLED if board.confidence.settled else Stopped.BUDGET
+                        stopped = Stopped.SETTLED if seen.settled else Stopped.BUDGET
                         break
                     grown = replace(config, rounds=schedule[-1].round + rounds)
                     store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
                     schedule = store.schedule()
-                    watch.extended(len(schedule), board)
+                    watch.extended(len(schedule), seen)
                 _mark_never_seated(store, runtime, watch)
             finally:
                 await runtime.stop()
@@ -174,9 +179,18 @@ def _mark_never_seated(store: Store, runtime: Executor, watch: EventObserver) ->
             watch.notice(f"warning: {name} never came up: marked disqualified")
 
 
-def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], board: Leaderboard) -> int:
+def _look(store: Store, tally: Tally, config: TournamentConfig, seed: int) -> Confidence:
+    """The order and its verdicts now: the games stored since the last look are added to ``tally`` (all
+    of them at the first look of this run), then the figures are read from its sums."""
+    tally.add(store.rated_games(after=tally.last_seq)).close()
+    ranking = config.ranking
+    demoted = store.disqualified()
+    return look(tally, ranking.method, ranking.confidence, seed, ranking.tie_margin, demoted)
+
+
+def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], seen: Confidence) -> int:
     """Rounds to add before the next look at the order: 0 when it is settled or the budget is spent."""
-    if board.confidence.settled or not schedule:
+    if seen.settled or not schedule:
         return 0
     per_round = len(schedule) / schedule[-1].round
     step = max(1, math.ceil(config.ranking.check_every / per_round))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,7 +231,9 @@ COLUMNS = (
     "mean_rank",
     "mean_rank_lo",
     "mean_rank_hi",
+    "place",
     "p_above_next",
+    "verdict_next",
     "settled_above_next",
     "whole_order",
 )
@@ -272,7 +275,8 @@ def _csv_values(row: dict[str, object]) -> dict[str, object]:
 # What each column of the terminal table means (``arena leaderboard --help`` and docs/config.md show this).
 TABLE_HELP = """\b
 Columns of the table:
-  #        place, by points per hand (paired in duplicate; docs/ranking.md)
+  #        place, by points per hand (paired in duplicate; docs/ranking.md);
+           "=3": tied with its neighbour within [ranking] tie_margin
   entrant  the entrant's name in the config
   mu-3σ    conservative skill: TrueSkill mu minus 3 sigma
   mu       TrueSkill mean skill estimate (starts at 25)
@@ -314,7 +318,7 @@ def render_table(board: Leaderboard | list[Standing], title: str = "Leaderboard"
         notes = " ".join(n for n, on in (("DQ", s.disqualified), ("house", s.house)) if on)
         maker = "-" if s.maker_rate is None else f"{s.maker_hands} {s.maker_rate:.0%}"
         table.add_row(
-            str(s.rank),
+            str(s.extra.get("place", s.rank)),
             s.name,
             f"{s.conservative:.2f}",
             f"{s.mu:.2f}",
@@ -346,6 +350,10 @@ def _p_text(p: float) -> str:
     return f"= {p:.3f}"
 
 
+def _signed(value: float) -> str:
+    return "-" if value != value else f"{value:+.3f}"
+
+
 def _interval_text(value: float, interval: tuple[float, float]) -> str:
     return f"{_num(value)} [{_num(interval[0])}, {_num(interval[1])}]"
 
@@ -358,8 +366,11 @@ def render_confidence(conf: Confidence) -> str:
     )
     width = max([len(n) for n in conf.order] + [7])
     lines = [
-        f"Order by {what}; 95% intervals and P by bootstrap over {conf.units} {conf.unit}s",
-        f"({conf.replicates} resamples seeded by the event); a pair is settled at P >= {conf.level:g}.",
+        f"Order by {what} over {conf.units} {conf.unit}s; 95% intervals by bootstrap",
+        f"({conf.replicates} resamples seeded by the event). A pair's verdict holds at {conf.level:g}",
+        f"however often the order is looked at: its gap ± {conf.boundary:.2f} standard errors;",
+        f"tied: that interval within ± {conf.margin:g} points per hand. P: the chance the upper",
+        "one is truly better, judged against this field's spread of gaps.",
         f"  {'entrant':<{width}}  {'pts/hand [95%]':>18}  {'mean rank [95%]':>18}"
         + (f"  {conf.method + ' [95%]':>20}" if conf.method != "points" else ""),
     ]
@@ -370,12 +381,14 @@ def render_confidence(conf: Confidence) -> str:
             f"{_interval_text(f.mean_rank, f.rank_ci):>18}{score}"
         )
     for pair in conf.adjacent:
-        state = "settled" if pair.settled else "open"
+        lo, hi = pair.interval
+        gap = "gap -" if pair.gap != pair.gap else f"gap {pair.gap:+.3f} [{_signed(lo)}, {_signed(hi)}]"
+        state = pair.verdict.value
         if not pair.settled:
-            more = f"~{pair.more_games} more games" if pair.more_games is not None else "no gap visible"
-            state += f", {more}"
-        lines.append(f"  {pair.upper} above {pair.lower}: P {_p_text(pair.probability)}  {state}")
-    lines.append(f"Whole order right: P {_p_text(conf.whole)}" + ("  (settled)" if conf.settled else ""))
+            state += f", ~{pair.more_games} more games" if pair.more_games is not None else ""
+        lines.append(f"  {pair.upper} / {pair.lower}: {state}; P {_p_text(pair.probability)}; {gap}")
+    lines.append(f"Whole order right: P {_p_text(conf.whole)}")
+    lines.append(textwrap.fill(conf.summary(), 80, subsequent_indent="  "))
     if len(conf.order) > 1 and width + 3 + 7 * len(conf.order) <= 80:
         lines.append("P(row finishes above column):")
         lines.append(" " * (width + 2) + "".join(f"{n[:6]:>7}" for n in conf.order))

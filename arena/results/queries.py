@@ -207,7 +207,7 @@ class Queries:
     def ranking(self) -> RankingConfig:
         """The stored event's ``[ranking]`` settings (the defaults for events stored before them)."""
         raw = (self.meta("config") or {}).get("ranking") or {}
-        return RankingConfig.from_dict(raw) if isinstance(raw, dict) else RankingConfig()
+        return RankingConfig.from_stored(raw) if isinstance(raw, dict) else RankingConfig()
 
     def event_seed(self) -> int:
         """The stored event's seed (it seeds the leaderboard's bootstrap)."""
@@ -253,11 +253,13 @@ class Queries:
 
     # ------------------------------------------------------------------ the games, for the statistics
 
-    def rated_games(self) -> Iterator[RatedGame]:
-        """Every stored game in schedule order, read as it is consumed (an event may hold many)."""
+    def rated_games(self, after: int = -1) -> Iterator[RatedGame]:
+        """Every stored game in schedule order (only those after schedule place ``after``: what a running
+        tally has not seen yet), read as it is consumed (an event may hold many)."""
         rows = self.database.rows(
             "SELECT g.seq, g.game_id, g.seats, g.ranks, g.scores, g.forfeited, g.rated, g.excluded, s.block, "
-            "g.hands FROM games g JOIN schedule s ON s.game_id = g.game_id ORDER BY g.seq"
+            "g.hands FROM games g JOIN schedule s ON s.game_id = g.game_id WHERE g.seq > ? ORDER BY g.seq",
+            (after,),
         )
         for seq, game_id, seats, ranks, scores, forfeited, rated, excluded, block, hands in rows:
             where = f"{self.path}: game {game_id}"

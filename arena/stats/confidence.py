@@ -1,4 +1,5 @@
-"""The leaderboard's order and how sure it is: per-entrant scores, bootstrap intervals, P(A above B).
+"""The leaderboard's order and how sure it is: per-entrant scores and intervals, P(A above B), and a verdict
+on each adjacent pair (above, tied or open).
 
 Pure: stored games in, figures out. Why these statistics (the numbers are in docs/ranking.md):
 
@@ -7,127 +8,52 @@ Pure: stored games in, figures out. Why these statistics (the numbers are in doc
   the block), so the luck of the cards cancels and what is left is the play. TrueSkill stays on the board
   as a rating, but a ranked-only, game-by-game update wastes the margins that points keep, and in duplicate
   mode it cannot pair the plays of one deal at all. ``centred`` (score minus the table's mean) is offered
-  for comparison; it measured no better than plain points.
-* **The unit of resampling** is the game, or the duplicate block (its games share deals, so they are not
-  independent): games are played independently of each other, so resampling them with replacement
-  mimics running the event again. The bootstrap is seeded from the event seed: the same stored games
-  always print the same figures.
-* **P(A above B)** is read from the bootstrap as a normal probability, ``Φ(k·d/sd)``, with ``d`` the
-  observed gap between the two scores and ``sd`` its bootstrap standard deviation; ``k = SHARPEN``
-  corrects the bootstrap's known conservatism (an event's order is right more often than the spread of
-  its own resamples suggests; measured in bench/ranking.py). An adjacent pair is *settled* at level ``c``
-  when that probability is at least ``c`` (and the event has ``MIN_UNITS`` units). The order is exactly
-  right if and only if every adjacent pair is; the whole-order figure is the share of (equally sharpened)
-  replicates in which every adjacent gap holds, because neighbouring pairs share an entrant and their
-  errors are not independent (``whole_order_probability``).
+  for comparison.
+* **Each pair's gap and its standard error** come from running sums over the units (arena.stats.tally),
+  so a look costs the same at any length of event.
+* **The verdict** on an adjacent pair (above / tied / open, arena.stats.sequential) rests on a confidence
+  sequence of its gap: valid however many times the order is looked at, so ``--until-settled`` may stop at
+  the first look where every adjacent pair is decided and the verdicts still hold at ``level``.
+* **P(A above B)** is the posterior probability that A's true score is higher, an exact tie counting
+  half (as a coin would split it; so P(A above B) + P(B above A) = 1), under a prior on the gaps estimated
+  from the field itself, with mass on "exactly equal" (arena.stats.ebayes): a ladder's P sharpen, a field
+  of copies' stay near 0.5. It is the best estimate of the chance; the verdict is the guarantee.
+* **The whole-order figure** joins the adjacent pairs' P through the correlation of their gaps (neighbours
+  share an entrant, so their errors are not independent; ``whole_order_probability``).
+* **Intervals per entrant** (points per hand, mean rank) are from the bootstrap over the units (games, or
+  duplicate blocks, whose games share deals), seeded from the event seed: the same stored games always
+  print the same figures.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
-from arena.stats.rating import RatedGame
+from arena.stats.ebayes import fit_prior, posterior
+from arena.stats.sequential import Verdict, boundary, decide, mixture_units, more_games
+from arena.stats.tally import Tally, Units, collect, tally_of
+
+__all__ = ["Units", "collect"]  # collected units are made here for every caller of the confidence
 
 METHODS = ("points", "paired", "centred")
-SHARPEN = 1.75
-"""Probit scale applied to every bootstrap pair probability (``[ranking] sharpen``). At 1.75 the stated
-adjacent-pair probabilities match the observed frequencies within 0.05 in every bin, in both modes, on 160
-benchmark events per mode (2.0 missed one duplicate bin, 1.5 several; docs/ranking.md). On a field of truly
-equal entrants any sharpening overstates: use 1.0 there."""
-FULL_SHARPEN_GAMES = 50
-"""Below this many games the sharpening is reduced in proportion (``effective_sharpen``)."""
+TIE_MARGIN = 0.08
+"""``[ranking] tie_margin``: two entrants whose gap is shown to be within this many points per hand are
+*tied*. The smallest margin at which ``--until-settled`` calls a true tie tied within its default budget
+(1,000 games) in at least 80% of the benchmark's events, in both modes (docs/ranking.md); half of it needs
+about four times the games."""
 REPLICATES = 1000
-MIN_UNITS = 10
-"""No pair is settled on fewer units: a bootstrap of a handful of games has too few distinct resamples to
-show the spread (two duplicate blocks once 'settled' a five-bot order)."""
+WHOLE_DRAWS = 4000
+"""Normal draws for the whole-order figure."""
 BOOTSTRAP_DOMAIN = "euchre-arena/bootstrap/v1"
+WHOLE_DOMAIN = "euchre-arena/whole-order/v1"
 _NORMAL = NormalDist()
-
-
-@dataclass(frozen=True, slots=True)
-class Units:
-    """The event cut into independent units (games, or duplicate blocks), one row per unit, one column per
-    entrant: the sums each statistic needs, so a bootstrap replicate is one weighted sum of rows."""
-
-    names: tuple[str, ...]
-    duplicate: bool
-    points: np.ndarray
-    hands: np.ndarray
-    ranks: np.ndarray
-    games: np.ndarray
-    paired: np.ndarray  # score minus the mean of the same seat over the block's games (duplicate)
-    paired_hands: np.ndarray  # hands of the games that have a pair in their block
-    centred: np.ndarray  # score minus the mean score of its table
-    n_games: int = 0
-
-    @property
-    def count(self) -> int:
-        return int(self.points.shape[0])
-
-
-def collect(games: Iterable[RatedGame], names: Sequence[str]) -> Units:
-    """Sum the rated games, in schedule order, into units. A block with more than one game makes the event
-    duplicate (a block's games are consecutive in schedule order, so one block is held at a time and a long
-    event streams through).
-
-    Void games and the seats the autopilot played for a disqualified entrant count for nobody. A forfeit
-    counts as a game played for no points (what the autopilot scored after it is not the entrant's), so
-    forfeiting costs in points as it costs in rank.
-    """
-    index = {name: i for i, name in enumerate(names)}
-    keys = ("points", "hands", "ranks", "games", "paired", "paired_hands", "centred")
-    rows: dict[str, list[list[float]]] = {k: [] for k in keys}
-    n_games = 0
-    duplicate = False
-    group: list[RatedGame] = []
-
-    def flush() -> None:
-        nonlocal n_games, duplicate
-        if not group:
-            return
-        row = {k: [0.0] * len(names) for k in keys}
-        n_seats = len(group[0].seats)
-        effective = [
-            [0 if name in g.forfeited else score for name, score in zip(g.seats, g.scores, strict=True)]
-            for g in group
-        ]
-        seat_mean = [sum(scores[s] for scores in effective) / len(group) for s in range(n_seats)]
-        for game, scores in zip(group, effective, strict=True):
-            table_mean = sum(scores) / len(scores)
-            for seat, name in enumerate(game.seats):
-                if name in game.excluded or name not in index:
-                    continue
-                e = index[name]
-                row["points"][e] += scores[seat]
-                row["hands"][e] += game.hands
-                row["ranks"][e] += game.ranks[seat]
-                row["games"][e] += 1
-                row["centred"][e] += scores[seat] - table_mean
-                if len(group) > 1:
-                    row["paired"][e] += scores[seat] - seat_mean[seat]
-                    row["paired_hands"][e] += game.hands
-        for k in keys:
-            rows[k].append(row[k])
-        n_games += len(group)
-        duplicate = duplicate or len(group) > 1
-        group.clear()
-
-    for game in games:
-        if not game.rated:
-            continue
-        if group and (game.block or game.game_id) != (group[0].block or group[0].game_id):
-            flush()
-        group.append(game)
-    flush()
-    arrays = {k: np.array(v, dtype=float).reshape(len(v), len(names)) for k, v in rows.items()}
-    return Units(tuple(names), duplicate, n_games=n_games, **arrays)
 
 
 def resolve_method(method: str, duplicate: bool) -> str:
@@ -175,9 +101,8 @@ def ranking_order(values: dict[str, float], demoted: Iterable[str] = ()) -> list
     return sorted(values, key=key)
 
 
-def bootstrap_seed(event_seed: int) -> int:
-    """The bootstrap's seed: a digest of the event seed, so no two events share resamples by accident."""
-    digest = hashlib.blake2b(f"{BOOTSTRAP_DOMAIN}:{event_seed}".encode(), digest_size=8).digest()
+def _seed(domain: str, event_seed: int) -> int:
+    digest = hashlib.blake2b(f"{domain}:{event_seed}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
 
 
@@ -207,17 +132,31 @@ class EntrantFigures:
 
 @dataclass(frozen=True, slots=True)
 class AdjacentPair:
+    """Two neighbours of the printed order: the verdict on them, and the figures it rests on."""
+
     upper: str
     lower: str
-    probability: float  # P(upper finishes above lower)
-    settled: bool
-    more_games: int | None  # rough extra games to settle it; None when settled or when no gap is visible
+    probability: float  # P(upper finishes above lower), empirical Bayes (an exact tie counts half)
+    verdict: Verdict
+    gap: float  # upper minus lower, in the ranking's score (points per hand)
+    interval: tuple[float, float]  # the gap's confidence sequence at the event's level, at this look
+    p_tied: float  # P(|true gap| < margin), empirical Bayes
+    more_games: int | None  # rough extra games to decide it; None when decided or not foreseeable
+
+    @property
+    def settled(self) -> bool:
+        """Decided: ordered or tied."""
+        return self.verdict is not Verdict.OPEN
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "upper": self.upper,
             "lower": self.lower,
             "probability": _round(self.probability),
+            "verdict": self.verdict.value,
+            "gap": _round(self.gap),
+            "interval": [_round(v) for v in self.interval],
+            "p_tied": _round(self.p_tied),
             "settled": self.settled,
             "more_games": self.more_games,
         }
@@ -229,16 +168,19 @@ class Confidence:
 
     method: str
     level: float
+    margin: float
     unit: str  # "game" | "deal block"
     units: int
     games: int
-    replicates: int
+    replicates: int  # of the bootstrap intervals (0 at a look of --until-settled: no intervals)
     seed: int
     order: tuple[str, ...]
     entrants: tuple[EntrantFigures, ...]
     pairwise: tuple[tuple[float, ...], ...]  # pairwise[i][j] = P(order[i] above order[j])
     adjacent: tuple[AdjacentPair, ...]
     whole: float
+    boundary: float  # half-width of the pairs' intervals in standard errors, at this many units
+    prior_null: float  # the field's estimated share of exactly equal pairs
 
     @property
     def settled(self) -> bool:
@@ -247,15 +189,47 @@ class Confidence:
     def open_pairs(self) -> list[AdjacentPair]:
         return [p for p in self.adjacent if not p.settled]
 
+    def places(self) -> list[str]:
+        """Each entrant's place as printed: "1", "2", ... with a run of tied neighbours sharing the first
+        place of the run, marked "=" ("=3", "=3")."""
+        out: list[str] = []
+        first = 0
+        for i in range(len(self.order)):
+            if i and self.adjacent[i - 1].verdict is not Verdict.TIED:
+                first = i
+            out.append(str(first + 1))
+        return [f"={place}" if out.count(place) > 1 else place for place in out]
+
+    def summary(self) -> str:
+        """One line for the organiser: the places joined by what is known between neighbours, e.g.
+        "Settled at 0.95: 1 > 2 > 3 = 4 > 5" or "Not settled at 0.95 (1 of 4 pairs open): 1 > 2 ? 3 = 4 > 5"
+        ('>' settled above, '=' tied within the margin, '?' open)."""
+        symbol = {Verdict.ABOVE: ">", Verdict.TIED: "=", Verdict.OPEN: "?"}
+        chain = "1" + "".join(f" {symbol[p.verdict]} {i + 2}" for i, p in enumerate(self.adjacent))
+        still = len(self.open_pairs())
+        head = (
+            f"Settled at {self.level:g}"
+            if not still
+            else f"Not settled at {self.level:g} ({still} of {len(self.adjacent)} pairs open)"
+        )
+        key = ["> settled above"]
+        if any(p.verdict is Verdict.TIED for p in self.adjacent):
+            key.append(f"= tied within {self.margin:g} points per hand")
+        if still:
+            key.append("? open")
+        return f"{head}: {chain}  ({'; '.join(key)})"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "level": self.level,
+            "tie_margin": self.margin,
             "unit": self.unit,
             "units": self.units,
             "games": self.games,
             "replicates": self.replicates,
             "order": list(self.order),
+            "places": self.places(),
             "entrants": [e.to_dict() for e in self.entrants],
             "p_above": {
                 a: {b: _round(p) for b, p in zip(self.order, row, strict=True) if b != a}
@@ -263,7 +237,10 @@ class Confidence:
             },
             "adjacent": [p.to_dict() for p in self.adjacent],
             "whole_order": _round(self.whole),
+            "boundary": _round(self.boundary),
+            "prior_null": _round(self.prior_null),
             "settled": self.settled,
+            "summary": self.summary(),
         }
 
 
@@ -271,38 +248,89 @@ def _round(value: float) -> float | None:
     return None if value != value else round(value, 4)
 
 
-def effective_sharpen(sharpen: float, games: int) -> float:
-    """The sharpening an event of ``games`` games gets: ``sharpen`` from ``FULL_SHARPEN_GAMES`` games on,
-    scaled towards 1 (the plain bootstrap) below.
+def look(
+    tally: Tally,
+    method: str,
+    level: float,
+    event_seed: int,
+    margin: float = TIE_MARGIN,
+    demoted: Iterable[str] = (),
+) -> Confidence:
+    """The order, every pair's P and every adjacent pair's verdict, from the running sums alone (no
+    intervals per entrant: ``replicates`` 0). This is what ``--until-settled`` looks at; the leaderboard is
+    this plus the bootstrap intervals, so the two state the same figures."""
+    method = resolve_method(method, tally.duplicate)
+    totals = tally.totals[method]
+    s = totals.scores()
+    cov = totals.covariance()
+    names = tally.names
+    estimate = dict(zip(names, (float(v) for v in s), strict=True))
+    order = ranking_order(estimate, demoted)
+    col = [names.index(n) for n in order]
+    k = len(order)
+    n = tally.count
+    last = set(demoted)
+    gaps = np.array([[s[col[i]] - s[col[j]] for j in range(k)] for i in range(k)])
+    var = np.array([[cov[a, a] + cov[b, b] - 2 * cov[a, b] for b in col] for a in col])
+    ses = np.sqrt(np.maximum(var, 0.0))
+    free = [i for i in range(k) if order[i] not in last]
+    pairs = [(i, j) for i in free for j in free if i < j]
+    prior = fit_prior([gaps[i, j] for i, j in pairs], [ses[i, j] for i, j in pairs])
 
-    Why: the sharpening says the bootstrap's spread is wider than the truth's, which holds once the spread is
-    measured on enough games; on 25 games the spread itself is uncertain, and the full sharpening overstated
-    there (adjacent pairs stated 0.975 were right 0.92 of the time on the benchmark, while from 50 games on
-    every bin was within 0.05).
-    """
-    if sharpen <= 1:
-        return sharpen
-    return 1 + (sharpen - 1) * min(1.0, games / FULL_SHARPEN_GAMES)
+    def p_above(i: int, j: int) -> float:
+        if i == j:
+            return 0.5
+        if (order[i] in last) != (order[j] in last):  # a disqualified entrant is last by rule, not by luck
+            return 0.0 if order[i] in last else 1.0
+        return posterior(prior, float(gaps[i, j]), float(ses[i, j])).finishes_above
 
-
-def pair_probability(gap: float, sd: float, sharpen: float = SHARPEN) -> float:
-    """P(the entrant ahead by ``gap`` is really ahead), from the gap and its bootstrap standard deviation."""
-    if sd <= 0 or sd != sd:
-        return 1.0 if gap > 0 else 0.0 if gap < 0 else 0.5
-    return _NORMAL.cdf(sharpen * gap / sd)
-
-
-def more_games_needed(
-    gap: float, sd: float, level: float, games: int, sharpen: float = SHARPEN
-) -> int | None:
-    """Extra games for a pair to reach ``level``, if its gap stays and its sd shrinks as 1/sqrt(games)."""
-    z = sharpen * gap / sd if sd > 0 else math.inf
-    target = _NORMAL.inv_cdf(level)
-    if z >= target:
-        return None
-    if z < 0.1:  # no visible gap: any estimate would be a guess
-        return None
-    return max(1, math.ceil(games * ((target / z) ** 2 - 1)))
+    pairwise = tuple(tuple(p_above(i, j) for j in range(k)) for i in range(k))
+    rho = mixture_units(tally.n_games / n if n else 1.0)
+    adjacent = []
+    for i in range(k - 1):
+        gap, se = float(gaps[i, i + 1]), float(ses[i, i + 1])
+        fixed = (order[i] in last) != (order[i + 1] in last)
+        if fixed:
+            verdict = Verdict.ABOVE if n >= 1 else Verdict.OPEN
+            interval, p_tied = (gap, gap), 0.0
+        else:
+            verdict, lo, hi = decide(gap, se, n, level, margin, rho)
+            interval = (lo, hi)
+            p_tied = posterior(prior, gap, se, margin).within
+        more = None
+        if verdict is Verdict.OPEN:
+            more = more_games(gap, se, n, tally.n_games, level, margin, rho)
+        adjacent.append(
+            AdjacentPair(order[i], order[i + 1], pairwise[i][i + 1], verdict, gap, interval, p_tied, more)
+        )
+    whole = whole_order_probability(cov[np.ix_(col, col)], adjacent, last, event_seed)
+    ppp = tally.totals["points"].scores()
+    ranks = np.full(len(names), np.nan)
+    np.divide(tally.rank_sum, tally.game_sum, out=ranks, where=tally.game_sum > 0)
+    none = (math.nan, math.nan)
+    figures = tuple(
+        EntrantFigures(
+            name, int(tally.game_sum[c]), estimate[name], none, float(ppp[c]), none, float(ranks[c]), none
+        )
+        for name, c in zip(order, col, strict=True)
+    )
+    return Confidence(
+        method,
+        level,
+        margin,
+        "deal block" if tally.duplicate else "game",
+        n,
+        tally.n_games,
+        0,
+        event_seed,
+        tuple(order),
+        figures,
+        pairwise,
+        tuple(adjacent),
+        whole,
+        boundary(n, level, rho),
+        prior.null,
+    )
 
 
 def confidence(
@@ -311,20 +339,19 @@ def confidence(
     level: float,
     event_seed: int,
     replicates: int = REPLICATES,
-    sharpen: float = SHARPEN,
+    margin: float = TIE_MARGIN,
     demoted: Iterable[str] = (),
+    tally: Tally | None = None,
 ) -> Confidence:
-    """Bootstrap the units: intervals per entrant, P(above) per pair, settled adjacent pairs, whole order.
+    """``look`` with each entrant's bootstrap intervals (points per hand, mean rank, the ranking score).
 
     Replicates draw ``units.count`` units with replacement (as multinomial counts, in chunks, so memory
-    stays small for long events) from a PCG64 stream seeded by ``bootstrap_seed(event_seed)``. ``demoted``
-    entrants (disqualified) are printed last whatever they scored.
+    stays small for long events) from a PCG64 stream seeded by ``bootstrap_seed(event_seed)``. ``tally``:
+    the running sums of the same units, when the caller has them (else they are summed here).
     """
-    method = resolve_method(method, units.duplicate)
-    sharpen = effective_sharpen(sharpen, units.n_games)
-    estimate = scores(units, method)
-    order = ranking_order(estimate, demoted)
-    col = [units.names.index(n) for n in order]
+    seen = look(tally or tally_of(units), method, level, event_seed, margin, demoted)
+    method = seen.method
+    col = [units.names.index(n) for n in seen.order]
     rng = np.random.Generator(np.random.PCG64(bootstrap_seed(event_seed)))
     n = units.count
     rows: dict[str, list[np.ndarray]] = {"score": [], "points": [], "rank": []}
@@ -336,118 +363,68 @@ def confidence(
         rows["points"].append(_ratio(weights @ units.points, weights @ units.hands)[:, col])
         rows["rank"].append(_ratio(weights @ units.ranks, weights @ units.games)[:, col])
         done += size
-    boot = {k: np.vstack(v) if v else np.full((0, len(order)), np.nan) for k, v in rows.items()}
-    ones = np.ones(n)
-    points = _ratio(ones @ units.points, ones @ units.hands)[col]
-    mean_rank = _ratio(ones @ units.ranks, ones @ units.games)[col]
-    games = (ones @ units.games)[col]
+    boot = {k: np.vstack(v) if v else np.full((0, len(col)), np.nan) for k, v in rows.items()}
     figures = tuple(
         EntrantFigures(
-            name,
-            int(games[i]),
-            estimate[name],
+            f.name,
+            f.games,
+            f.score,
             _interval(boot["score"][:, i]),
-            float(points[i]),
+            f.points_per_hand,
             _interval(boot["points"][:, i]),
-            float(mean_rank[i]),
+            f.mean_rank,
             _interval(boot["rank"][:, i]),
         )
-        for i, name in enumerate(order)
+        for i, f in enumerate(seen.entrants)
     )
-    k = len(order)
-    gaps = [[estimate[order[i]] - estimate[order[j]] for j in range(k)] for i in range(k)]
-    # The bootstrap's spread is that of n draws from the n observed units, which is short by sqrt(n/(n-1))
-    # of the standard error (the same correction as a sample variance's n-1); restore it.
-    inflate = math.sqrt(n / (n - 1)) if n > 1 else math.inf
-    sds = [[_sd(boot["score"][:, i] - boot["score"][:, j]) * inflate for j in range(k)] for i in range(k)]
-    last = set(demoted)
+    return replace(seen, entrants=figures, replicates=done)
 
-    def p_above(i: int, j: int) -> float:
-        if i == j:
-            return 0.5
-        if (order[i] in last) != (order[j] in last):  # a disqualified entrant is last by rule, not by luck
-            return 0.0 if order[i] in last else 1.0
-        return _pair(gaps[i][j], sds[i][j], sharpen)
 
-    pairwise = tuple(tuple(p_above(i, j) for j in range(k)) for i in range(k))
-    played = units.n_games
-    adjacent = []
-    for i in range(k - 1):
-        p = pairwise[i][i + 1]
-        settled = p >= level and n >= MIN_UNITS
-        more = None if settled else _more(gaps[i][i + 1], sds[i][i + 1], level, played, sharpen)
-        adjacent.append(AdjacentPair(order[i], order[i + 1], p, settled, more))
-    whole = whole_order_probability(
-        boot["score"], [estimate[name] for name in order], adjacent, last, n, sharpen
-    )
-    return Confidence(
-        method,
-        level,
-        "deal block" if units.duplicate else "game",
-        n,
-        played,
-        done,
-        event_seed,
-        tuple(order),
-        figures,
-        pairwise,
-        tuple(adjacent),
-        whole,
-    )
+def bootstrap_seed(event_seed: int) -> int:
+    """The bootstrap's seed: a digest of the event seed, so no two events share resamples by accident."""
+    return _seed(BOOTSTRAP_DOMAIN, event_seed)
 
 
 def whole_order_probability(
-    boot: np.ndarray,
-    estimate: Sequence[float],
-    adjacent: Sequence[AdjacentPair],
-    demoted: Collection[str],
-    units: int,
-    sharpen: float,
+    cov: np.ndarray, adjacent: Sequence[AdjacentPair], demoted: Iterable[str], event_seed: int
 ) -> float:
-    """P(every adjacent pair of the printed order is right), from the bootstrap jointly, not pair by pair.
+    """P(every adjacent pair of the printed order is right), joining the pairs' P through the correlation
+    of their gaps, not multiplying them.
 
-    Why not the product of the adjacent pairs' P: their errors are not independent. Two neighbours share an
-    entrant, so when that entrant's score is lucky one gap widens as the other shrinks; on the benchmark the
-    product overstated low whole-order figures. Here each replicate's adjacent gaps are moved towards the
-    observed ones by the same sharpening (and the same n/(n-1) correction) as each pair's P, and the figure
-    is the share of replicates in which every gap stays positive. Pairs the bootstrap cannot speak about
-    (an entrant without games, a gap that never varies, a disqualified entrant's fixed place) enter as the
-    factor their own P gives. The result never exceeds the weakest pair's P: the whole cannot be surer than
-    a part.
+    Why not the product: two neighbours share an entrant, so when that entrant's score is lucky one gap
+    widens as the other shrinks; the errors are not independent. Here pair ``i`` is right in a draw ``u`` of
+    the adjacent gaps' correlation (a normal copula, ``WHOLE_DRAWS`` draws seeded from the event) when
+    ``u_i`` clears Φ⁻¹(P_i), so each pair keeps its own P and the joint follows the gaps' correlation.
+    Pairs without a measured spread (an entrant without games, a gap that never varies, a disqualified
+    entrant's fixed place) enter as the factor their own P gives. The result never exceeds the weakest
+    pair's P: the whole cannot be surer than a part.
     """
     if not adjacent:
         return 1.0
+    last = set(demoted)
+    k = len(adjacent) + 1
+    diff = np.zeros((k - 1, k))
+    for i in range(k - 1):
+        diff[i, i], diff[i, i + 1] = 1.0, -1.0
     factor = 1.0
     joint: list[int] = []
     for i, pair in enumerate(adjacent):
-        gap = estimate[i] - estimate[i + 1]
-        fixed = (pair.upper in demoted) != (pair.lower in demoted)
-        spread = boot[:, i] - boot[:, i + 1] if boot.shape[0] else np.empty(0)
-        if fixed or gap != gap or units < 2 or not (_sd(spread) > 0):
+        fixed = (pair.upper in last) != (pair.lower in last)
+        block = cov[i : i + 2, i : i + 2]
+        var = block[0, 0] + block[1, 1] - 2 * block[0, 1]
+        if fixed or not var > 0 or pair.gap != pair.gap:
             factor *= pair.probability
         else:
             joint.append(i)
     if joint:
-        cols = np.array(joint)
-        diffs = boot[:, cols] - boot[:, cols + 1]
-        diffs = diffs[~np.isnan(diffs).any(axis=1)]
-        gaps = np.array([estimate[i] - estimate[i + 1] for i in joint])
-        inflate = math.sqrt(units / (units - 1))
-        moved = gaps + (diffs - diffs.mean(axis=0)) * (inflate / sharpen)
-        factor *= float(np.mean(np.all(moved > 0, axis=1)))
+        sub = diff[joint] @ np.nan_to_num(cov) @ diff[joint].T
+        sd = np.sqrt(np.diag(sub))
+        corr = sub / np.outer(sd, sd)
+        rng = np.random.Generator(np.random.PCG64(_seed(WHOLE_DOMAIN, event_seed)))
+        draws = rng.multivariate_normal(np.zeros(len(joint)), corr, size=WHOLE_DRAWS, method="eigh")
+        cut = np.array([_NORMAL.inv_cdf(min(max(adjacent[i].probability, 1e-12), 1 - 1e-12)) for i in joint])
+        factor *= float(np.mean(np.all(draws < cut, axis=1)))
     return min(factor, min(pair.probability for pair in adjacent))
-
-
-def _pair(gap: float, sd: float, sharpen: float) -> float:
-    if gap != gap:  # an entrant without games
-        return 0.5
-    return pair_probability(gap, sd, sharpen)
-
-
-def _more(gap: float, sd: float, level: float, games: int, sharpen: float) -> int | None:
-    if gap != gap:
-        return None
-    return more_games_needed(gap, sd, level, games, sharpen)
 
 
 def _sd(values: np.ndarray) -> float:

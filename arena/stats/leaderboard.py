@@ -13,11 +13,19 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena import options
+from arena.errors import ConfigError
 from arena.options import OneOf, Range, option
-from arena.stats.confidence import SHARPEN, Confidence, collect, confidence
+from arena.stats.confidence import TIE_MARGIN, Confidence, confidence
 from arena.stats.rating import HistoryRow, RatedGame, Standing, apply_in_order
+from arena.stats.sequential import Verdict
+from arena.stats.tally import Tally
 
 RANKING_METHODS = ("auto", "points", "paired", "trueskill")
+RETIRED = {
+    "sharpen": "the pair probabilities are now fitted to the field (docs/ranking.md); remove the key",
+}
+"""Keys earlier arenas accepted: read back from a stored event they are ignored, in a config they are
+refused with the reason."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,21 +33,21 @@ class RankingConfig:
     """``[ranking]``: how the leaderboard orders entrants and when ``--until-settled`` stops.
 
     Each option is declared once on its field (``arena/options.py``); docs/config.md and docs/ranking.md
-    explain them. ``sharpen`` is the probit scale of the pair probabilities (arena.stats.confidence.SHARPEN).
+    explain them.
     """
 
     method: str = option("auto", OneOf(RANKING_METHODS, "plain"), "the score the order is by")
     confidence: float = option(
         0.95,
         Range(0.5, 1, "a probability", integer=False, open_lo=True, open_hi=True, to_float=True),
-        "the probability at which an adjacent pair of the order counts as settled",
+        "the level of each adjacent pair's verdict (above or tied), however often the order is looked at",
     )
     max_games: int = option(1000, Range(1, 10_000_000), "the budget of --until-settled, in games")
     check_every: int = option(25, Range(1, 1_000_000), "games between two looks while extending")
-    sharpen: float = option(
-        SHARPEN,
-        Range(1, 4, "a number", integer=False, note=" (1 = plain bootstrap)", to_float=True),
-        "how far the bootstrap's pair probabilities are sharpened",
+    tie_margin: float = option(
+        TIE_MARGIN,
+        Range(0, 10, "points per hand", integer=False, to_float=True),
+        "two entrants shown to be closer than this (points per hand) are tied",
     )
 
     def __post_init__(self) -> None:
@@ -52,10 +60,18 @@ class RankingConfig:
     def from_dict(cls, raw: Mapping[str, Any]) -> RankingConfig:
         """The ``[ranking]`` table, or the one stored with an event.
 
-        :raises ConfigError: an unknown key or a bad value.
+        :raises ConfigError: an unknown or retired key, or a bad value.
         """
+        for key, why in RETIRED.items():
+            if key in raw:
+                raise ConfigError(f"ranking.{key} is no longer an option: {why}")
         options.reject_unknown(raw, options.keys(cls), "ranking")
         return cls(**raw)
+
+    @classmethod
+    def from_stored(cls, raw: Mapping[str, Any]) -> RankingConfig:
+        """The ``[ranking]`` stored with an event, by this arena or an earlier one (retired keys dropped)."""
+        return cls.from_dict({k: v for k, v in raw.items() if k not in RETIRED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +142,8 @@ def compute_leaderboard(
     """The leaderboard of what ``store`` holds; ``record`` gets every rating step on the way.
 
     The stored games are read twice, each time streamed (TrueSkill, then the ranking units), rather than
-    held in memory whole.
+    held in memory whole. The pairs' figures and verdicts are those ``--until-settled`` saw at its last look
+    (arena.stats.confidence.look on the same running sums), plus each entrant's bootstrap intervals.
     """
     ranking = ranking or store.ranking()
     seed = store.event_seed()
@@ -157,9 +174,15 @@ def compute_leaderboard(
                 house=entrant.house,
             )
         )
-    units = collect(store.rated_games(), names)
+    tally = Tally(names, keep_rows=True).add(store.rated_games()).close()
     conf = confidence(
-        units, ranking.method, ranking.confidence, seed, sharpen=ranking.sharpen, demoted=disqualified
+        tally.units(),
+        ranking.method,
+        ranking.confidence,
+        seed,
+        margin=ranking.tie_margin,
+        demoted=disqualified,
+        tally=tally,
     )
     by_name = {s.name: s for s in standings}
     ordered = [by_name[name] for name in conf.order]
@@ -169,9 +192,14 @@ def compute_leaderboard(
     return Leaderboard(ordered, conf)
 
 
+def _round4(value: float) -> float | None:
+    return None if value != value else round(value, 4)
+
+
 def _confidence_fields(conf: Confidence, i: int) -> dict[str, object]:
-    """The figures of the ``i``-th entrant of the order: its bootstrap intervals, P(above) every other
-    entrant, the pair with the next one, and the whole order's figure (the same on every row)."""
+    """The figures of the ``i``-th entrant of the order: its bootstrap intervals, its place ("=3" when
+    tied), P(above) every other entrant, the pair with the next one (P, verdict, the gap's interval), and the
+    whole order's figure (the same on every row)."""
     figures = conf.entrants[i].to_dict()
     nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
     return {
@@ -184,7 +212,10 @@ def _confidence_fields(conf: Confidence, i: int) -> dict[str, object]:
             for other, p in zip(conf.order, conf.pairwise[i], strict=True)
             if other != conf.order[i]
         },
+        "place": conf.places()[i],
         "p_above_next": None if nxt is None else round(nxt.probability, 4),
-        "settled_above_next": None if nxt is None else nxt.settled,
+        "verdict_next": None if nxt is None else nxt.verdict.value,
+        "gap_next_ci": None if nxt is None else [_round4(v) for v in nxt.interval],
+        "settled_above_next": None if nxt is None else nxt.verdict is Verdict.ABOVE,
         "whole_order": round(conf.whole, 4),
     }

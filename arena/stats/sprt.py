@@ -9,7 +9,8 @@ ratio is then
     LLR = (h1 - h0) / s² · (Σx - n (h0 + h1) / 2)
 
 and it stops at the first deal where LLR ≥ ln((1 - β) / α) (accept H1: the candidate is better by about
-``h1``) or LLR ≤ ln(β / (1 - α)) (accept H0), which keeps the chance of accepting H1 when H0 holds near
+``h1``) or LLR ≤ ln(β / (1 - α)) (accept H0: it is not better by ``h1``; an edge between ``h0`` and ``h1``
+is not ruled out), which keeps the chance of accepting H1 when H0 holds near
 ``α`` and the reverse near ``β`` while using, on average, far fewer deals than a fixed-size test of the same
 power. The variance is re-estimated at every look, so the first ``min_deals`` deals only inform it.
 """
@@ -62,7 +63,7 @@ class SprtResult(StrEnum):
     """What the test says; the text is what ``SprtState.to_dict`` and ``--json`` carry."""
 
     H1 = "H1"  # the candidate is better by about h1
-    H0 = "H0"  # it is not better than h0
+    H0 = "H0"  # it is not better by h1 (an edge between h0 and h1 is not ruled out)
     UNDECIDED = ""  # neither bound crossed yet
 
 
@@ -82,11 +83,18 @@ class SprtState:
         verdict = {
             SprtResult.H1: "H1 accepted: the candidate is better "
             f"(by about {settings.h1:g} points per hand or more)",
-            SprtResult.H0: f"H0 accepted: the candidate is not better than {settings.h0:+g} points per hand",
+            SprtResult.H0: f"H0 accepted: the candidate is not better by h1 (= {settings.h1:+g} points per "
+            f"hand); an edge smaller than that, between h0 and h1, is not ruled out",
             SprtResult.UNDECIDED: "undecided",
         }[self.result]
         if self.result is SprtResult.UNDECIDED and self.deals < settings.min_deals:
             verdict += f" (the test looks from deal {settings.min_deals} on)"
+        elif self.result is not SprtResult.UNDECIDED and self.deals == settings.min_deals:
+            verdict += (
+                f" (decided at its first look, deal {settings.min_deals}: the minimum, on a variance "
+                f"estimated from {settings.min_deals} deals; at this noise the test is a fixed test of that "
+                "many deals)"
+            )
         half = 1.96 * self.sd / math.sqrt(self.deals) if self.deals > 1 else math.inf
         return (
             f"SPRT [{settings.h0:+g}, {settings.h1:+g}] pts/hand, alpha {settings.alpha:g}, beta "

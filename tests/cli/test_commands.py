@@ -69,7 +69,11 @@ def test_leaderboard_prints_and_exports_the_confidence(tmp_path: Path) -> None:
     assert again == rows  # seeded: the same event prints the same figures
     csv_text = runner.invoke(app, ["leaderboard", str(config.output), "--csv"]).output
     header, first = csv_text.splitlines()[:2]
-    assert header.endswith("p_above_next,settled_above_next,whole_order") and first.startswith("1,")
+    assert header.endswith("place,p_above_next,verdict_next,settled_above_next,whole_order")
+    assert first.startswith("1,")
+    assert rows[0]["verdict_next"] in ("above", "tied", "open") and rows[-1]["verdict_next"] is None
+    assert rows[0]["place"] in ("1", "=1")
+    assert "Settled at 0.95" in text.output or "Not settled at 0.95" in text.output
 
 
 def test_cli_run_until_settled_reports_the_open_pairs_at_the_budget(tmp_path: Path) -> None:

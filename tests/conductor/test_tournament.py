@@ -18,7 +18,10 @@ from arena.errors import ConfigError, FaultKind
 from arena.event.config import parse_config
 from arena.results.record import Fault
 from arena.results.store import Store
+from arena.stats.confidence import look
 from arena.stats.leaderboard import compute_leaderboard
+from arena.stats.sequential import Verdict
+from arena.stats.tally import Tally
 from tests.helpers import (
     FOUR_SAMPLE_BOTS,
     KEY,
@@ -195,7 +198,8 @@ def figures(directory: Path) -> tuple[Any, ...]:
 
 def test_until_settled_stops_when_every_adjacent_pair_is_settled(tmp_path: Path) -> None:
     """Five bots of distinct strength, duplicate: it stops at the first look where all four adjacent pairs
-    are settled, long before the budget, and every earlier look had an open pair."""
+    are ordered, before the budget, and every earlier look had an open pair; the leaderboard printed at the
+    end states the figures of that last look."""
     entrants = [
         {"name": f"eps{k}", "class": f"sample_bots.noisy:Noisy{k}"} for k in ("00", "20", "40", "60", "100")
     ]
@@ -203,23 +207,49 @@ def test_until_settled_stops_when_every_adjacent_pair_is_settled(tmp_path: Path)
     config = parse_config(call_ace_event(tmp_path, entrants, rounds=2, duplicate=True, ranking=ranking))
     looks: list[Any] = []
     summary = asyncio.run(
-        run_event(config, Watch(on_extend=lambda n, board: looks.append(board)), until_settled=True)
+        run_event(config, Watch(on_extend=lambda n, seen: looks.append(seen)), until_settled=True)
     )
     assert summary.stopped is Stopped.SETTLED and summary.confidence.settled
     assert summary.games_total < 400 and summary.games_total == 10 + 10 * len(looks)
-    assert looks and all(not board.confidence.settled for board in looks)
+    assert looks and all(not seen.settled for seen in looks)
+    with Store.open(config.output) as store:
+        tally = Tally([e.name for e in store.entrants()]).add(store.rated_games()).close()
+    last = look(tally, "auto", 0.8, config.seed)
+    assert summary.confidence.adjacent == last.adjacent and summary.confidence.pairwise == last.pairwise
+
+
+def test_until_settled_on_two_identical_bots_never_orders_them(tmp_path: Path) -> None:
+    """Two copies of one bot (the house bots fill the table): at no look is the pair ordered; with a margin
+    the games can show, it ends tied; with one too fine for 60 games it ends at the budget, still open."""
+    entrants = [{"name": n, "class": "sample_bots.noisy:Noisy20"} for n in ("same-a", "same-b")]
+    for margin, budget in ((0.6, 200), (0.05, 60)):
+        verdicts: list[Verdict] = []
+
+        def record(_total: int, seen: Any, verdicts: list[Verdict] = verdicts) -> None:
+            verdicts.extend(p.verdict for p in seen.adjacent if {p.upper, p.lower} == {"same-a", "same-b"})
+
+        ranking = {"max_games": budget, "check_every": 20, "tie_margin": margin}
+        config = parse_config(call_ace_event(tmp_path / str(margin), entrants, rounds=20, ranking=ranking))
+        summary = asyncio.run(run_event(config, Watch(on_extend=record), until_settled=True))
+        final = [p for p in summary.confidence.adjacent if {p.upper, p.lower} == {"same-a", "same-b"}]
+        verdicts += [p.verdict for p in final]
+        assert Verdict.ABOVE not in verdicts
+        if margin == 0.6:
+            assert final and final[0].verdict is Verdict.TIED and summary.games_total < budget
+            assert summary.confidence.places()[:2] == ["=1", "=1"]
+        else:
+            assert summary.stopped is Stopped.BUDGET and summary.games_total == budget
 
 
 def test_until_settled_stops_at_the_budget_and_names_the_open_pairs(tmp_path: Path) -> None:
     """One strong bot and four equal ones (the house bots fill the table): the equal ones never settle."""
     entrants = [{"name": "strong", "class": "sample_bots.noisy:Noisy00"}]
-    # sharpen 1: unsharpened probabilities, as docs/ranking.md advises for a field of near-equal bots
-    ranking = {"confidence": 0.9, "max_games": 40, "check_every": 10, "sharpen": 1.0}
+    ranking = {"confidence": 0.9, "max_games": 40, "check_every": 10}
     looks: list[int] = []
     summary = asyncio.run(
         run_event(
             parse_config(call_ace_event(tmp_path, entrants, rounds=5, ranking=ranking)),
-            Watch(on_extend=lambda n, board: looks.append(n)),
+            Watch(on_extend=lambda n, seen: looks.append(n)),
             until_settled=True,
         )
     )

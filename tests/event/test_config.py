@@ -149,7 +149,8 @@ def test_ranking_config_is_checked_key_by_key() -> None:
         ({"max_games": 0}, r"ranking.max_games=0"),
         ({"method": "elo"}, r"ranking.method='elo'"),
         ({"confidenc": 0.9}, r"unknown key ranking.confidenc"),
-        ({"sharpen": 0.5}, r"ranking.sharpen=0.5: expected a number 1..4"),
+        ({"tie_margin": "0.05"}, r"ranking.tie_margin='0.05': expected points per hand 0..10"),
+        ({"sharpen": 1.75}, r"ranking.sharpen is no longer an option: the pair probabilities are now fitted"),
     ):
         with pytest.raises(ConfigError, match=message):
             parse_config(base | {"ranking": bad})

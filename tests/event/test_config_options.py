@@ -86,7 +86,7 @@ CASES: dict[tuple[str, str], tuple[Any, str]] = {
     ("ranking", "confidence"): (0.5, "ranking.confidence=0.5: expected a probability in (0.5, 1)"),
     ("ranking", "max_games"): (0, "ranking.max_games=0: expected an integer 1..10000000"),
     ("ranking", "check_every"): (1_000_001, "ranking.check_every=1000001: expected an integer 1..1000000"),
-    ("ranking", "sharpen"): (0.5, "ranking.sharpen=0.5: expected a number 1..4 (1 = plain bootstrap)"),
+    ("ranking", "tie_margin"): (-0.1, "ranking.tie_margin=-0.1: expected points per hand 0..10"),
     ("executor", "kind"): ("x", "executor.kind='x': expected one of 'local', 'dask'"),
     ("executor", "workers"): (1025, "executor.workers=1025: expected an integer 1..1024"),
     ("executor", "scheduler"): ("", "executor.scheduler='': expected a non-empty string"),
@@ -161,7 +161,8 @@ def test_the_entrant_defaults_and_the_house_are_checked_by_the_same_declarations
         ),
         (
             {"ranking": {"bogus": 1}},
-            "unknown key ranking.bogus: allowed keys are method, confidence, max_games, check_every, sharpen",
+            "unknown key ranking.bogus: allowed keys are method, confidence, max_games, check_every, "
+            "tie_margin",
         ),
         (
             {"executor": {"bogus": 1}},
@@ -232,7 +233,7 @@ FULL = (
     '"command": "{python} -m sample_bots.random --address {address}", "memory_mb": 100, "cpu_s": 9, '
     '"startup_timeout_s": 5.0, "sandbox": "none", "workdir": "w", "env": {"A": "1", "B": "2", '
     '"Z": "1"}}, "ranking": {"method": "paired", "confidence": 0.9, "max_games": 10, "check_every": 3, '
-    '"sharpen": 2.0}, "sandbox": "none", "executor": {"kind": "dask", "workers": 2, "scheduler": null, '
+    '"tie_margin": 2.0}, "sandbox": "none", "executor": {"kind": "dask", "workers": 2, "scheduler": null, '
     '"scheduler_file": null, "pin_cpus": false}, "deal_key": "fixed"}'
 )
 DEFAULTS = (
@@ -248,7 +249,7 @@ DEFAULTS = (
     '"house": {"name": "house", "class": "sample_bots.random:RandomBot", "memory_mb": null, '
     '"cpu_s": null, "startup_timeout_s": 20.0, "sandbox": null, "workdir": null, "env": {}}, '
     '"ranking": {"method": "auto", "confidence": 0.95, "max_games": 1000, "check_every": 25, '
-    '"sharpen": 1.75}, "sandbox": "bubblewrap", "executor": {"kind": "local", "workers": null, '
+    '"tie_margin": 0.08}, "sandbox": "bubblewrap", "executor": {"kind": "local", "workers": null, '
     '"scheduler": null, "scheduler_file": null, "pin_cpus": true}, "deal_key": "random"}'
 )
 
@@ -272,7 +273,7 @@ def full_config() -> TournamentConfig:
             "ranking": {
                 "method": "paired",
                 "confidence": 0.9,
-                "sharpen": 2,
+                "tie_margin": 2,
                 "max_games": 10,
                 "check_every": 3,
             },
@@ -319,4 +320,4 @@ def test_values_are_held_as_their_enums_and_stored_as_their_text() -> None:
     stored = config.to_dict()
     assert type(stored["sandbox"]) is str and type(stored["faults"]["forfeit_result"]) is str
     assert type(stored["executor"]["kind"]) is str and type(stored["entrants"][0]["sandbox"]) is str
-    assert config.ranking.sharpen == 2.0 and type(config.ranking.sharpen) is float  # written as 2
+    assert config.ranking.tie_margin == 2.0 and type(config.ranking.tie_margin) is float  # written as 2

@@ -1,5 +1,5 @@
-"""The leaderboard's statistics (arena.stats.confidence) against hand-computed cases, and their behaviour on
-real events.
+"""The leaderboard's statistics (arena.stats.confidence, tally, sequential, ebayes) against hand-computed
+cases, and their behaviour on real events and on fields of identical entrants.
 """
 
 from __future__ import annotations
@@ -7,16 +7,21 @@ from __future__ import annotations
 import asyncio
 import math
 from pathlib import Path
+from random import Random
 from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import pytest
 
 from arena.conductor.tournament import run_event
 from arena.event.config import parse_config
 from arena.results.store import Store
-from arena.stats.confidence import collect, confidence, effective_sharpen, pair_probability, scores
+from arena.stats.confidence import collect, confidence, look, scores
+from arena.stats.ebayes import Prior, fit_prior, posterior
 from arena.stats.rating import RatedGame
+from arena.stats.sequential import Verdict, boundary, decide
+from arena.stats.tally import Tally
 from tests.helpers import LADDER, call_ace_event
 
 
@@ -41,52 +46,127 @@ def test_bootstrap_interval_of_two_games_is_their_extremes() -> None:
     assert b.points_ci == (0.5, 0.5)  # b scored the same in both: every resample agrees
 
 
-def test_p_above_on_a_constructed_event_matches_the_normal_formula() -> None:
-    """Per game, a - b points differ by d_i (10 hands each): the (n-1)-corrected bootstrap sd of the mean
-    difference is the standard error of d/10, so P(a above b) = Φ(mean / (s / sqrt(n)))."""
+def test_p_above_of_a_lone_pair_is_the_normal_formula_on_the_exact_standard_error() -> None:
+    """Per game, a - b points differ by d_i (10 hands each). The delta-method standard error of the gap is
+    the standard error of the mean of d/10 (no resampling noise), and with one pair there is no field to
+    learn a prior from, so P(a above b) = Φ(mean / se) exactly; the verdict's interval is mean ± b(n)·se."""
     diffs = [3, -1, 4, 1, -5, 9, 2, -6, 5, 3, 5, -8, 9, 7, -9, 3, 2, 3, -8, 4]
     games = [game(i, ("a", "b"), (10 + d, 10)) for i, d in enumerate(diffs)]
     n = len(diffs)
     mean = sum(diffs) / n / 10
-    sd = math.sqrt(sum((d / 10 - mean) ** 2 for d in diffs) / (n - 1)) / math.sqrt(n)
-    expected = NormalDist().cdf(mean / sd)
-    conf = confidence(collect(games, ["a", "b"]), "points", 0.95, 3, replicates=4000, sharpen=1.0)
-    assert conf.order == ("a", "b")
-    assert conf.pairwise[0][1] == pytest.approx(expected, abs=0.02)
-    assert conf.pairwise[1][0] == pytest.approx(1 - conf.pairwise[0][1], abs=1e-9)
-    assert conf.adjacent[0].probability == conf.pairwise[0][1]
-    # the whole order of two is their one pair: read from the replicates, it is that pair's P up to noise
-    assert conf.whole == pytest.approx(conf.pairwise[0][1], abs=0.02) and conf.whole <= conf.pairwise[0][1]
-    assert not conf.adjacent[0].settled  # about 0.83: open, with a finite estimate of the games it needs
-    assert conf.adjacent[0].more_games is not None and conf.adjacent[0].more_games > n
+    se = math.sqrt(sum((d / 10 - mean) ** 2 for d in diffs) / (n - 1)) / math.sqrt(n)
+    conf = confidence(collect(games, ["a", "b"]), "points", 0.95, 3)
+    pair = conf.adjacent[0]
+    assert conf.order == ("a", "b") and pair.gap == pytest.approx(mean)
+    assert pair.probability == pytest.approx(NormalDist().cdf(mean / se), abs=1e-9)
+    assert conf.pairwise[1][0] == pytest.approx(1 - pair.probability, abs=1e-9)
+    rho = 40.0  # MIXTURE_GAMES, one game per unit
+    b = math.sqrt((n + rho) / n * math.log((n + rho) / (rho * 0.05**2)))
+    assert conf.boundary == pytest.approx(b)
+    assert pair.interval == pytest.approx((mean - b * se, mean + b * se))
+    assert pair.verdict is Verdict.OPEN and not pair.settled  # about 0.83: open, with a finite estimate
+    assert pair.more_games is not None and pair.more_games > n
+    assert conf.whole == pair.probability  # the whole order of two is its one pair
 
 
-def test_whole_order_is_joint_over_the_replicates_not_the_product_of_the_pairs() -> None:
-    """a and c score the same every game; b's score swings. When b is lucky the gap a-b shrinks exactly as
-    b-c widens, so the two pairs are rarely both in doubt in one replicate: being right about both is less
-    likely than the product of the two pairs' P says only if their errors are anti-correlated, and here they
-    are perfectly so (one can fail or the other, never both), so P(whole) = P1 + P2 - 1, below the product."""
-    swings = [4, -3, 5, -2, 6, -4, 3, -5, 2, 1, -1, 4, -6, 5, 0, 3, -2, 2, -3, -9]  # mean 0: b is midway
-    games = [game(i, ("a", "b", "c"), (20, 10 + 10 * d, 0)) for i, d in enumerate(swings)]
-    conf = confidence(collect(games, ["a", "b", "c"]), "points", 0.95, 5, replicates=4000, sharpen=1.0)
-    assert conf.order == ("a", "b", "c")
-    p1, p2 = (pair.probability for pair in conf.adjacent)
-    assert 0.7 < p1 < 0.999 and 0.7 < p2 < 0.999  # both pairs in doubt, so the two figures differ
-    assert conf.whole == pytest.approx(p1 + p2 - 1, abs=0.03)
-    assert conf.whole < p1 * p2 - 0.01
+def test_the_delta_method_spread_agrees_with_the_bootstrap() -> None:
+    """The bootstrap interval of a's points per hand is about ±1.96 of the delta-method standard error."""
+    rng = Random(4)
+    games = [game(i, ("a", "b", "c"), tuple(rng.randint(0, 12) for _ in range(3))) for i in range(200)]
+    units = collect(games, ["a", "b", "c"])
+    conf = confidence(units, "points", 0.95, 1, replicates=2000)
+    cov = Tally(["a", "b", "c"]).add(games).close().totals["points"].covariance()
+    a = next(e for e in conf.entrants if e.name == "a")
+    assert (a.points_ci[1] - a.points_ci[0]) / 2 == pytest.approx(1.96 * math.sqrt(cov[0, 0]), rel=0.08)
 
 
-def test_the_sharpening_ramps_up_over_the_first_fifty_games() -> None:
-    assert effective_sharpen(1.75, 0) == 1.0
-    assert effective_sharpen(1.75, 25) == pytest.approx(1.375)
-    assert effective_sharpen(1.75, 50) == effective_sharpen(1.75, 5000) == 1.75
-    assert effective_sharpen(1.0, 10) == 1.0  # the plain bootstrap stays plain
+def test_a_tally_fed_game_by_game_gives_the_figures_of_one_fed_at_once() -> None:
+    """--until-settled adds the games of each look to a running tally; its figures are the leaderboard's."""
+    rng = Random(9)
+    games = [game(i, ("a", "b", "c"), tuple(rng.randint(0, 12) for _ in range(3))) for i in range(60)]
+    running = Tally(["a", "b", "c"])
+    for start in range(0, 60, 15):
+        running.add(games[start : start + 15]).close()
+    once = Tally(["a", "b", "c"], keep_rows=True).add(games).close()
+    assert look(running, "points", 0.9, 2) == look(once, "points", 0.9, 2)
+    full = confidence(once.units(), "points", 0.9, 2, tally=once)
+    assert full.adjacent == look(running, "points", 0.9, 2).adjacent
 
 
-def test_pair_probability_is_the_normal_cdf_of_the_sharpened_gap_over_its_sd() -> None:
-    assert pair_probability(1.0, 1.0, sharpen=1.0) == pytest.approx(0.841345, abs=1e-6)
-    assert pair_probability(1.0, 1.0, sharpen=1.5) == pytest.approx(NormalDist().cdf(1.5))
-    assert pair_probability(0.3, 0.0) == 1.0 and pair_probability(0.0, 0.0) == 0.5
+def test_the_verdicts_by_hand() -> None:
+    """Above: the interval clears zero; tied: it lies inside ± the margin; open otherwise; and nothing is
+    decided on fewer than MIN_UNITS units."""
+    b = math.sqrt((100 + 40) / 100 * math.log((100 + 40) / (40 * 0.05**2)))  # 100 games, level 0.95
+    assert decide(0.031, 0.01, 100, 0.95, 0.05, 40.0)[0] is (
+        Verdict.ABOVE if b * 0.01 < 0.031 else Verdict.OPEN
+    )
+    assert decide(0.5, 0.1, 100, 0.95, 0.05, 40.0) == (Verdict.ABOVE, 0.5 - b * 0.1, 0.5 + b * 0.1)
+    assert decide(0.01, 0.01, 100, 0.95, 0.05, 40.0)[0] is Verdict.TIED  # 0.01 + 3.1 * 0.01 < 0.05
+    assert decide(0.01, 0.02, 100, 0.95, 0.05, 40.0)[0] is Verdict.OPEN
+    assert decide(0.01, 0.01, 100, 0.95, 0.0, 40.0)[0] is Verdict.OPEN  # no margin: never tied
+    assert decide(0.5, 0.01, 9, 0.95, 0.05, 40.0)[0] is Verdict.OPEN
+    assert boundary(40, 0.95, 40.0) == pytest.approx(math.sqrt(2 * math.log(2 / 0.0025)))
+
+
+def test_the_boundary_holds_under_continuous_monitoring_of_a_null_walk() -> None:
+    """The confidence sequence's promise: a walk of mean 0 crosses ± b(n)·sqrt(n) at some n <= 2000 in at
+    most alpha of walks (normal steps, unit variance; 2000 seeded walks; a fixed 1.96 crosses in most)."""
+    rng = np.random.default_rng(5)
+    steps = rng.standard_normal((2000, 2000))
+    walks = np.cumsum(steps, axis=1)
+    n = np.arange(1, 2001)
+    edge = np.array([boundary(int(k), 0.95, 40.0) for k in n]) * np.sqrt(n)
+    crossed = np.mean(np.any(np.abs(walks[:, 9:]) >= edge[9:], axis=1))
+    fixed = np.mean(np.any(np.abs(walks[:, 9:]) >= 1.96 * np.sqrt(n[9:]), axis=1))
+    assert crossed <= 0.05 and fixed > 0.3
+
+
+def test_the_prior_learns_a_field_of_copies_and_a_ladder() -> None:
+    """Gaps all within noise: the weight goes to "exactly equal" and every P stays near 1/2; gaps many
+    standard errors wide: it goes to the wide components and a modest gap is believed."""
+    rng = Random(2)
+    same = fit_prior([rng.gauss(0, 0.02) for _ in range(15)], [0.02] * 15)
+    narrow = sum(w for scale, w in zip(same.scales, same.weights, strict=True) if scale <= 0.01)
+    assert narrow > 0.9  # all but nothing on gaps below half a standard error
+    assert posterior(same, 0.04, 0.02).finishes_above < 0.75  # z = 2 among copies: still a coin, nearly
+    ladder = fit_prior([0.1 * k + rng.gauss(0, 0.02) for k in (1, 2, 3, 4, 5) * 3], [0.02] * 15)
+    assert ladder.null < 0.1
+    assert posterior(ladder, 0.04, 0.02).finishes_above > 0.85
+    assert posterior(ladder, 0.2, 0.02).finishes_above > NormalDist().cdf(10) - 1e-9
+
+
+def test_the_posterior_by_hand() -> None:
+    """A prior of half "equal", half N(0, 1): for gap 1 ± 1 the evidence for each is N(1; 0, 1) against
+    N(1; 0, 2); within the normal part the gap is N(1/2, 1/2)."""
+    prior = Prior((0.0, 1.0), (0.5, 0.5))
+    null, wide = NormalDist(0, 1).pdf(1), NormalDist(0, math.sqrt(2)).pdf(1)
+    equal = null / (null + wide)
+    post = posterior(prior, 1.0, 1.0, margin=0.5)
+    assert post.equal == pytest.approx(equal)
+    assert post.above == pytest.approx((1 - equal) * (1 - NormalDist(0.5, math.sqrt(0.5)).cdf(0)))
+    inside = NormalDist(0.5, math.sqrt(0.5)).cdf(0.5) - NormalDist(0.5, math.sqrt(0.5)).cdf(-0.5)
+    assert post.within == pytest.approx(equal + (1 - equal) * inside)
+    assert post.finishes_above == pytest.approx(post.above + equal / 2)
+
+
+def test_places_and_the_summary_show_ties() -> None:
+    """Two neighbours shown to be within the margin share their place, marked "=", and the line for the
+    organiser says which pairs are settled, tied or open."""
+    rng = Random(3)
+    games = [
+        game(
+            i,
+            ("a", "b", "c", "d"),
+            (30 + rng.randint(-2, 2), 10, 10 + rng.choice((-1, 1)), rng.randint(-10, 30)),
+        )
+        for i in range(200)
+    ]
+    conf = confidence(collect(games, list("abcd")), "points", 0.95, 1, margin=0.2)
+    assert conf.order[0] == "a" and set(conf.order[1:3]) == {"b", "c"}
+    assert [p.verdict for p in conf.adjacent[:2]] == [Verdict.ABOVE, Verdict.TIED]
+    assert conf.places()[:3] == ["1", "=2", "=2"]
+    assert conf.summary().startswith("Not settled at 0.95 (1 of 3 pairs open): 1 > 2 = 3 ? 4")
+    assert "= tied within 0.2 points per hand" in conf.summary()
 
 
 def test_paired_score_cancels_the_luck_of_the_seat_and_deal() -> None:
@@ -118,7 +198,9 @@ def test_same_event_same_figures_and_the_seed_is_the_events() -> None:
     games = [game(i, ("a", "b", "c"), (i % 4, (i * 7) % 5, 3)) for i in range(30)]
     units = collect(games, ["a", "b", "c"])
     assert confidence(units, "points", 0.95, 5) == confidence(units, "points", 0.95, 5)
-    assert confidence(units, "points", 0.95, 5).pairwise != confidence(units, "points", 0.95, 6).pairwise
+    five, six = confidence(units, "points", 0.95, 5), confidence(units, "points", 0.95, 6)
+    assert five.pairwise == six.pairwise  # the pairs' figures are exact: no resampling
+    assert five.entrants != six.entrants  # the bootstrap's seed
 
 
 # ------------------------------------------------------------------------------ on real games
@@ -135,12 +217,14 @@ def test_confidence_rises_with_games_on_a_ladder_with_a_real_gap(tmp_path: Path)
     with Store.open(config.output) as store:
         games = list(store.rated_games())
     names = [e["name"] for e in entrants]
-    p = []
+    p, verdicts = [], []
     for n in (5, 20, 60):
         conf = confidence(collect(games[:n], names), "points", 0.95, 11)
         p.append(conf.pairwise[conf.order.index("eps00")][conf.order.index("eps100")])
-    assert p[0] < p[1] < p[2] or p[1] == p[2] == 1.0
-    assert p[2] >= 0.99
+        verdicts.append([pair.verdict for pair in conf.adjacent])
+    assert p[0] <= p[1] + 1e-9 and p[1] <= p[2] + 1e-9 and p[2] >= 0.99
+    assert verdicts[0] == [Verdict.OPEN] * 4  # 5 games: fewer than MIN_UNITS
+    assert Verdict.ABOVE in verdicts[2]
 
 
 def test_identical_bots_in_duplicate_stay_at_one_half_and_never_settle(tmp_path: Path) -> None:
@@ -151,6 +235,10 @@ def test_identical_bots_in_duplicate_stay_at_one_half_and_never_settle(tmp_path:
     summary = asyncio.run(run_event(config))
     conf = summary.confidence
     assert conf.method == "paired" and conf.unit == "deal block" and conf.units == 3
-    assert all(p == 0.5 for i, row in enumerate(conf.pairwise) for j, p in enumerate(row) if i != j)
-    assert not any(pair.settled for pair in conf.adjacent)
+    assert all(
+        p == pytest.approx(0.5) for i, row in enumerate(conf.pairwise) for j, p in enumerate(row) if i != j
+    )
+    assert conf.prior_null > 0.3  # the rest on widths far below any gap seen
+    assert all(p.p_tied == pytest.approx(1.0, abs=1e-4) for p in conf.adjacent)
+    assert not any(pair.settled for pair in conf.adjacent)  # 3 blocks: fewer than MIN_UNITS
     assert conf.whole == pytest.approx(0.5**4)

@@ -67,3 +67,15 @@ def test_a_state_renders_every_verdict() -> None:
     for result in SprtResult:
         state = SprtState(12, 0.0, 1.0, 0.0, settings.lower, settings.upper, result)
         assert state.render(settings)  # every verdict has its wording
+
+
+def test_h0_says_not_better_by_h1_and_a_stop_at_the_minimum_says_so() -> None:
+    """ "H0 accepted" means the candidate is not better by h1, not that it is no better than h0 (a +0.04
+    candidate often ends there under h1 = 0.1); and a decision at the first look is named as such."""
+    settings = SprtSettings(0.0, 0.1, min_deals=3)
+    worse = run_sprt([-0.5, -0.6, -0.4, -0.5, -0.55], settings)
+    text = worse.render(settings)
+    assert "not better by h1 (= +0.1 points per hand)" in text and "not better than" not in text
+    assert worse.deals == 3 and "decided at its first look, deal 3: the minimum" in text
+    later = SprtState(7, -0.5, 0.1, -5.0, settings.lower, settings.upper, SprtResult.H0)
+    assert "first look" not in later.render(settings)

@@ -14,15 +14,24 @@ from arena.stats.rating import RatedGame, apply_in_order
 
 
 def test_a_stored_ranking_comes_back_as_it_was_stored() -> None:
-    stored = '{"method": "paired", "confidence": 0.9, "max_games": 10, "check_every": 3, "sharpen": 2.0}'
-    ranking = RankingConfig.from_dict(json.loads(stored))
+    stored = '{"method": "paired", "confidence": 0.9, "max_games": 10, "check_every": 3, "tie_margin": 0.1}'
+    ranking = RankingConfig.from_stored(json.loads(stored))
     assert json.dumps(ranking.to_dict()) == stored
-    assert RankingConfig.from_dict({}) == RankingConfig()  # events stored before [ranking] existed
+    assert RankingConfig.from_stored({}) == RankingConfig()  # events stored before [ranking] existed
+
+
+def test_a_ranking_stored_by_an_earlier_arena_drops_its_retired_sharpening() -> None:
+    """Events stored before the sharpening was retired still open; a config file that sets it is told why."""
+    old = {"method": "paired", "confidence": 0.9, "max_games": 10, "check_every": 3, "sharpen": 2.0}
+    ranking = RankingConfig.from_stored(old)
+    assert ranking.confidence == 0.9 and "sharpen" not in ranking.to_dict()
+    with pytest.raises(ConfigError, match=r"^ranking.sharpen is no longer an option"):
+        RankingConfig.from_dict(old)
 
 
 def test_numbers_written_as_integers_are_held_as_floats() -> None:
-    ranking = RankingConfig.from_dict({"sharpen": 2})
-    assert type(ranking.sharpen) is float and json.dumps(ranking.to_dict()).endswith('"sharpen": 2.0}')
+    ranking = RankingConfig.from_dict({"tie_margin": 1})
+    assert type(ranking.tie_margin) is float and json.dumps(ranking.to_dict()).endswith('"tie_margin": 1.0}')
 
 
 @pytest.mark.parametrize(
@@ -30,7 +39,7 @@ def test_numbers_written_as_integers_are_held_as_floats() -> None:
     [
         ({"method": 3}, "ranking.method=3: expected one of auto, points, paired, trueskill"),
         ({"confidence": True}, "ranking.confidence=True: expected a probability in (0.5, 1)"),
-        ({"sharpen": 4.5}, "ranking.sharpen=4.5: expected a number 1..4 (1 = plain bootstrap)"),
+        ({"tie_margin": 11}, "ranking.tie_margin=11: expected points per hand 0..10"),
         ({"max_games": 2.0}, "ranking.max_games=2.0: expected an integer 1..10000000"),
     ],
 )
