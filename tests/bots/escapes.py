@@ -59,18 +59,13 @@ class LoudServicer(PlayerServicer):
     async def PlayGame(
         self, request_iterator: AsyncIterator[pb.ArenaMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.BotMessage]:
-        asked = 0
-        async for message in request_iterator:
-            if message.WhichOneof("body") != "decision_request":
-                continue
-            request = message.decision_request
-            asked += 1
-            if asked == 2:
+        replies = 0
+        async for reply in super().PlayGame(request_iterator, context):
+            replies += 1
+            if replies == 2:
                 print(f"aborting{PAYLOAD}", flush=True)
                 await context.abort(grpc.StatusCode.INTERNAL, f"my words{PAYLOAD}")
-            yield pb.BotMessage(
-                decision=pb.Decision(decision_id=request.decision_id, action=request.legal_actions[0])
-            )
+            yield reply
 
 
 async def serve(address: str) -> None:

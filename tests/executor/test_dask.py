@@ -24,7 +24,17 @@ from arena.executor.dask_worker import pin_process
 from arena.players.process import free_port
 from arena.players.shim import group_members
 from arena.results.store import Store
-from tests.helpers import FOUR_SAMPLE_BOTS, ROOT, arena_cli, board, event, rows, stored_hands, write_toml
+from tests.helpers import (
+    FOUR_SAMPLE_BOTS,
+    ROOT,
+    arena_cli,
+    board,
+    children_of,
+    event,
+    rows,
+    stored_hands,
+    write_toml,
+)
 
 KEY = "ab" * 32
 # What these test is the executor; a worker's sandbox is the local one (tests/sandbox tests it).
@@ -162,19 +172,6 @@ def test_an_event_interrupted_locally_and_finished_on_dask_equals_an_uninterrupt
     assert board(tmp_path / "broken") == board(tmp_path / "whole")
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(stat[1]) == pid and stat[0] not in ("Z", "X"):
-                out.append(int(entry))
-    return out
-
-
 def _group_alive(pgid: int) -> bool:
     return bool(group_members(pgid))
 
@@ -307,7 +304,7 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
         assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr[-3000:]
         arena = _arena_midway(config, scheduler_file, tmp_path / "out")
         victim = workers[1]
-        shims = _children(victim.pid)  # the launchers of that worker's bots, each its bot's process group
+        shims = children_of(victim.pid)  # the launchers of that worker's bots, each its bot's process group
         assert shims, "the worker launched no bots"
         victim.send_signal(signal.SIGKILL)
         victim.wait(10)

@@ -20,26 +20,18 @@ import pytest
 pytest.importorskip("distributed", reason="the dask executor needs distributed (pip install -e '.[test]')")
 
 from arena.executor.dask import open_scheduler_warning
-from tests.helpers import BOTS, FOUR_SAMPLE_BOTS, ROOT, event, rows, write_toml
+from tests.helpers import BOTS, FOUR_SAMPLE_BOTS, ROOT, children_of, event, rows, write_toml
 
 NOBODY = 65534
 
 
 def _tree(pid: int) -> set[int]:
     """``pid`` and every process under it."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat[1])
-    found, grew = {pid}, True
-    while grew:
-        more = {child for child, parent in parents.items() if parent in found} - found
-        grew = bool(more)
+    found, todo = {pid}, [pid]
+    while todo:
+        more = set(children_of(todo.pop())) - found
         found |= more
+        todo += more
     return found
 
 
