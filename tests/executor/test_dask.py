@@ -347,7 +347,17 @@ def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_lo
     procs: list[subprocess.Popen[bytes]] = []
     entrants = [{"name": f"s{i}", "command": STEADY} for i in range(4)]
     entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
-    data = event(tmp_path, entrant=entrants, rounds=6, concurrency=2, deal_key=KEY, sandbox=NO_SANDBOX)
+    # A generous deadline: a timeout on a loaded machine would be a fault (a substitute action) in one run
+    # and not the other, and the two events must be equal (CI saw exactly that once).
+    data = event(
+        tmp_path,
+        entrant=entrants,
+        rounds=6,
+        concurrency=2,
+        deal_key=KEY,
+        sandbox=NO_SANDBOX,
+        faults={"decision_ms": 30_000},
+    )
     broken = write_toml(tmp_path / "broken.toml", data | {"output": str(tmp_path / "broken")})
     whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
     try:
