@@ -309,6 +309,22 @@ _OVERRIDABLE = tuple(k for k in options.keys(TournamentConfig) if k not in ("nam
 line, relative to where it runs; the name fixes the event and is not a flag)."""
 
 
+def parse_game(game: dict[str, Any]) -> GameConfig:
+    """The ``[game]`` table (a tournament's or a competition's) as a ``GameConfig``; errors name the table.
+
+    :raises ConfigError: no variant, or an option the variant refuses.
+    """
+    game = dict(game)
+    variant = game.pop("variant", None)
+    if variant is None:
+        raise ConfigError("game.variant is missing: expected 'call-ace', 'five-handed' or 'classic'")
+    try:
+        game_config = GameConfig.create(variant, **game)
+    except ConfigError as exc:
+        raise ConfigError(f"[game] {exc}") from None
+    return game_config
+
+
 def load_config(path: str | Path) -> TournamentConfig:
     """Read and validate a TOML file.
 
@@ -335,14 +351,7 @@ def parse_config(
     name = values.setdefault("name", options.declaration(TournamentConfig, "name").default)
     # A relative output is relative to the working directory, like every path given on a command line.
     output = values.pop("output", f"results/{name}")
-    game = _section(data, "game")
-    variant = game.pop("variant", None)
-    if variant is None:
-        raise ConfigError("game.variant is missing: expected 'call-ace', 'five-handed' or 'classic'")
-    try:
-        game_config = GameConfig.create(variant, **game)
-    except ConfigError as exc:
-        raise ConfigError(f"[game] {exc}") from None
+    game_config = parse_game(_section(data, "game"))
     faults = FaultPolicy.from_dict(_section(data, "faults"))
     executor = parse_executor(_section(data, "executor"))
     entrants_raw = data.get("entrant", [])

@@ -19,7 +19,7 @@ from typing import Any
 from arena import options
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
-from arena.event.config import TournamentConfig, parse_config
+from arena.event.config import TournamentConfig, parse_config, parse_game
 from arena.event.faults import FaultPolicy
 from arena.options import Flag, OneOf, Range, Text, option, section
 from arena.sandbox import SandboxMode
@@ -235,14 +235,7 @@ def parse_competition(data: Mapping[str, Any], source: Path | None = None) -> Co
     values = options.parse(CompetitionConfig, data, "")
     if "name" not in values:
         raise ConfigError("name is missing: every competition needs a name (its data go to results/NAME/)")
-    game = _table(data, "game")
-    variant = game.pop("variant", None)
-    if variant is None:
-        raise ConfigError("game.variant is missing: expected 'call-ace', 'five-handed' or 'classic'")
-    try:
-        game_config = GameConfig.create(variant, **game)
-    except ConfigError as exc:
-        raise ConfigError(f"[game] {exc}") from None
+    game_config = parse_game(_table(data, "game"))
     return CompetitionConfig(
         **values,
         game=game_config,
