@@ -50,6 +50,8 @@ class EntrantsPlugin(WorkerPlugin):
         self.names = list(names)
         self.strict = strict
         self.pins = dict(pins or {})
+        self._closing = False
+        self._batches: set[asyncio.Future[list[Any]]] = set()
 
     async def setup(self, worker: Any) -> None:
         from arena.executor.local import LocalExecutor  # the same runtime the local executor uses
@@ -75,7 +77,20 @@ class EntrantsPlugin(WorkerPlugin):
 
         Each game comes back in the store's form (:class:`~arena.results.record.GameRecord`), made here: that
         is cheap to send and to unpickle, and it spares the conductor, whose one core bounds the event."""
-        records = await asyncio.gather(*(self.runtime.play(*game) for game in games))
+        if self._closing:
+            return {"status": "CLOSING"}
+        batch = asyncio.gather(*(self.runtime.play(*game) for game in games))
+        self._batches.add(batch)
+        try:
+            records = await batch
+        except asyncio.CancelledError:
+            if self._closing:  # the worker is leaving: the conductor plays these games elsewhere
+                return {"status": "CLOSING"}
+            raise
+        finally:
+            self._batches.discard(batch)
+        if self._closing:
+            return {"status": "CLOSING"}
         return {"status": "OK", "records": to_serialize(list(records))}
 
     def state(self) -> dict[str, Any]:
@@ -87,8 +102,16 @@ class EntrantsPlugin(WorkerPlugin):
         }
 
     async def teardown(self, worker: Any) -> None:
+        """Stop the games in flight before their bots: a worker closes its plugins while its connections
+        still answer (it does so at once when it loses its scheduler), and a game whose bots the worker
+        stopped would otherwise come back finished, with crashes the bots never had, and be stored."""
+        self._closing = True
         if worker.handlers.get(HANDLER) == self.play_batch:
             del worker.handlers[HANDLER]
+        for batch in list(self._batches):
+            batch.cancel()
+        if self._batches:
+            await asyncio.gather(*self._batches, return_exceptions=True)
         runtime = getattr(self, "runtime", None)
         if runtime is not None:
             with contextlib.suppress(Exception):

@@ -1,0 +1,92 @@
+"""The worker plugin when its worker leaves mid-batch: no game whose bots the worker stopped comes back.
+
+A Dask worker removes its plugins as soon as it loses its scheduler (or is told to close), while its
+connections still answer; the plugin's teardown stops the entrants' bots. A batch in flight must then come
+back as "not played" (the conductor plays it elsewhere, or stops the event), never as finished games with
+crashes the bots did not have: CI once stored such a game and the resumed event differed from an
+uninterrupted one (tests/executor/test_dask.py, the vanishing scheduler).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from arena.executor.dask_worker import HANDLER, EntrantsPlugin
+
+
+class _Runtime:
+    """Stands in for the worker's LocalExecutor: a game ends only when its bots are stopped, and then
+    "finishes" with the crash a real table would record."""
+
+    def __init__(self) -> None:
+        self.bots_stopped = asyncio.Event()
+        self.started = 0
+        self.events: list[str] = []
+
+    async def play(self, spec: Any, disqualified: Any, public_seed: int) -> str:
+        self.started += 1
+        try:
+            await self.bots_stopped.wait()
+        except asyncio.CancelledError:
+            self.events.append("game cancelled")
+            raise
+        self.events.append("game finished with a crash")
+        return "a record with a crash"
+
+    async def stop(self) -> None:
+        self.events.append("bots stopped")
+        self.bots_stopped.set()
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.handlers: dict[str, Any] = {}
+
+
+def _plugin() -> tuple[EntrantsPlugin, _Runtime, _Worker]:
+    plugin = EntrantsPlugin.__new__(EntrantsPlugin)
+    EntrantsPlugin.__init__(plugin, config=None, names=[], strict=False)  # type: ignore[arg-type]
+    runtime = _Runtime()
+    plugin.runtime = runtime  # type: ignore[assignment]
+    worker = _Worker()
+    worker.handlers[HANDLER] = plugin.play_batch
+    return plugin, runtime, worker
+
+
+def test_a_batch_in_flight_when_the_worker_leaves_comes_back_unplayed() -> None:
+    async def scenario() -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+        plugin, runtime, worker = _plugin()
+        batch = asyncio.ensure_future(plugin.play_batch([(None, frozenset(), 1), (None, frozenset(), 2)]))
+        while runtime.started < 2:
+            await asyncio.sleep(0)
+        await plugin.teardown(worker)
+        answer = await batch
+        later = await plugin.play_batch([(None, frozenset(), 3)])
+        return answer, runtime.events, later
+
+    answer, events, later = asyncio.run(scenario())
+    assert answer == {"status": "CLOSING"}
+    # The games were cancelled before the bots were stopped: none "finished" with a crash.
+    assert events == ["game cancelled", "game cancelled", "bots stopped"]
+    assert later == {"status": "CLOSING"}
+
+
+def test_a_batch_cancelled_for_another_reason_is_still_cancelled() -> None:
+    """Only the worker's leaving turns a cancellation into an answer; Dask cancelling the handler itself
+    (its connection closed) still propagates."""
+
+    async def scenario() -> None:
+        plugin, runtime, _ = _plugin()
+        batch = asyncio.ensure_future(plugin.play_batch([(None, frozenset(), 1)]))
+        while runtime.started < 1:
+            await asyncio.sleep(0)
+        batch.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await batch
+
+    asyncio.run(scenario())
