@@ -100,6 +100,13 @@ def _grpc_ruby() -> str | None:
     return "needs Ruby's gRPC: apt-get install ruby-grpc ruby-grpc-tools"
 
 
+@functools.cache
+def _postgres() -> str | None:
+    from tests.postgres import postgres_problem
+
+    return postgres_problem()
+
+
 def _root() -> str | None:
     return (
         None if os.geteuid() == 0 else "needs root (as .ci/run runs): only root can hand a bot to user nobody"
@@ -128,6 +135,7 @@ NEEDS: dict[str, tuple[Callable[[], str | None], str]] = {
     "needs_buf": (_buf, "`npm ci` has run in tools/ and node is on PATH"),
     "needs_grpc_cpp": (_grpc_cpp, "Debian's grpc++ toolchain is installed (the C++ starter kit)"),
     "needs_grpc_ruby": (_grpc_ruby, "Ruby's gRPC is installed (the Ruby starter kit)"),
+    "needs_postgres": (_postgres, "PostgreSQL's server programs are installed (apt-get install postgresql)"),
     "needs_root": (_root, "the suite runs as root"),
     "needs_readonly_mount": (
         _readonly_mount,

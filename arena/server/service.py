@@ -70,6 +70,12 @@ class Server:
         self.lock = outdir.EventLock(config.data_dir)
         self.lock.acquire()
         self.db: Database = open_database(config.database_url)
+        try:
+            self.db.claim()
+        except BaseException:
+            self.db.close()
+            self.lock.release()
+            raise
         key = read_key_file(config.data_dir)
         if key is None:
             key = new_key()

@@ -27,6 +27,7 @@ import pytest
 
 from tests.conftest import missing
 from tests.helpers import ROOT
+from tests.postgres import Postgres
 
 SAMPLE_BOT = ROOT / "sample_bots" / "random.py"
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
@@ -40,8 +41,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def competition_toml(name: str, **sections: dict[str, Any]) -> str:
-    """A small competition: five-handed, fast checks, sandboxed where bubblewrap runs."""
+def competition_toml(name: str, database: str | None = None, **sections: dict[str, Any]) -> str:
+    """A small competition: five-handed, fast checks, sandboxed where bubblewrap runs; its state in
+    ``database`` (a URL), or in the default SQLite file."""
     sandbox = "none" if missing("needs_bwrap") else "bubblewrap"
     tables: dict[str, dict[str, Any]] = {
         "game": {"variant": "five-handed", "target": 5},
@@ -53,6 +55,8 @@ def competition_toml(name: str, **sections: dict[str, Any]) -> str:
     for key, value in sections.items():
         tables.setdefault(key, {}).update(value)
     lines = [f'name = "{name}"', f'sandbox = "{sandbox}"']
+    if database is not None:
+        lines.append(f'database = "{database}"')
     for key, table in tables.items():
         lines.append(f"[{key}]")
         for k, v in table.items():
@@ -73,8 +77,10 @@ def _toml(value: Any) -> str:
 class ServerProcess:
     """`arena serve` in a directory of its own; ``start`` again after ``kill`` to test a restart."""
 
-    def __init__(self, directory: Path, toml: str) -> None:
+    def __init__(self, directory: Path, toml: str, database: str | None = None) -> None:
         self.directory = directory
+        self.database = database
+        """The URL the competition names, or None for its default SQLite file."""
         self.config = directory / "competition.toml"
         self.config.write_text(toml)
         self.port = free_port()
@@ -111,6 +117,22 @@ class ServerProcess:
             except httpx.HTTPError:
                 time.sleep(0.05)
         raise AssertionError("the server did not answer /healthz")
+
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        """``sql`` on the server's database, read as an outsider would (a new connection; read-only for
+        SQLite, whose file the server holds)."""
+        from sqlalchemy import create_engine, text
+
+        url = self.database
+        if url is None:
+            path = next(self.directory.glob("results/*/server.sqlite"))
+            url = f"sqlite:///file:{path}?mode=ro&uri=true"
+        engine = create_engine(url)
+        try:
+            with engine.connect() as connection:
+                return [tuple(row) for row in connection.execute(text(sql))]
+        finally:
+            engine.dispose()
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -201,13 +223,32 @@ class Client:
         raise AssertionError(f"no verdict for {version_url} in {timeout_s} s")
 
 
-@pytest.fixture(scope="module")
+DATABASES = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.needs_postgres),
+]
+"""Every module that uses ``server`` runs once per database (docs/server.md: SQLite by default, PostgreSQL
+for a larger competition), so both pass the same tests."""
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    cluster = Postgres()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="module", params=DATABASES)
 def server(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[ServerProcess]:
     sections = getattr(request.module, "COMPETITION", {})
     name = request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")
-    process = ServerProcess(tmp_path_factory.mktemp("server"), competition_toml(name, **sections))
+    database = None
+    if request.param == "postgresql":
+        database = request.getfixturevalue("postgres").url(name.replace("-", "_"))
+    toml = competition_toml(name, database, **sections)
+    process = ServerProcess(tmp_path_factory.mktemp("server"), toml, database)
     process.start()
     yield process
     process.stop()

@@ -15,6 +15,7 @@ from alembic.runtime.migration import MigrationContext
 
 from arena.server.db import open_database
 from arena.server.models import Base
+from tests.postgres import Postgres
 from tests.server.conftest import ServerProcess, competition_toml
 
 
@@ -81,6 +82,69 @@ def test_the_migrations_create_exactly_the_declared_tables(tmp_path: Path) -> No
     db.close()
     again = open_database(f"sqlite:///{tmp_path / 'fresh.sqlite'}")  # an up-to-date database: no-op
     again.close()
+
+
+@pytest.mark.needs_postgres
+def test_the_migrations_create_exactly_the_declared_tables_on_postgresql(postgres: Postgres) -> None:
+    db = open_database(postgres.url("migrations"))
+    with db.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    db.close()
+
+
+def _unreachable_urls() -> list[str]:
+    from tests.server.conftest import free_port
+
+    port = free_port()  # nothing listens there
+    return [
+        f"postgresql+psycopg://arena:hunter2secret@127.0.0.1:{port}/x",
+        "postgresql+nosuchdriver://arena:hunter2secret@127.0.0.1/x",
+        "postgresql://arena:hunter2secret@127.0.0.1:notaport/x",
+    ]
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_a_bad_database_url_is_one_line_that_never_shows_its_password(tmp_path: Path, index: int) -> None:
+    url = _unreachable_urls()[index]
+    toml = competition_toml("x", url).replace('sandbox = "bubblewrap"', 'sandbox = "none"')
+    (tmp_path / "c.toml").write_text(toml)
+    done = arena("serve", "c.toml", "--port", "1", cwd=tmp_path)
+    line = one_line(done)
+    assert "hunter2secret" not in done.stdout + done.stderr, line
+    assert "database" in line
+
+
+@pytest.mark.needs_postgres
+def test_a_wrong_postgresql_password_is_one_line_without_it(tmp_path: Path, postgres: Postgres) -> None:
+    url = postgres.url("wrongpassword").replace(postgres.password, "hunter2secret")
+    toml = competition_toml("x", url).replace('sandbox = "bubblewrap"', 'sandbox = "none"')
+    (tmp_path / "c.toml").write_text(toml)
+    done = arena("serve", "c.toml", cwd=tmp_path)
+    line = one_line(done)
+    assert "hunter2secret" not in done.stdout + done.stderr and "password authentication failed" in line
+
+
+@pytest.mark.needs_postgres
+def test_a_second_server_on_the_same_postgresql_database_is_refused(
+    tmp_path: Path, postgres: Postgres
+) -> None:
+    """Two directories, one database: the directory lock cannot see it, the database's own lock does."""
+    url = postgres.url("shared")
+    toml = competition_toml("x", url).replace('sandbox = "bubblewrap"', 'sandbox = "none"')
+    (tmp_path / "a").mkdir()
+    first = ServerProcess(tmp_path / "a", toml, url)
+    first.start()
+    try:
+        (tmp_path / "b").mkdir()
+        (tmp_path / "b" / "c.toml").write_text(toml)
+        line = one_line(arena("serve", "c.toml", "--port", "1", cwd=tmp_path / "b"))
+        assert "used by another arena serve" in line and postgres.password not in line
+        assert first.alive()
+    finally:
+        first.stop()
+    second = ServerProcess(tmp_path / "b", toml, url)  # once the first has stopped, the database is free
+    second.start()
+    second.stop()
 
 
 def test_a_database_from_a_newer_arena_is_refused(tmp_path: Path) -> None:

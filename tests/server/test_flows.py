@@ -107,7 +107,7 @@ def test_api_token_submit_and_status(server: ServerProcess) -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     # dora joined a ladder already playing: she is seated in its games from now on
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # generous: one table, on a machine that may be busy
     while not (row := standing(server, "dora")) or not row["games"]:
         assert time.monotonic() < deadline, row
         time.sleep(0.5)

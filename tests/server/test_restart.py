@@ -3,7 +3,6 @@ on, and the ratings shown are those of a replay of exactly the stored games."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from typing import Any
 
@@ -16,22 +15,19 @@ TAU = 25.0 / 300
 
 
 def stored(server: ServerProcess) -> list[tuple[Any, ...]]:
-    path = next(server.directory.glob("results/*/server.sqlite"))
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        return db.execute("SELECT seq, id, hands FROM games ORDER BY seq").fetchall()
+    return server.rows("SELECT seq, id, hands FROM games ORDER BY seq")
 
 
 def replayed_ratings(server: ServerProcess) -> dict[str, tuple[float, float]]:
     """TrueSkill with the ladder's drift over the stored games, read straight from the database."""
     from arena.stats.rating import RatedGame
 
-    path = next(server.directory.glob("results/*/server.sqlite"))
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        games = db.execute("SELECT id, seq, rated FROM games ORDER BY seq").fetchall()
-        seats = db.execute("SELECT game_id, seat, name, rank, score, forfeited FROM game_seats").fetchall()
-        names = dict(
-            db.execute("SELECT 'v' || v.id, u.name FROM versions v JOIN users u ON u.id = v.user_id")
-        )
+    games = server.rows("SELECT id, seq, rated FROM games ORDER BY seq")
+    seats = server.rows("SELECT game_id, seat, name, rank, score, forfeited FROM game_seats")
+    names = {
+        f"v{vid}": name
+        for vid, name in server.rows("SELECT v.id, u.name FROM versions v JOIN users u ON u.id = v.user_id")
+    }
     by_game: dict[str, list[tuple[Any, ...]]] = {}
     for row in sorted(seats, key=lambda r: (r[0], r[1])):
         by_game.setdefault(row[0], []).append(row)
