@@ -203,7 +203,7 @@ def test_until_settled_stops_when_every_adjacent_pair_is_settled(tmp_path: Path)
     entrants = [
         {"name": f"eps{k}", "class": f"sample_bots.noisy:Noisy{k}"} for k in ("00", "20", "40", "60", "100")
     ]
-    ranking = {"confidence": 0.8, "max_games": 400, "check_every": 10}
+    ranking = {"confidence": 0.8, "max_games": 400, "check_every": 10, "look_growth": 1.0}
     config = parse_config(call_ace_event(tmp_path, entrants, rounds=2, duplicate=True, ranking=ranking))
     looks: list[Any] = []
     summary = asyncio.run(
@@ -244,7 +244,7 @@ def test_until_settled_on_two_identical_bots_never_orders_them(tmp_path: Path) -
 def test_until_settled_stops_at_the_budget_and_names_the_open_pairs(tmp_path: Path) -> None:
     """One strong bot and four equal ones (the house bots fill the table): the equal ones never settle."""
     entrants = [{"name": "strong", "class": "sample_bots.noisy:Noisy00"}]
-    ranking = {"confidence": 0.9, "max_games": 40, "check_every": 10}
+    ranking = {"confidence": 0.9, "max_games": 40, "check_every": 10, "look_growth": 1.0}
     looks: list[int] = []
     summary = asyncio.run(
         run_event(
