@@ -22,7 +22,7 @@ from arena.stats.tally import Tally
 
 RANKING_METHODS = ("auto", "points", "paired", "trueskill")
 LOOK_GROWTH = 1.5
-FIRST_LOOK = 50
+FIRST_LOOK = 100
 PLANNED_RHO = 200.0
 """``[ranking] look_growth``, ``first_look`` and the shape of the planned boundary (ρ of the mixture, in
 games): the design at which ``--until-settled`` on bench/ranking.py's ladder stopped soonest with the

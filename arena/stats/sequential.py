@@ -24,8 +24,11 @@ few of them on a geometric schedule (50, 75, 113, ... games), the chance of ever
 boundary ``c`` at one of them can be computed exactly instead of bounded for every n at once: the
 standardised gaps at the looks are a Gaussian process with correlation sqrt(n_i / n_j), and ``c`` is the
 constant at which it leaves [-c, c] at some look with probability α (Pocock's group-sequential design,
-computed by recursive numerical integration, Armitage, McPherson and Rowe 1969; no randomness). Nine looks
-from 50 to 1,000 games give c ≈ 2.5 where the confidence sequence needs 3.0-3.5: about 0.6 of the games.
+computed by recursive numerical integration, Armitage, McPherson and Rowe 1969; no randomness). The
+boundary may also take the confidence sequence's shape, scaled down until the planned looks cross it with
+probability exactly α: high at the first looks, low at the late ones where events stop. The default
+(``[ranking]``: looks at 100, 150, 225, ... 1,000 games, shape ρ = 200) is 3.3 at 100 games, 2.5 at 338 and
+2.3 at 1,000, where the confidence sequence needs 3.0-3.2 (docs/ranking.md has what it saves).
 The guarantee then covers the planned looks (and any subset of them: skipping a look only lowers the
 chance); a single unplanned look at c is stricter than a fixed-sample test, but many unplanned looks are
 not covered, which is why ``--until-settled`` looks only at the planned ones.
