@@ -235,7 +235,8 @@ FULL = (
     '"command": "{python} -m sample_bots.random --address {address}", "memory_mb": 100, "cpu_s": 9, '
     '"startup_timeout_s": 5.0, "sandbox": "none", "workdir": "w", "env": {"A": "1", "B": "2", '
     '"Z": "1"}}, "ranking": {"method": "paired", "confidence": 0.9, "max_games": 10, "check_every": 3, '
-    '"tie_margin": 2.0, "look_growth": 1.5, "first_look": 100}, "sandbox": "none", "executor": {"kind": "dask", "workers": 2, "scheduler": null, '
+    '"tie_margin": 2.0, "look_growth": 1.5, "first_look": 100}, "sandbox": "none", '
+    '"executor": {"kind": "dask", "workers": 2, "scheduler": null, '
     '"scheduler_file": null, "pin_cpus": false}, "deal_key": "fixed"}'
 )
 DEFAULTS = (
@@ -251,7 +252,8 @@ DEFAULTS = (
     '"house": {"name": "house", "class": "sample_bots.random:RandomBot", "memory_mb": null, '
     '"cpu_s": null, "startup_timeout_s": 20.0, "sandbox": null, "workdir": null, "env": {}}, '
     '"ranking": {"method": "auto", "confidence": 0.95, "max_games": 1000, "check_every": 25, '
-    '"tie_margin": 0.08, "look_growth": 1.5, "first_look": 100}, "sandbox": "bubblewrap", "executor": {"kind": "local", "workers": null, '
+    '"tie_margin": 0.08, "look_growth": 1.5, "first_look": 100}, "sandbox": "bubblewrap", '
+    '"executor": {"kind": "local", "workers": null, '
     '"scheduler": null, "scheduler_file": null, "pin_cpus": true}, "deal_key": "random"}'
 )
 
