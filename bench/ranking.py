@@ -3,6 +3,7 @@
 Usage::
 
     python bench/ranking.py [--events E] [--games G] [--step S] [--matches M] [--workers W] [--save F]
+                            [--fields F,...] [--plans FIRST:GROWTH:RHO,...]
     python bench/ranking.py --load F     # the statistics again on the games a --save stored
 
 Fields (bench/ranking_fields.py), each in plain and duplicate mode, ``--events`` seeded in-process events
@@ -18,7 +19,9 @@ single look, how often every pair is decided; the calibration of the stated P(ab
 figure, binned with the ok / noise / OFF judgement; what ``--until-settled`` does (a look every ``--step``
 games, stop when every adjacent pair is above or tied, or at the budget): false discoveries at the stop and
 over the whole run, mean games at stop, share stopped by the budget, ties called tied, for several tie
-margins; and the variance of each score (points, centred, paired) as effective games.
+margins, and at the planned looks of each ``--plans`` design (arena.stats.sequential.LookPlan, first look,
+growth, shape ρ, budget ``--games``) under its boundary, with the share of events ending in the exact order;
+and the variance of each score (points, centred, paired) as effective games.
 
 SPRT (``--matches`` per case, 0 to skip): the ``arena match`` design, H0 0 vs H1 +0.1 points per hand,
 α = β = 0.05, ε=0.2 against itself and ε=0 against ε=0.2.
