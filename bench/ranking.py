@@ -3,6 +3,7 @@
 Usage::
 
     python bench/ranking.py [--events E] [--games G] [--step S] [--matches M] [--workers W] [--save F]
+                            [--fields F,...] [--plans FIRST:GROWTH:RHO,...]
     python bench/ranking.py --load F     # the statistics again on the games a --save stored
 
 Fields (bench/ranking_fields.py), each in plain and duplicate mode, ``--events`` seeded in-process events
@@ -18,7 +19,9 @@ single look, how often every pair is decided; the calibration of the stated P(ab
 figure, binned with the ok / noise / OFF judgement; what ``--until-settled`` does (a look every ``--step``
 games, stop when every adjacent pair is above or tied, or at the budget): false discoveries at the stop and
 over the whole run, mean games at stop, share stopped by the budget, ties called tied, for several tie
-margins; and the variance of each score (points, centred, paired) as effective games.
+margins, and at the planned looks of each ``--plans`` design (arena.stats.sequential.LookPlan, first look,
+growth, shape ρ, budget ``--games``) under its boundary, with the share of events ending in the exact order;
+and the variance of each score (points, centred, paired) as effective games.
 
 SPRT (``--matches`` per case, 0 to skip): the ``arena match`` design, H0 0 vs H1 +0.1 points per hand,
 α = β = 0.05, ε=0.2 against itself and ε=0 against ε=0.2.
@@ -37,24 +40,27 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import NormalDist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from ranking_fields import FIELDS, EventTask, PlayedEvent, names, play, play_event
+from ranking_fields import FIELDS, SEATS, EventTask, PlayedEvent, names, play, play_event
 
 from arena.conductor.match import BASELINE, CANDIDATE, deal_differences, match_schedule
+from arena.event.schedule import make_schedule
 from arena.stats.confidence import TIE_MARGIN, look
-from arena.stats.sequential import MIN_UNITS, Verdict
+from arena.stats.sequential import MIN_UNITS, LookPlan, Verdict
 from arena.stats.sprt import SprtResult, SprtSettings, run_sprt
 from arena.stats.tally import Tally
 from sample_bots.noisy import noisy
 from sample_bots.rules import RulesBot
 
 LEVEL = 0.95
+PLANS: list[LookPlan] = []
+"""The planned-look designs replayed beside the look every --step games (--plans)."""
 MARGINS = (0.03, 0.05, 0.08)
 SHOWN = (50, 100, 200, 300, 500, 700, 1000)
 SPRT = SprtSettings(h0=0.0, h1=0.1, alpha=0.05, beta=0.05, min_deals=10)
@@ -89,15 +95,35 @@ class EventLooks:
     final: dict[str, float] = field(default_factory=dict)  # entrant -> score at the last look
     cpu_s: float = 0.0
     games: int = 0
+    grid: list[int] = field(default_factory=list)  # the looks every --step games (the rest: planned looks)
+    per_round: int = 1
 
 
-def analyse(event: PlayedEvent, step: int) -> EventLooks:
-    """Every look of one event, through one running tally (as --until-settled makes them)."""
+def per_round(fld: str, mode: str, seed: int) -> int:
+    """Games in one round of this field's schedule (looks fall on whole rounds)."""
+    return len(make_schedule(list(names(fld)), SEATS, 1, seed, duplicate=mode == "duplicate"))
+
+
+def planned_points(plan: LookPlan, round_games: int, games: int) -> list[int]:
+    """The games at which ``--until-settled`` looks under ``plan`` (as arena.conductor.tournament)."""
+    return [b for b in replace(plan, last=min(plan.last, games)).points(round_games)]
+
+
+def analyse(event: PlayedEvent, step: int, plans: Sequence[LookPlan] = ()) -> EventLooks:
+    """Every look of one event, through one running tally (as --until-settled makes them): every ``step``
+    games, and at every planned look of ``plans``."""
     entrants = names(event.field)
     tally = Tally(entrants)
     out = EventLooks(event.field, event.mode, event.seed, cpu_s=event.cpu_s, games=len(event.games))
-    for b in range(step, len(event.games) + 1, step):
-        tally.add(event.games[b - step : b]).close()
+    out.per_round = per_round(event.field, event.mode, event.seed)
+    out.grid = list(range(step, len(event.games) + 1, step))
+    marks = set(out.grid)
+    for plan in plans:
+        marks.update(planned_points(plan, out.per_round, len(event.games)))
+    last = 0
+    for b in sorted(marks):
+        tally.add(event.games[last:b]).close()
+        last = b
         conf = look(tally, "auto", LEVEL, event.seed, TIE_MARGIN)
         out.looks[b] = [
             PairLook(
@@ -145,8 +171,16 @@ def true_gaps(results: list[EventLooks]) -> dict[tuple[str, str], float]:
     }
 
 
-def verdict_at(p: PairLook, margin: float, boundary: float) -> Verdict:
-    """The pair's verdict at another tie margin (being ordered does not depend on the margin)."""
+def verdict_at(p: PairLook, margin: float, boundary: float, bound: float | None = None) -> Verdict:
+    """The pair's verdict at another tie margin (being ordered does not depend on the margin), or under
+    another boundary ``bound`` (a planned look's)."""
+    if bound is not None:
+        half = p.se * bound
+        if half == half and p.gap - half > 0:
+            return Verdict.ABOVE
+        if half == half and -margin < p.gap - half and p.gap + half < margin:
+            return Verdict.TIED
+        return Verdict.OPEN
     if p.verdict is Verdict.ABOVE:
         return p.verdict
     half = p.se * boundary
@@ -155,10 +189,11 @@ def verdict_at(p: PairLook, margin: float, boundary: float) -> Verdict:
     return Verdict.OPEN
 
 
-def verdicts(r: EventLooks, b: int, margin: float) -> list[Verdict]:
+def verdicts(r: EventLooks, b: int, margin: float, plan: LookPlan | None = None) -> list[Verdict]:
     if r.units[b] < MIN_UNITS:
         return [Verdict.OPEN for _ in r.looks[b]]
-    return [verdict_at(p, margin, r.boundary[b]) for p in r.looks[b]]
+    bound = None if plan is None else plan.boundary(b, LEVEL)
+    return [verdict_at(p, margin, r.boundary[b], bound) for p in r.looks[b]]
 
 
 def tied_pair(fld: str, p: PairLook) -> bool:
@@ -233,7 +268,7 @@ def report_field(results: list[EventLooks], step: int) -> None:
     ]
     print(row("P(every pair decided)", [f"{x:.2f}" for x in decided]))
     print(row("boundary (se)", [f"{results[0].boundary[b]:.2f}" for b in marks]))
-    every = sorted(results[0].looks)
+    every = results[0].grid
     for label, stated in (
         ("empirical Bayes (the default)", lambda p: p.p),
         ("plain Φ(gap/se)", lambda p: _N.cdf(p.gap / p.se) if p.se > 0 else 0.5),
@@ -250,6 +285,8 @@ def report_field(results: list[EventLooks], step: int) -> None:
         print("\n".join(calibration(points)))
     for margin in MARGINS:
         until_settled(results, truth, margin, step)
+    for plan in PLANS:
+        until_settled(results, truth, TIE_MARGIN, step, plan)
     for method in sorted(results[0].var):
         per = [sum(r.var[method][i] for r in results) / n for i in range(len(order) - 1)]
         base = [sum(r.var["points"][i] for r in results) / n for i in range(len(order) - 1)]
@@ -280,9 +317,11 @@ def _tie_ordered(r: EventLooks, b: int) -> bool:
     )
 
 
-def _ties_tied(r: EventLooks, b: int, margin: float = TIE_MARGIN) -> bool:
+def _ties_tied(r: EventLooks, b: int, margin: float = TIE_MARGIN, plan: LookPlan | None = None) -> bool:
     """Every truly tied pair of the field is adjacent in the printed order and called tied."""
-    pairs = [(p, v) for p, v in zip(r.looks[b], verdicts(r, b, margin), strict=True) if tied_pair(r.field, p)]
+    pairs = [
+        (p, v) for p, v in zip(r.looks[b], verdicts(r, b, margin, plan), strict=True) if tied_pair(r.field, p)
+    ]
     expected = sum(
         1
         for a, c in zip(names(r.field), names(r.field)[1:], strict=False)
@@ -292,36 +331,58 @@ def _ties_tied(r: EventLooks, b: int, margin: float = TIE_MARGIN) -> bool:
 
 
 def until_settled(
-    results: list[EventLooks], truth: dict[tuple[str, str], float], margin: float, step: int
+    results: list[EventLooks],
+    truth: dict[tuple[str, str], float],
+    margin: float,
+    step: int,
+    plan: LookPlan | None = None,
 ) -> None:
-    stops, budget, wrong_stop, wrong_ever, tie_tied = [], 0, 0, 0, 0
+    """``--until-settled`` replayed: a look every ``step`` games under the confidence sequence, or (``plan``)
+    at the planned looks under their boundary."""
+    stops, budget, wrong_stop, wrong_ever, tie_tied, exact = [], 0, 0, 0, 0, 0
+    order = names(results[0].field)
     for r in results:
-        marks = sorted(r.looks)
-        stop = next((b for b in marks if all(v is not Verdict.OPEN for v in verdicts(r, b, margin))), None)
+        marks = r.grid if plan is None else planned_points(plan, r.per_round, r.games)
+        stop = next(
+            (b for b in marks if all(v is not Verdict.OPEN for v in verdicts(r, b, margin, plan))), None
+        )
         budget += stop is None
         stop = stop or marks[-1]
         stops.append(stop)
         seen = [b for b in marks if b <= stop]
-        wrong_stop += any(_wrong_at(r, stop, truth, margin))
-        wrong_ever += any(any(_wrong_at(r, b, truth, margin)) for b in seen)
-        tie_tied += _ties_tied(r, stop, margin)
+        wrong_stop += any(_wrong_at(r, stop, truth, margin, plan))
+        wrong_ever += any(any(_wrong_at(r, b, truth, margin, plan)) for b in seen)
+        tie_tied += _ties_tied(r, stop, margin, plan)
+        exact += _exact(r, stop, order)
     n = len(results)
     ties = any(
         epsilon(results[0].field, a) == epsilon(results[0].field, c)
         for a, c in zip(names(results[0].field), names(results[0].field)[1:], strict=False)
     )
-    extra = f", every tie called tied {tie_tied}/{n}" if ties else ""
+    extra = f", every tie called tied {tie_tied}/{n}" if ties else f", exact order at the stop {exact}/{n}"
+    how = (
+        f"look every {step} games"
+        if plan is None
+        else f"planned looks from {plan.first} x{plan.growth:g}, rho {plan.rho:g}, "
+        f"boundary {plan.boundary(plan.first, LEVEL):.2f}..{plan.boundary(plan.last, LEVEL):.2f}"
+    )
     print(
-        f"  until-settled (tie margin {margin:g}, look every {step} games, level {LEVEL}): mean "
+        f"  until-settled (tie margin {margin:g}, {how}, level {LEVEL}): mean "
         f"{sum(stops) / n:.0f} games, budget reached {budget}/{n}, a wrong verdict at the stop "
         f"{wrong_stop}/{n}, at any look "
         f"{wrong_ever}/{n}{extra}"
     )
 
 
-def _wrong_at(r: EventLooks, b: int, truth: dict[tuple[str, str], float], margin: float) -> list[bool]:
+def _wrong_at(
+    r: EventLooks,
+    b: int,
+    truth: dict[tuple[str, str], float],
+    margin: float,
+    plan: LookPlan | None = None,
+) -> list[bool]:
     out = []
-    for p, v in zip(r.looks[b], verdicts(r, b, margin), strict=True):
+    for p, v in zip(r.looks[b], verdicts(r, b, margin, plan), strict=True):
         delta = truth[p.upper, p.lower]
         out.append((v is Verdict.ABOVE and delta <= 0) or (v is Verdict.TIED and abs(delta) >= margin))
     return out
@@ -384,13 +445,13 @@ def report_sprt(outcomes: list[tuple[str, list[float], str, int]]) -> None:
 # ------------------------------------------------------------------ main
 
 
-def _analyse(item: tuple[PlayedEvent, int]) -> EventLooks:
+def _analyse(item: tuple[PlayedEvent, int, list[LookPlan]]) -> EventLooks:
     return analyse(*item)
 
 
 def report(played: list[PlayedEvent], outcomes: list, step: int, workers: int, started: float) -> None:
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(_analyse, [(e, step) for e in played], chunksize=2))
+        results = list(pool.map(_analyse, [(e, step, PLANS) for e in played], chunksize=2))
     print(f"analysed {len(results)} events in {time.monotonic() - started:.0f} s", flush=True)
     groups: dict[tuple[str, str], list[EventLooks]] = defaultdict(list)
     for r in results:
@@ -416,7 +477,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--save", type=Path, help="also pickle the played games here")
     parser.add_argument("--load", type=Path, help="analyse the games a --save stored instead of playing")
+    parser.add_argument(
+        "--plans",
+        default="50:1.5:0,100:2:0,50:1.5:200,100:1.5:200,50:2:200,100:1.5:400",
+        help="planned-look designs to replay, FIRST:GROWTH:RHO comma-separated (games; rho 0: constant)",
+    )
     args = parser.parse_args(argv)
+    for spec in filter(None, args.plans.split(",")):
+        first, growth, rho = spec.split(":")
+        PLANS.append(LookPlan(int(first), float(growth), args.games, float(rho)))
     started = time.monotonic()
     wanted = args.fields.split(",")
     if args.load:

@@ -185,17 +185,31 @@ def _look(store: Store, tally: Tally, config: TournamentConfig, seed: int) -> Co
     tally.add(store.rated_games(after=tally.last_seq)).close()
     ranking = config.ranking
     demoted = store.disqualified()
-    return look(tally, ranking.method, ranking.confidence, seed, ranking.tie_margin, demoted)
+    return look(tally, ranking.method, ranking.confidence, seed, ranking.tie_margin, demoted, ranking.plan())
 
 
 def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], seen: Confidence) -> int:
-    """Rounds to add before the next look at the order: 0 when it is settled or the budget is spent."""
-    if seen.settled or not schedule:
+    """Rounds to add before the next look at the order: 0 when it is settled or the budget is spent.
+
+    With planned looks (``[ranking] look_growth`` > 1) only a look at a planned number of games may stop
+    the event (their boundary holds over those looks only); from any other length, such as the scheduled
+    rounds, the event grows to the next planned look."""
+    if not schedule:
         return 0
-    per_round = len(schedule) / schedule[-1].round
-    step = max(1, math.ceil(config.ranking.check_every / per_round))
+    per_round = len(schedule) // schedule[-1].round
     affordable = int((config.ranking.max_games - len(schedule)) // per_round)
-    return min(step, affordable)
+    plan = config.ranking.plan()
+    if plan is None:
+        if seen.settled:
+            return 0
+        return min(max(1, math.ceil(config.ranking.check_every / per_round)), affordable)
+    points = plan.points(per_round)
+    if seen.settled and len(schedule) in points:
+        return 0
+    later = [p for p in points if p > len(schedule)]
+    if not later:
+        return 0
+    return min(math.ceil((later[0] - len(schedule)) / per_round), affordable)
 
 
 START = "(start)"

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from arena.stats.ebayes import fit_prior, posterior
-from arena.stats.sequential import Verdict, boundary, decide, mixture_units, more_games
+from arena.stats.sequential import LookPlan, Verdict, boundary, decide, mixture_units, more_games
 from arena.stats.tally import Tally, Units, collect, tally_of
 
 __all__ = ["Units", "collect"]  # collected units are made here for every caller of the confidence
@@ -181,6 +181,7 @@ class Confidence:
     whole: float
     boundary: float  # half-width of the pairs' intervals in standard errors, at this many units
     prior_null: float  # the field's estimated share of exactly equal pairs
+    planned_looks: tuple[float, ...] = ()  # the looks (games) the verdicts hold over; () = any look
 
     @property
     def settled(self) -> bool:
@@ -239,6 +240,7 @@ class Confidence:
             "whole_order": _round(self.whole),
             "boundary": _round(self.boundary),
             "prior_null": _round(self.prior_null),
+            "planned_looks": list(self.planned_looks),
             "settled": self.settled,
             "summary": self.summary(),
         }
@@ -255,10 +257,12 @@ def look(
     event_seed: int,
     margin: float = TIE_MARGIN,
     demoted: Iterable[str] = (),
+    plan: LookPlan | None = None,
 ) -> Confidence:
     """The order, every pair's P and every adjacent pair's verdict, from the running sums alone (no
     intervals per entrant: ``replicates`` 0). This is what ``--until-settled`` looks at; the leaderboard is
-    this plus the bootstrap intervals, so the two state the same figures."""
+    this plus the bootstrap intervals, so the two state the same figures. ``plan``: the verdicts are judged
+    by the planned looks' boundary (arena.stats.sequential.LookPlan), else by the confidence sequence."""
     method = resolve_method(method, tally.duplicate)
     totals = tally.totals[method]
     s = totals.scores()
@@ -286,6 +290,7 @@ def look(
 
     pairwise = tuple(tuple(p_above(i, j) for j in range(k)) for i in range(k))
     rho = mixture_units(tally.n_games / n if n else 1.0)
+    bound = boundary(n, level, rho) if plan is None or n < 1 else plan.boundary(tally.n_games, level)
     adjacent = []
     for i in range(k - 1):
         gap, se = float(gaps[i, i + 1]), float(ses[i, i + 1])
@@ -294,12 +299,12 @@ def look(
             verdict = Verdict.ABOVE if n >= 1 else Verdict.OPEN
             interval, p_tied = (gap, gap), 0.0
         else:
-            verdict, lo, hi = decide(gap, se, n, level, margin, rho)
+            verdict, lo, hi = decide(gap, se, n, level, margin, rho, bound)
             interval = (lo, hi)
             p_tied = posterior(prior, gap, se, margin).within
         more = None
         if verdict is Verdict.OPEN:
-            more = more_games(gap, se, n, tally.n_games, level, margin, rho)
+            more = more_games(gap, se, n, tally.n_games, level, margin, rho, bound)
         adjacent.append(
             AdjacentPair(order[i], order[i + 1], pairwise[i][i + 1], verdict, gap, interval, p_tied, more)
         )
@@ -328,8 +333,9 @@ def look(
         pairwise,
         tuple(adjacent),
         whole,
-        boundary(n, level, rho),
+        bound,
         prior.null,
+        () if plan is None else plan.looks(),
     )
 
 
@@ -342,6 +348,7 @@ def confidence(
     margin: float = TIE_MARGIN,
     demoted: Iterable[str] = (),
     tally: Tally | None = None,
+    plan: LookPlan | None = None,
 ) -> Confidence:
     """``look`` with each entrant's bootstrap intervals (points per hand, mean rank, the ranking score).
 
@@ -349,7 +356,7 @@ def confidence(
     stays small for long events) from a PCG64 stream seeded by ``bootstrap_seed(event_seed)``. ``tally``:
     the running sums of the same units, when the caller has them (else they are summed here).
     """
-    seen = look(tally or tally_of(units), method, level, event_seed, margin, demoted)
+    seen = look(tally or tally_of(units), method, level, event_seed, margin, demoted, plan)
     method = seen.method
     col = [units.names.index(n) for n in seen.order]
     rng = np.random.Generator(np.random.PCG64(bootstrap_seed(event_seed)))

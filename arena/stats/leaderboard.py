@@ -17,10 +17,16 @@ from arena.errors import ConfigError
 from arena.options import OneOf, Range, option
 from arena.stats.confidence import TIE_MARGIN, Confidence, confidence
 from arena.stats.rating import HistoryRow, RatedGame, Standing, apply_in_order
-from arena.stats.sequential import Verdict
+from arena.stats.sequential import LookPlan, Verdict
 from arena.stats.tally import Tally
 
 RANKING_METHODS = ("auto", "points", "paired", "trueskill")
+LOOK_GROWTH = 1.5
+FIRST_LOOK = 100
+PLANNED_RHO = 200.0
+"""``[ranking] look_growth``, ``first_look`` and the shape of the planned boundary (ρ of the mixture, in
+games): the design at which ``--until-settled`` on bench/ranking.py's ladder stopped soonest with the
+exact order (docs/ranking.md)."""
 RETIRED = {
     "sharpen": "the pair probabilities are now fitted to the field (docs/ranking.md); remove the key",
 }
@@ -49,12 +55,24 @@ class RankingConfig:
         Range(0, 10, "points per hand", integer=False, to_float=True),
         "two entrants shown to be closer than this (points per hand) are tied",
     )
+    look_growth: float = option(
+        LOOK_GROWTH,
+        Range(1, 100, "a factor", integer=False, to_float=True),
+        "planned looks: each after this many times the games of the one before (1: every check_every)",
+    )
+    first_look: int = option(FIRST_LOOK, Range(1, 10_000_000), "the first planned look, in games")
 
     def __post_init__(self) -> None:
         options.settle(self, "ranking")
 
     def to_dict(self) -> dict[str, Any]:
         return options.to_dict(self)
+
+    def plan(self) -> LookPlan | None:
+        """The planned looks the verdicts are judged by (None: the confidence sequence, any look)."""
+        if self.look_growth <= 1:
+            return None
+        return LookPlan(self.first_look, self.look_growth, self.max_games, PLANNED_RHO)
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> RankingConfig:
@@ -70,8 +88,12 @@ class RankingConfig:
 
     @classmethod
     def from_stored(cls, raw: Mapping[str, Any]) -> RankingConfig:
-        """The ``[ranking]`` stored with an event, by this arena or an earlier one (retired keys dropped)."""
-        return cls.from_dict({k: v for k, v in raw.items() if k not in RETIRED})
+        """The ``[ranking]`` stored with an event, by this arena or an earlier one (retired keys dropped).
+
+        An event stored before planned looks existed was looked at, and stopped, under the confidence
+        sequence, so it is read back with ``look_growth = 1``: its verdicts stay those it stopped on."""
+        kept = {k: v for k, v in raw.items() if k not in RETIRED}
+        return cls.from_dict({"look_growth": 1.0} | kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +205,7 @@ def compute_leaderboard(
         margin=ranking.tie_margin,
         demoted=disqualified,
         tally=tally,
+        plan=ranking.plan(),
     )
     by_name = {s.name: s for s in standings}
     ordered = [by_name[name] for name in conf.order]

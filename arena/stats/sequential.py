@@ -18,12 +18,31 @@ tied when it differs by the margin or more) ≤ α / 2.
 * **above**: the whole interval is above zero;
 * **tied**: the whole interval lies within ± ``margin`` (``[ranking] tie_margin``), an equivalence test;
 * **open**: neither yet.
+
+**Planned looks** (``LookPlan``, ``[ranking] look_growth`` > 1): when the looks are fixed in advance, a
+few of them on a geometric schedule (50, 75, 113, ... games), the chance of ever crossing a *constant*
+boundary ``c`` at one of them can be computed exactly instead of bounded for every n at once: the
+standardised gaps at the looks are a Gaussian process with correlation sqrt(n_i / n_j), and ``c`` is the
+constant at which it leaves [-c, c] at some look with probability α (Pocock's group-sequential design,
+computed by recursive numerical integration, Armitage, McPherson and Rowe 1969; no randomness). The
+boundary may also take the confidence sequence's shape, scaled down until the planned looks cross it with
+probability exactly α: high at the first looks, low at the late ones where events stop. The default
+(``[ranking]``: looks at 100, 150, 225, ... 1,000 games, shape ρ = 200) is 3.3 at 100 games, 2.5 at 338 and
+2.3 at 1,000, where the confidence sequence needs 3.0-3.2 (docs/ranking.md has what it saves).
+The guarantee then covers the planned looks (and any subset of them: skipping a look only lowers the
+chance); a single unplanned look at c is stricter than a fixed-sample test, but many unplanned looks are
+not covered, which is why ``--until-settled`` looks only at the planned ones.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
+from statistics import NormalDist
+
+import numpy as np
 
 MIXTURE_GAMES = 40.0
 """ρ of the boundary, in games (so that a duplicate block of five games counts as 8 of its units): the
@@ -39,27 +58,132 @@ class Verdict(StrEnum):
     OPEN = "open"
 
 
+GRID = 401
+"""Points of the grid on [-c, c] that the planned boundary's integration runs on (Pocock's published
+constants to three decimals; tests/stats/test_sequential.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LookPlan:
+    """Looks fixed in advance: the first after ``first`` games, each next after ``growth`` times the games
+    of the one before, and a last one at ``last`` (the budget), in games. The boundary at look ``n`` is
+    λ·b(n), the shape of the confidence sequence with ρ = ``rho`` games (``rho`` 0: a constant, Pocock's),
+    scaled down by the λ at which the planned looks cross it with probability exactly α."""
+
+    first: int
+    growth: float
+    last: int
+    rho: float = 0.0
+
+    def looks(self) -> tuple[float, ...]:
+        """The planned looks, in games (before rounding up to whole rounds)."""
+        out: list[float] = []
+        n = float(max(self.first, 1))
+        while n < self.last and len(out) < 200:
+            out.append(n)
+            n *= self.growth
+        return (*out, float(self.last))
+
+    def points(self, round_games: int) -> list[int]:
+        """The games at which ``--until-settled`` looks: each planned look rounded up to whole rounds of
+        ``round_games`` games, the last (the budget) rounded down."""
+        budget = self.last // round_games * round_games
+        up = {min(budget, math.ceil(n / round_games) * round_games) for n in self.looks()[:-1]}
+        return sorted((up | {budget}) - {0})
+
+    def shape(self, games: float, level: float) -> float:
+        if self.rho <= 0:
+            return 1.0
+        return mixture_boundary(games, level, self.rho)
+
+    def scale(self, level: float) -> float:
+        looks = self.looks()
+        return planned_scale(looks, tuple(self.shape(n, level) for n in looks), level)
+
+    def boundary(self, games: float, level: float) -> float:
+        """The half-width, in standard errors, at a look after ``games`` games."""
+        return self.scale(level) * self.shape(max(games, self.first), level)
+
+
+def crossing_probability(looks: tuple[float, ...], bounds: tuple[float, ...], grid: int = GRID) -> float:
+    """P(|Z_k| >= bounds[k] at some look k) for a standardised random walk looked at after ``looks``
+    units (any common scale: only their ratios matter).
+
+    Z at look k+1 given Z at look k is normal with mean z·sqrt(n_k / n_{k+1}) and variance
+    1 - n_k / n_{k+1}; the density of the paths still inside the boundary is carried from look to look on a
+    grid (trapezoid weights), and what it loses is the crossing probability."""
+
+    def nodes(c: float) -> tuple[np.ndarray, np.ndarray]:
+        z = np.linspace(-c, c, grid)
+        w = np.full(grid, z[1] - z[0])
+        w[0] = w[-1] = w[0] / 2
+        return z, w
+
+    z, w = nodes(bounds[0])
+    density = np.exp(-(z**2) / 2) / math.sqrt(2 * math.pi)
+    for k in range(1, len(looks)):
+        r = looks[k - 1] / looks[k]
+        sd = math.sqrt(1 - r)
+        z_next, w_next = nodes(bounds[k])
+        kernel = np.exp(-((z_next[None, :] - math.sqrt(r) * z[:, None]) ** 2) / (2 * sd * sd))
+        density = (density * w) @ kernel / (sd * math.sqrt(2 * math.pi))
+        z, w = z_next, w_next
+    return 1.0 - float(np.sum(density * w))
+
+
+@lru_cache(maxsize=64)
+def planned_scale(looks: tuple[float, ...], shape: tuple[float, ...], level: float) -> float:
+    """The λ with ``crossing_probability(looks, λ·shape) = 1 - level``, by bisection between the one-look
+    and the union-bound (Šidák) values of a constant boundary, relative to the shape's smallest value."""
+    alpha = 1 - level
+    least = min(shape)
+    lo = NormalDist().inv_cdf(1 - alpha / 2) / max(shape)
+    hi = NormalDist().inv_cdf(1 - alpha / (2 * len(looks))) / least
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        crossed = crossing_probability(looks, tuple(mid * b for b in shape))
+        lo, hi = (mid, hi) if crossed > alpha else (lo, mid)
+    return hi
+
+
+def mixture_boundary(games: float, level: float, rho: float) -> float:
+    """The confidence sequence's b(n) with n and ρ in the same unit."""
+    alpha = 1 - level
+    return math.sqrt((games + rho) / games * math.log((games + rho) / (rho * alpha**2)))
+
+
 def mixture_units(games_per_unit: float) -> float:
     """ρ in units of this event (games, or blocks of ``games_per_unit`` games)."""
     return MIXTURE_GAMES / max(games_per_unit, 1.0)
 
 
-def boundary(units: int, level: float, rho: float) -> float:
-    """Half-width of the confidence sequence after ``units`` units, in standard errors of the gap."""
+def boundary(
+    units: int, level: float, rho: float, plan: LookPlan | None = None, games_per_unit: float = 1.0
+) -> float:
+    """Half-width of the confidence sequence after ``units`` units, in standard errors of the gap; with a
+    ``plan``, its constant planned boundary."""
     if units < 1:
         return math.inf
-    alpha = 1 - level
-    return math.sqrt((units + rho) / units * math.log((units + rho) / (rho * alpha**2)))
+    if plan is not None:
+        return plan.boundary(units * games_per_unit, level)
+    return mixture_boundary(units, level, rho)
 
 
 def decide(
-    gap: float, se: float, units: int, level: float, margin: float, rho: float
+    gap: float,
+    se: float,
+    units: int,
+    level: float,
+    margin: float,
+    rho: float,
+    bound: float | None = None,
 ) -> tuple[Verdict, float, float]:
     """The verdict on a pair whose gap (upper minus lower) is ``gap`` ± ``se``, and the interval it rests
-    on (NaN when the gap is not measured)."""
+    on (NaN when the gap is not measured). ``bound``: the half-width in standard errors, when not the
+    confidence sequence's (a planned look's)."""
     if gap != gap or se != se:
         return Verdict.OPEN, math.nan, math.nan
-    half = boundary(units, level, rho) * se
+    half = (boundary(units, level, rho) if bound is None else bound) * se
     lo, hi = gap - half, gap + half
     if units < MIN_UNITS:
         return Verdict.OPEN, lo, hi
@@ -71,14 +195,21 @@ def decide(
 
 
 def more_games(
-    gap: float, se: float, units: int, games: int, level: float, margin: float, rho: float
+    gap: float,
+    se: float,
+    units: int,
+    games: int,
+    level: float,
+    margin: float,
+    rho: float,
+    bound: float | None = None,
 ) -> int | None:
     """Rough extra games for an open pair to be decided, if its gap stays as seen and its standard error
     shrinks as 1/sqrt(games): the sooner of "above" and "tied". None when neither can be foreseen (no gap
     visible and no margin wider than the gap)."""
     if gap != gap or se != se or se <= 0 or units < 1:
         return None
-    b = boundary(max(units, MIN_UNITS), level, rho)
+    b = boundary(max(units, MIN_UNITS), level, rho) if bound is None else bound
     options = []
     if abs(gap) >= 0.1 * se:  # a visible gap: games until b·se(n') <= gap
         options.append(games * ((b * se / abs(gap)) ** 2 - 1))

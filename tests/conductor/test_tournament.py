@@ -203,7 +203,7 @@ def test_until_settled_stops_when_every_adjacent_pair_is_settled(tmp_path: Path)
     entrants = [
         {"name": f"eps{k}", "class": f"sample_bots.noisy:Noisy{k}"} for k in ("00", "20", "40", "60", "100")
     ]
-    ranking = {"confidence": 0.8, "max_games": 400, "check_every": 10}
+    ranking = {"confidence": 0.8, "max_games": 400, "check_every": 10, "look_growth": 1.0}
     config = parse_config(call_ace_event(tmp_path, entrants, rounds=2, duplicate=True, ranking=ranking))
     looks: list[Any] = []
     summary = asyncio.run(
@@ -244,7 +244,7 @@ def test_until_settled_on_two_identical_bots_never_orders_them(tmp_path: Path) -
 def test_until_settled_stops_at_the_budget_and_names_the_open_pairs(tmp_path: Path) -> None:
     """One strong bot and four equal ones (the house bots fill the table): the equal ones never settle."""
     entrants = [{"name": "strong", "class": "sample_bots.noisy:Noisy00"}]
-    ranking = {"confidence": 0.9, "max_games": 40, "check_every": 10}
+    ranking = {"confidence": 0.9, "max_games": 40, "check_every": 10, "look_growth": 1.0}
     looks: list[int] = []
     summary = asyncio.run(
         run_event(
@@ -302,3 +302,28 @@ def test_a_resumed_event_may_grow_but_keeps_its_games(tmp_path: Path) -> None:
         )
     fewer = asyncio.run(run_event(parse_config(call_ace_event(tmp_path, LADDER, rounds=1))))
     assert fewer.games_total == 4 and fewer.games_played_now == 0  # the stored schedule is kept whole
+
+
+def test_until_settled_with_planned_looks_stops_only_at_a_planned_look(tmp_path: Path) -> None:
+    """Planned looks (first 10 games, doubling, budget 200): the 3 scheduled games are extended to the first
+    planned look, every extension ends on a planned look, no look that could stop it was settled before the
+    stop, and the stop is itself planned; the leaderboard printed states that look's verdicts."""
+    entrants = [
+        {"name": f"eps{k}", "class": f"sample_bots.noisy:Noisy{k}"} for k in ("00", "20", "40", "60", "100")
+    ]
+    ranking = {"confidence": 0.8, "max_games": 200, "look_growth": 2.0, "first_look": 10}
+    config = parse_config(call_ace_event(tmp_path, entrants, rounds=3, ranking=ranking))
+    plan = config.ranking.plan()
+    assert plan is not None and plan.points(1) == [10, 20, 40, 80, 160, 200]
+    grown: list[tuple[int, Any]] = []
+    summary = asyncio.run(
+        run_event(config, Watch(on_extend=lambda n, seen: grown.append((n, seen))), until_settled=True)
+    )
+    assert [n for n, _ in grown] == [p for p in plan.points(1) if p <= summary.games_total][: len(grown)]
+    assert summary.games_total in plan.points(1)
+    assert all(not seen.settled for n, seen in grown[1:])  # the look at 3 games could not stop it
+    with Store.open(config.output) as store:
+        tally = Tally([e.name for e in store.entrants()]).add(store.rated_games()).close()
+    last = look(tally, "auto", 0.8, config.seed, plan=plan)
+    assert summary.confidence.adjacent == last.adjacent
+    assert summary.confidence.planned_looks == plan.looks()

@@ -87,6 +87,8 @@ CASES: dict[tuple[str, str], tuple[Any, str]] = {
     ("ranking", "max_games"): (0, "ranking.max_games=0: expected an integer 1..10000000"),
     ("ranking", "check_every"): (1_000_001, "ranking.check_every=1000001: expected an integer 1..1000000"),
     ("ranking", "tie_margin"): (-0.1, "ranking.tie_margin=-0.1: expected points per hand 0..10"),
+    ("ranking", "look_growth"): (0.5, "ranking.look_growth=0.5: expected a factor 1..100"),
+    ("ranking", "first_look"): (0, "ranking.first_look=0: expected an integer 1..10000000"),
     ("executor", "kind"): ("x", "executor.kind='x': expected one of 'local', 'dask'"),
     ("executor", "workers"): (1025, "executor.workers=1025: expected an integer 1..1024"),
     ("executor", "scheduler"): ("", "executor.scheduler='': expected a non-empty string"),
@@ -162,7 +164,7 @@ def test_the_entrant_defaults_and_the_house_are_checked_by_the_same_declarations
         (
             {"ranking": {"bogus": 1}},
             "unknown key ranking.bogus: allowed keys are method, confidence, max_games, check_every, "
-            "tie_margin",
+            "tie_margin, look_growth, first_look",
         ),
         (
             {"executor": {"bogus": 1}},
@@ -233,7 +235,8 @@ FULL = (
     '"command": "{python} -m sample_bots.random --address {address}", "memory_mb": 100, "cpu_s": 9, '
     '"startup_timeout_s": 5.0, "sandbox": "none", "workdir": "w", "env": {"A": "1", "B": "2", '
     '"Z": "1"}}, "ranking": {"method": "paired", "confidence": 0.9, "max_games": 10, "check_every": 3, '
-    '"tie_margin": 2.0}, "sandbox": "none", "executor": {"kind": "dask", "workers": 2, "scheduler": null, '
+    '"tie_margin": 2.0, "look_growth": 1.5, "first_look": 100}, "sandbox": "none", '
+    '"executor": {"kind": "dask", "workers": 2, "scheduler": null, '
     '"scheduler_file": null, "pin_cpus": false}, "deal_key": "fixed"}'
 )
 DEFAULTS = (
@@ -249,7 +252,8 @@ DEFAULTS = (
     '"house": {"name": "house", "class": "sample_bots.random:RandomBot", "memory_mb": null, '
     '"cpu_s": null, "startup_timeout_s": 20.0, "sandbox": null, "workdir": null, "env": {}}, '
     '"ranking": {"method": "auto", "confidence": 0.95, "max_games": 1000, "check_every": 25, '
-    '"tie_margin": 0.08}, "sandbox": "bubblewrap", "executor": {"kind": "local", "workers": null, '
+    '"tie_margin": 0.08, "look_growth": 1.5, "first_look": 100}, "sandbox": "bubblewrap", '
+    '"executor": {"kind": "local", "workers": null, '
     '"scheduler": null, "scheduler_file": null, "pin_cpus": true}, "deal_key": "random"}'
 )
 

@@ -14,10 +14,16 @@ from arena.stats.rating import RatedGame, apply_in_order
 
 
 def test_a_stored_ranking_comes_back_as_it_was_stored() -> None:
-    stored = '{"method": "paired", "confidence": 0.9, "max_games": 10, "check_every": 3, "tie_margin": 0.1}'
+    stored = (
+        '{"method": "paired", "confidence": 0.9, "max_games": 10, "check_every": 3, "tie_margin": 0.1, '
+        '"look_growth": 2.0, "first_look": 20}'
+    )
     ranking = RankingConfig.from_stored(json.loads(stored))
     assert json.dumps(ranking.to_dict()) == stored
-    assert RankingConfig.from_stored({}) == RankingConfig()  # events stored before [ranking] existed
+    # events stored before planned looks (or before [ranking]) were judged by the confidence sequence
+    assert RankingConfig.from_stored({}) == RankingConfig(look_growth=1.0)
+    older = RankingConfig.from_stored({"max_games": 10, "tie_margin": 0.1})
+    assert older.look_growth == 1.0 and older.plan() is None and RankingConfig().plan() is not None
 
 
 def test_a_ranking_stored_by_an_earlier_arena_drops_its_retired_sharpening() -> None:
@@ -31,7 +37,7 @@ def test_a_ranking_stored_by_an_earlier_arena_drops_its_retired_sharpening() -> 
 
 def test_numbers_written_as_integers_are_held_as_floats() -> None:
     ranking = RankingConfig.from_dict({"tie_margin": 1})
-    assert type(ranking.tie_margin) is float and json.dumps(ranking.to_dict()).endswith('"tie_margin": 1.0}')
+    assert type(ranking.tie_margin) is float and '"tie_margin": 1.0,' in json.dumps(ranking.to_dict())
 
 
 @pytest.mark.parametrize(
