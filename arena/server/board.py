@@ -118,11 +118,16 @@ class LadderSource:
         return {}
 
     def ranking(self) -> RankingConfig:
-        return RankingConfig()
+        return LADDER_RANKING
 
     def event_seed(self) -> int:
         return self.config.ladder.seed
 
+
+LADDER_RANKING = RankingConfig(look_growth=1.0)
+"""A ladder's order is looked at whenever anybody opens the page, not at looks planned in advance: its
+verdicts are judged by the confidence sequence, which holds at every look (docs/ranking.md), never by the
+planned looks' boundary that ``arena run --until-settled`` uses by default."""
 
 HISTORY_POINTS = 200
 
