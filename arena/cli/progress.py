@@ -49,25 +49,30 @@ class Every:
 
 
 class Eta:
-    """Time left, from the mean rate of the games finished since this run's first game, counting down
-    between finishes: games end in bursts (a round of tables at once), so the last few gaps are no guide,
-    and a rate over the whole run moves slowly. Clock values are passed in, so a test can drive it."""
+    """Time left, from the mean rate of this run's games since play began, counting down between finishes:
+    games end in bursts (a round of tables at once), so the last few gaps are no guide, while the rate over
+    the whole run moves slowly. Clock values are passed in, so a test can drive it."""
 
     def __init__(self) -> None:
-        self._first: tuple[float, int] | None = None  # when this run's first game finished, and done then
+        self._origin: tuple[float, int] | None = None  # when play began, and the games stored then
         self._last: tuple[float, int] | None = None
 
+    def start(self, done: int, now: float) -> None:
+        """Play begins (again, once the bots are up: their start is not a game's time)."""
+        if self._last is None:
+            self._origin = (now, done)
+
     def finished(self, done: int, now: float) -> None:
-        if self._first is None:
-            self._first = (now, done)
+        if self._origin is None:
+            self._origin = (now, done - 1)
         self._last = (now, done)
 
     def seconds_left(self, total: int, now: float) -> float | None:
-        """None until two games of this run have finished (no rate yet)."""
-        if self._first is None or self._last is None or self._last[1] - self._first[1] < 1:
+        """None until a game of this run has finished (no rate yet)."""
+        if self._origin is None or self._last is None:
             return None
-        (t0, d0), (t1, d1) = self._first, self._last
-        if t1 <= t0:
+        (t0, d0), (t1, d1) = self._origin, self._last
+        if d1 <= d0 or t1 <= t0:
             return None
         per_game = (t1 - t0) / (d1 - d0)
         return max(0.0, (total - d1) * per_game - (now - t1))
@@ -143,6 +148,7 @@ class TerminalProgress(EventObserver):
         if done:
             self.say(f"resuming {self.name}: {done} of {total} games already stored in {self.output}")
         self._last_line = self.clock()
+        self.eta.start(done, self.clock())
         if self._logging and self.every.seconds > 0:
             self._timer = asyncio.get_running_loop().call_later(self.every.seconds, self._tick)
 
@@ -176,6 +182,7 @@ class TerminalProgress(EventObserver):
         task, began = self._bots
         self.progress.update(task, completed=tried)
         if tried == total:
+            self.eta.start(self.done, self.clock())
             self.progress.remove_task(task)
             self.say(f"bots: {total} started in {time.monotonic() - began:.1f} s")
 
