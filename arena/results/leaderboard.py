@@ -215,9 +215,20 @@ def _matrix(conf: Confidence) -> list[str]:
     lines = ["Chance the row's entrant is truly better than the column's:"]
     lines.append(" " * (2 + label) + "".join(f"{n:>{cell}}" for n in numbers))
     for i, (name, row) in enumerate(zip(conf.order, conf.pairwise, strict=True)):
-        cells = "".join(f"{'-':>{cell}}" if j == i else f"{p:{cell}.2f}" for j, p in enumerate(row))
+        cells = "".join(f"{'-' if j == i else _p_cell(p):>{cell}}" for j, p in enumerate(row))
         lines.append(f"  {f'{i + 1} {name}':<{label}}{cells}")
     return lines
+
+
+def _p_cell(p: float) -> str:
+    """A chance in four characters, never rounded to a certainty it is not (">.99", "<.01")."""
+    if p != p:
+        return "-"
+    if p > 0.995:
+        return ">.99"
+    if p < 0.005:
+        return "<.01"
+    return f"{p:.2f}"
 
 
 def render_explained(conf: Confidence | None) -> str:

@@ -225,7 +225,7 @@ def pair_line(pair: AdjacentPair, upper_place: int, conf: Confidence) -> str:
     if pair.verdict is Verdict.ABOVE:
         state = "settled: the upper is better"
     elif pair.verdict is Verdict.TIED:
-        state = f"tied: shown within {conf.margin:g} of each other"
+        state = f"tied: shown within {conf.margin:g} {score_name(conf.method)}"
     else:
         state = "open: not separated yet"
         if pair.more_games is not None:
@@ -269,7 +269,8 @@ def cells(standing: Standing, conf: Confidence | None, index: int) -> dict[str, 
 
 
 def explain(method: str, level: float = 0.95) -> str:
-    """Every column, and the lines under the table, in words (``arena leaderboard --explain``)."""
+    """Every column, and the lines under the table, in words (``arena leaderboard --explain``): a line per
+    item, label and meaning two spaces apart, for the caller to wrap to its width."""
     lines = [f"The order is by {score_name(method)}, best first.", "", "Columns:"]
     width = max(len(c.label) for c in columns(method, level))
     for c in columns(method, level):
@@ -277,14 +278,14 @@ def explain(method: str, level: float = 0.95) -> str:
     lines += [
         "",
         "Under the table:",
-        "  the verdict   which places are settled: 'tied within the evidence' means the games so far",
-        "                cannot tell those entrants apart (the test allows for looking as often as you",
-        "                like); 'settled below' means the one above is better, at the stated level",
-        "  neighbours    each pair of neighbours: settled, tied (shown closer than the tie margin) or",
-        "                open (more games needed); the chance the upper is truly better; the gap in the",
-        "                order's number, upper minus lower, and the range it very probably lies in",
+        "  the verdict   which places are settled: 'tied within the evidence' means the games so far "
+        "cannot tell those entrants apart (the test allows for looking as often as you like); 'settled "
+        "below' means the one above is better, at the stated level",
+        "  neighbours    each pair of neighbours: settled, tied (shown closer than the tie margin) or open "
+        "(more games needed); the chance the upper is truly better; the gap in the order's number, upper "
+        "minus lower, and the range it very probably lies in",
         "  whole order   the chance that every neighbour pair is in the right order at once",
-        "  the matrix    the chance that the row's entrant is truly better than the column's (columns",
-        "                are numbered by place, as the rows are)",
+        "  the matrix    the chance that the row's entrant is truly better than the column's (columns are "
+        "numbered by place, as the rows are; >.99 and <.01: nearer certainty than two places show)",
     ]
     return "\n".join(lines)
