@@ -143,8 +143,9 @@ def render_table(
     wanted = [c for c in wording.columns(method, conf.level if conf else 0.95)]
     if not any(r["forfeits"] != "0" for r in rows):
         wanted = [c for c in wanted if c.key != "forfeits"]
-    if not any(r["note"] for r in rows):
-        wanted = [c for c in wanted if c.key != "note"]
+    for r in rows:  # DQ, house: beside the name, not in a column of their own (80 columns are few)
+        r["name"] += f" ({r['note']})" if r["note"] else ""
+    wanted = [c for c in wanted if c.key != "note"]
     head = _wrap(title)
     if conf is not None:
         head += _wrap(
@@ -152,7 +153,7 @@ def render_table(
             "cannot separate."
         )
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=0, show_edge=False)
-    longest = max([len(r["name"]) for r in rows] + [7])
+    longest = max([len(r["name"]) + len(r["note"]) + 3 * bool(r["note"]) for r in rows] + [7])
     for c in wanted:
         left = c.key in ("name", "note")
         table.add_column(
@@ -160,7 +161,7 @@ def render_table(
             justify="left" if left else "right",
             overflow="fold",
             no_wrap=not left,
-            min_width=min(longest, 16) if c.key == "name" else None,
+            min_width=min(longest, 14) if c.key == "name" else None,
         )
     for r in rows:
         table.add_row(*(r[c.key] for c in wanted))

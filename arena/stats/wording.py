@@ -86,7 +86,11 @@ def columns(method: str, level: float = 0.95) -> tuple[Column, ...]:
         Column("maker", "maker", "hands in which it named trump, and the share of those its side made"),
         Column("faults", "faults", "faults charged to the bot: too slow, crashed, illegal or garbled moves"),
         Column("forfeits", "forf", "games forfeited after too many faults in one game"),
-        Column("note", "note", "DQ: disqualified (forfeited too often; placed last); house: a house bot"),
+        Column(
+            "note",
+            "note",
+            "after the name: (DQ) disqualified (forfeited too often; placed last), (house) a house bot",
+        ),
     )
 
 

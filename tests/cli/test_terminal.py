@@ -140,13 +140,15 @@ def test_the_leaderboard_says_one_order_plainly(tmp_path: Path) -> None:
     text = run("leaderboard", str(tmp_path / "out"))
     rows = json.loads(run("leaderboard", str(tmp_path / "out"), "--json"))
     assert "Ordered by points per hand" in text
+    assert "house-1 (house)" in text, "a house bot is marked beside its name"
     header = next(line for line in text.splitlines() if line.startswith("place"))
     assert header.split()[:3] == ["place", "entrant", "pts/hand"]
     assert header.index("pts/hand") < header.index("TrueSkill") and "mu-3" not in header
     scores = [r["score"] for r in rows]
     assert scores == sorted(scores, reverse=True), "the order is by the score it says"
-    table = [line.split() for line in text.splitlines() if line.split()[:1] in ([r["place"]] for r in rows)]
-    shown = [float(cells[2]) for cells in table]
+    places = {r["place"] for r in rows}
+    table = [line.split() for line in text.splitlines() if line.split()[:1] and line.split()[0] in places]
+    shown = [float(next(c for c in cells[2:] if not c.startswith("("))) for cells in table]
     assert len(shown) == len(rows) and shown == sorted(shown, reverse=True), "and the printed column agrees"
     assert list(rows[0])[:4] == ["rank", "place", "name", "score"], "the order's figures come first in JSON"
     for line in text.splitlines():
