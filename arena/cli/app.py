@@ -28,6 +28,23 @@ BAD_INPUT = 2
 REFUSED = 1
 
 
+WIDTH = 80
+
+
+def echo(text: str, err: bool = False) -> None:
+    """Print the arena's own prose wrapped on words to 80 columns (each line of ``text`` on its own; an
+    indented line keeps its indent), so a log or a terminal of any width reads it whole."""
+    import textwrap
+
+    out = []
+    for line in text.splitlines() or [""]:
+        lead = line[: len(line) - len(line.lstrip())]
+        out += textwrap.wrap(
+            line, WIDTH, subsequent_indent=lead + "  ", break_on_hyphens=False, break_long_words=False
+        ) or [""]
+    typer.echo("\n".join(out), err=err)
+
+
 def fail(message: str, code: int = BAD_INPUT) -> typer.Exit:
     """Print ``error:`` and the message (lines after its first, such as a bot's log, indented under it);
     return the ``Exit`` for the caller to raise."""

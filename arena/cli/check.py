@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from arena import __version__
-from arena.cli.app import app, fail, one_line_errors
+from arena.cli.app import app, echo, fail, one_line_errors
 
 
 @app.command("check-bot")
@@ -59,13 +59,13 @@ def check_bot(
                     cpu_s=cpu_s,
                     games_per_config=games,
                     decision_ms=decision_ms,
-                    progress=typer.echo,
+                    progress=echo,
                 )
             )
         else:
-            report = asyncio.run(check_running(address, games, decision_ms, progress=typer.echo))
+            report = asyncio.run(check_running(address, games, decision_ms, progress=echo))
     for line in report.tail():
-        typer.echo(line)
+        echo(line)
     raise typer.Exit(0 if report.passed else 1)
 
 

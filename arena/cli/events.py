@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from arena.cli.app import app, one_line_errors
+from arena.cli.app import app, echo, one_line_errors
 from arena.protocol import loops
 
 if TYPE_CHECKING:  # imported when a command runs, so that `arena --help` starts quickly
+    from arena.cli.progress import Every
     from arena.conductor.tournament import EventSummary
     from arena.event.config import TournamentConfig
 
@@ -44,6 +45,15 @@ def run(
         None, help="dask: join a running cluster (tcp://HOST:PORT, or a scheduler file's path)"
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    progress_every: str = typer.Option(
+        "10s",
+        "--progress-every",
+        help="when the output is not a terminal (a log, CI): a progress line every this many seconds (10s) "
+        "or games (50); 0: none",
+    ),
+    standings_every: int = typer.Option(
+        0, "--standings-every", min=0, help="print the standings every this many games (0: only at the end)"
+    ),
     strict: bool = typer.Option(
         False,
         "--strict",
@@ -58,9 +68,11 @@ def run(
     ),
 ) -> None:
     """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
+    from arena.cli.progress import Every
     from arena.event.config import TLS_KEYS, load_config, parse_executor
 
     with one_line_errors():
+        every = Every.parse(progress_every)
         cfg = load_config(config)
         spec = None
         if executor or workers is not None or scheduler:  # --workers 0 is checked, as in the file
@@ -90,7 +102,9 @@ def run(
             "trusted code: whoever learns the key can compute every deal; fix it only for experiments",
             err=True,
         )
-    run_and_print(cfg, quiet, strict=strict, until_settled=until_settled)
+    run_and_print(
+        cfg, quiet, strict=strict, until_settled=until_settled, every=every, standings_every=standings_every
+    )
 
 
 @app.command()
@@ -100,16 +114,27 @@ def demo(
     concurrency: int = typer.Option(4, help="games at once"),
     decision_ms: int = typer.Option(400, help="time per decision"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    progress_every: str = typer.Option(
+        "10s",
+        "--progress-every",
+        help="when the output is not a terminal (a log, CI): a progress line every this many seconds (10s) "
+        "or games (50); 0: none",
+    ),
+    standings_every: int = typer.Option(
+        0, "--standings-every", min=0, help="print the standings every this many games (0: only at the end)"
+    ),
 ) -> None:
     """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre.
 
     The bots run in the bubblewrap sandbox where it works; elsewhere (macOS, a container without user
     namespaces, bubblewrap not installed) the demo runs them unsandboxed, since they are our own, and says so.
     """
+    from arena.cli.progress import Every
     from arena.event.config import parse_config
     from arena.sandbox import bubblewrap_problem
 
     with one_line_errors():
+        every = Every.parse(progress_every)
         loops.loop_choice()  # ARENA_LOOP, checked before anything is said or started
     problem = bubblewrap_problem()
     if problem is not None:
@@ -140,7 +165,7 @@ def demo(
                 "sandbox": "none" if problem else "bubblewrap",
             }
         )
-    run_and_print(cfg, quiet, start_over=True)
+    run_and_print(cfg, quiet, start_over=True, every=every, standings_every=standings_every)
 
 
 def run_and_print(
@@ -149,6 +174,8 @@ def run_and_print(
     start_over: bool = False,
     strict: bool = False,
     until_settled: bool = False,
+    every: Every | None = None,
+    standings_every: int = 0,
 ) -> None:
     """Run the event with a progress bar, then print the leaderboard, the schedule and where things are.
 
@@ -160,7 +187,7 @@ def run_and_print(
     from arena.cli.progress import TerminalProgress
     from arena.conductor.tournament import run_event
 
-    progress = TerminalProgress(cfg.name, str(cfg.output), quiet)
+    progress = TerminalProgress(cfg.name, str(cfg.output), quiet, every, standings_every)
     terminated: list[int] = []
 
     async def main() -> EventSummary:
@@ -208,18 +235,18 @@ def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
     board = Leaderboard(summary.standings, summary.confidence)
     typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
     if summary.stopped is Stopped.SETTLED:
-        typer.echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
+        echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
     elif summary.stopped is Stopped.BUDGET:
         still = ", ".join(f"{p.upper} / {p.lower}" for p in summary.confidence.open_pairs())
-        typer.echo(
+        echo(
             f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
             f"still open: {still}"
         )
     with one_line_errors(), Queries.open(cfg.output) as store:
         schedule = store.schedule()  # as played: --until-settled may have grown it
     spread = schedule_spread(schedule, [e.name for e in cfg.entrants], cfg.game.team_play)
-    typer.echo(f"schedule: {spread.render()}")
-    typer.echo(f"results: {cfg.output}  (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
+    echo(f"schedule: {spread.render()}")
+    echo(f"results: {cfg.output} (arena leaderboard {cfg.output}; arena replay {cfg.output} GAME)")
 
 
 def _write_report(directory: Path) -> None:
@@ -231,6 +258,6 @@ def _write_report(directory: Path) -> None:
     try:
         built = build_report(Path(directory))
     except (ArenaError, OSError) as exc:
-        typer.echo(f"warning: no HTML report: {exc}", err=True)
+        echo(f"warning: no HTML report: {exc}", err=True)
         return
-    typer.echo(f"report: {built.path}  (one file: open it in a browser)")
+    echo(f"report: {built.path} (one file: open it in a browser)")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from arena.cli.app import app, one_line_errors
+from arena.cli.app import app, echo, one_line_errors
 from arena.protocol import loops
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def match(
 
     def on_look(state: SprtState) -> None:
         if not quiet:
-            typer.echo(state.render(settings.sprt))
+            typer.echo(state.line())
 
     try:
         with one_line_errors():
@@ -73,7 +73,6 @@ def match(
             f"\ninterrupted: finished games are stored in {output}; run the same command to resume", err=True
         )
         raise typer.Exit(130) from None
-    if quiet:
-        typer.echo(result.state.render(settings.sprt))
-    typer.echo(f"{result.games} games stored in {output} (arena leaderboard {output})")
+    typer.echo(result.state.render(settings.sprt))
+    echo(f"{result.games} games stored in {output} (arena leaderboard {output})")
     raise typer.Exit({SprtResult.H1: 0, SprtResult.H0: 1}.get(result.state.result, 3))

@@ -24,9 +24,13 @@ def leaderboard(
     directory: Path = typer.Argument(..., help="an event's output directory"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
     as_csv: bool = typer.Option(False, "--csv", help="print CSV"),
+    explain: bool = typer.Option(
+        False, "--explain", help="after the table, say in words what every column and line means"
+    ),
 ) -> None:
     """The standings of a (finished or interrupted) event, from its stored games."""
     from arena.conductor.match import sprt_of_store
+    from arena.results.leaderboard import render_explained
     from arena.results.listings import render_csv, render_json, render_table
     from arena.results.queries import Queries
     from arena.stats.leaderboard import compute_leaderboard
@@ -44,6 +48,8 @@ def leaderboard(
         typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
         if sprt is not None:
             typer.echo(sprt[1].render(sprt[0]))
+        if explain:
+            typer.echo("\n" + render_explained(standings.confidence), nl=False)
 
 
 @app.command()

@@ -297,7 +297,12 @@ def _possible_kinds(config: GameConfig) -> set[str]:
 
 
 def _options_text(options: dict[str, object]) -> str:
-    return "(" + (", ".join(f"{k}={v}" for k, v in options.items()) or "defaults") + ")"
+    """The options as a config writes them (``use_joker=true``, not Python's ``True``)."""
+
+    def value(v: object) -> str:
+        return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+    return "(" + (", ".join(f"{k}={value(v)}" for k, v in options.items()) or "defaults") + ")"
 
 
 _KIND_OF_ACTION = {

@@ -11,21 +11,27 @@ from __future__ import annotations
 import csv
 import io
 import json
-import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, FaultKind
+from arena.results.leaderboard import (  # the leaderboard's forms, importable from here as before
+    COLUMNS,
+    TABLE_HELP,
+    render_confidence,
+    render_csv,
+    render_json,
+    render_table,
+)
 from arena.results.queries import GameSummary, Queries, StoredFault
-from arena.stats.confidence import Confidence
-from arena.stats.leaderboard import Leaderboard
-from arena.stats.rating import Standing
 from arena.text import printable
 
 HAND_RECORDS = "hands.jsonl"
 GAMES_CSV = "games.csv"
+
+__all__ = ["COLUMNS", "TABLE_HELP", "render_confidence", "render_csv", "render_json", "render_table"]
 
 GAME_COLUMNS = (
     "number",
@@ -206,195 +212,3 @@ def export(store: Queries, out_dir: Path) -> tuple[Path, Path, int, int]:
         for game in rows:
             writer.writerow(game_row(game))
     return records, table, hands, len(rows)
-
-
-# ------------------------------------------------------------------ the leaderboard
-
-COLUMNS = (
-    "rank",
-    "name",
-    "conservative",
-    "mu",
-    "sigma",
-    "games",
-    "wins",
-    "avg_points",
-    "maker_hands",
-    "maker_success",
-    "faults",
-    "forfeits",
-    "disqualified",
-    "house",
-    "score",
-    "points_per_hand_lo",
-    "points_per_hand_hi",
-    "mean_rank",
-    "mean_rank_lo",
-    "mean_rank_hi",
-    "place",
-    "p_above_next",
-    "verdict_next",
-    "settled_above_next",
-    "whole_order",
-)
-
-
-def render_json(board: Leaderboard | list[Standing]) -> str:
-    """One object per entrant, best first; the ranking's figures are part of each (``Standing.extra``)."""
-    standings = board.standings if isinstance(board, Leaderboard) else board
-    return json.dumps([s.to_dict() for s in standings], indent=2)
-
-
-def render_csv(board: Leaderboard | list[Standing]) -> str:
-    standings = board.standings if isinstance(board, Leaderboard) else board
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    for s in standings:
-        row = s.to_dict()
-        pph, rank = row.get("points_per_hand_ci") or [None, None], row.get("mean_rank_ci") or [None, None]
-        row |= {
-            "points_per_hand_lo": pph[0],
-            "points_per_hand_hi": pph[1],
-            "mean_rank_lo": rank[0],
-            "mean_rank_hi": rank[1],
-        }
-        writer.writerow(_csv_values(row))
-    return out.getvalue()
-
-
-def _csv_values(row: dict[str, object]) -> dict[str, object]:
-    """Booleans as ``true``/``false`` (what spreadsheets and other languages read), empty for none."""
-
-    def text(v: object) -> object:
-        return ("true" if v else "false") if isinstance(v, bool) else "" if v is None else v
-
-    return {k: text(v) for k, v in row.items()}
-
-
-# What each column of the terminal table means (``arena leaderboard --help`` and docs/config.md show this).
-TABLE_HELP = """\b
-Columns of the table:
-  #        place, by points per hand (paired in duplicate; docs/ranking.md);
-           "=3": tied with its neighbour within [ranking] tie_margin
-  entrant  the entrant's name in the config
-  mu-3σ    conservative skill: TrueSkill mu minus 3 sigma
-  mu       TrueSkill mean skill estimate (starts at 25)
-  σ        TrueSkill uncertainty of mu (starts at 8.33)
-  games    games played
-  wins     games finished first (shared first places count)
-  pts/g    mean points scored per game
-  maker    hands it fixed trump in; the share its side made (3+ tricks)
-  faults   faults charged to the bot (not harness: the arena's own lateness)
-  forf     games forfeited after too many faults in one game
-  note     DQ: disqualified (forfeited too often); house: a house bot"""
-
-
-def render_table(board: Leaderboard | list[Standing], title: str = "Leaderboard") -> str:
-    """A plain-text table (rich renders it in the terminal; this form also suits logs and tests), then
-    how sure its order is; 80 columns."""
-    standings = board.standings if isinstance(board, Leaderboard) else board
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=0)
-    for column, justify in (
-        ("#", "right"),
-        ("entrant", "left"),
-        ("mu-3σ", "right"),
-        ("mu", "right"),
-        ("σ", "right"),
-        ("games", "right"),
-        ("wins", "right"),
-        ("pts/g", "right"),
-        ("maker", "right"),
-        ("faults", "right"),
-        ("forf", "right"),
-        ("note", "left"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for s in standings:
-        notes = " ".join(n for n, on in (("DQ", s.disqualified), ("house", s.house)) if on)
-        maker = "-" if s.maker_rate is None else f"{s.maker_hands} {s.maker_rate:.0%}"
-        table.add_row(
-            str(s.extra.get("place", s.rank)),
-            s.name,
-            f"{s.conservative:.2f}",
-            f"{s.mu:.2f}",
-            f"{s.sigma:.2f}",
-            str(s.games),
-            str(s.wins),
-            f"{s.avg_points:.2f}",
-            maker,
-            str(s.faults),
-            str(s.forfeits),
-            notes,
-        )
-    console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=False)
-    console.print(table)
-    text: str = console.file.getvalue()  # type: ignore[attr-defined]
-    return text + (render_confidence(board.confidence) if isinstance(board, Leaderboard) else "")
-
-
-def _num(value: float, digits: int = 2) -> str:
-    return "-" if value != value else f"{value:.{digits}f}"
-
-
-def _p_text(p: float) -> str:
-    """A probability to three places, never rounded to a certainty it is not."""
-    if p > 0.9995:
-        return "> 0.999"
-    if p < 0.0005:
-        return "< 0.001"
-    return f"= {p:.3f}"
-
-
-def _signed(value: float) -> str:
-    return "-" if value != value else f"{value:+.3f}"
-
-
-def _interval_text(value: float, interval: tuple[float, float]) -> str:
-    return f"{_num(value)} [{_num(interval[0])}, {_num(interval[1])}]"
-
-
-def render_confidence(conf: Confidence) -> str:
-    """How sure the order is, in words an organiser can act on (80 columns; the matrix of P(above) only
-    while it fits, the JSON always has it)."""
-    what = {"paired": "paired points per hand", "centred": "centred points per hand"}.get(
-        conf.method, "points per hand"
-    )
-    width = max([len(n) for n in conf.order] + [7])
-    lines = [
-        f"Order by {what} over {conf.units} {conf.unit}s; 95% intervals by bootstrap",
-        f"({conf.replicates} resamples seeded by the event). A pair's verdict holds at {conf.level:g}",
-        f"however often the order is looked at: its gap ± {conf.boundary:.2f} standard errors;",
-        f"tied: that interval within ± {conf.margin:g} points per hand. P: the chance the upper",
-        "one is truly better, judged against this field's spread of gaps.",
-        f"  {'entrant':<{width}}  {'pts/hand [95%]':>18}  {'mean rank [95%]':>18}"
-        + (f"  {conf.method + ' [95%]':>20}" if conf.method != "points" else ""),
-    ]
-    for f in conf.entrants:
-        score = f"  {_interval_text(f.score, f.score_ci):>20}" if conf.method != "points" else ""
-        lines.append(
-            f"  {f.name:<{width}}  {_interval_text(f.points_per_hand, f.points_ci):>18}  "
-            f"{_interval_text(f.mean_rank, f.rank_ci):>18}{score}"
-        )
-    for pair in conf.adjacent:
-        lo, hi = pair.interval
-        gap = "gap -" if pair.gap != pair.gap else f"gap {pair.gap:+.3f} [{_signed(lo)}, {_signed(hi)}]"
-        state = pair.verdict.value
-        if not pair.settled:
-            state += f", ~{pair.more_games} more games" if pair.more_games is not None else ""
-        lines.append(f"  {pair.upper} / {pair.lower}: {state}; P {_p_text(pair.probability)}; {gap}")
-    lines.append(f"Whole order right: P {_p_text(conf.whole)}")
-    lines.append(textwrap.fill(conf.summary(), 80, subsequent_indent="  "))
-    if len(conf.order) > 1 and width + 3 + 7 * len(conf.order) <= 80:
-        lines.append("P(row finishes above column):")
-        lines.append(" " * (width + 2) + "".join(f"{n[:6]:>7}" for n in conf.order))
-        for name, row in zip(conf.order, conf.pairwise, strict=True):
-            cells = "".join(
-                "      -" if other == name else f"{p:7.2f}" for other, p in zip(conf.order, row, strict=True)
-            )
-            lines.append(f"  {name:<{width}}{cells}")
-    return "\n".join(lines) + "\n"

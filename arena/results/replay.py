@@ -6,6 +6,8 @@ seat numbers, so what is printed is exactly what was refereed.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Sequence
 
 from arena.errors import FaultKind
@@ -48,8 +50,9 @@ def render_game(game: StoredGame) -> str:
         else f"deal seed {game.seed}"
     )
     lines = [
-        f"Game {game.game_id}: round {game.round}, table {game.table}, {seed}"
+        f"Game {game.game_id}: round {game.round}, table {game.table}"
         + (f", duplicate block {game.block} rotation {game.rotation}" if game.block != game.game_id else ""),
+        f"Seed: {seed}",
         "Seats: " + ", ".join(f"{i} {name}" for i, name in enumerate(seats)),
     ]
     for hand in game.hands:
@@ -109,7 +112,32 @@ def render_game(game: StoredGame) -> str:
     faults = len(game.faults)
     if faults:
         lines.append(f"Faults: {faults}, each shown in its hand above")
-    return "\n".join(lines) + "\n"
+    return "\n".join(_wrapped(lines)) + "\n"
+
+
+def _wrapped(lines: list[str], width: int = 80) -> list[str]:
+    """Each line wrapped to ``width`` at its commas and semicolons (a seat and its card stay together),
+    its continuation indented under it (a trick of seven seats, a long bidding), so the replay reads in an
+    80-column terminal or log."""
+    out = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = " " * (len(line) - len(line.lstrip()))
+        more = lead + "    "
+        current = ""
+        for piece in re.split(r"(?<=[,;]) ", line):
+            candidate = f"{current} {piece}" if current else piece
+            if len(candidate) <= width or not current:
+                current = candidate
+            else:
+                out.append(current)
+                current = more + piece
+        out += textwrap.wrap(
+            current, width, subsequent_indent=more, break_on_hyphens=False, break_long_words=False
+        ) or [""]
+    return out
 
 
 def _faults(game: StoredGame, hand_index: int) -> list[str]:

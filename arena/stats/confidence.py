@@ -191,12 +191,13 @@ class Confidence:
         return [p for p in self.adjacent if not p.settled]
 
     def places(self) -> list[str]:
-        """Each entrant's place as printed: "1", "2", ... with a run of tied neighbours sharing the first
-        place of the run, marked "=" ("=3", "=3")."""
+        """Each entrant's place as printed: "1", "2", ... with a run of neighbours the evidence cannot
+        separate (every pair in it tied or open, none settled above) sharing the first place of the run,
+        marked "=" ("=3", "=3"): a confident "3, 4" would claim an order the games have not shown."""
         out: list[str] = []
         first = 0
         for i in range(len(self.order)):
-            if i and self.adjacent[i - 1].verdict is not Verdict.TIED:
+            if i and self.adjacent[i - 1].verdict is Verdict.ABOVE:
                 first = i
             out.append(str(first + 1))
         return [f"={place}" if out.count(place) > 1 else place for place in out]

@@ -220,13 +220,15 @@ def _round4(value: float) -> float | None:
 
 
 def _confidence_fields(conf: Confidence, i: int) -> dict[str, object]:
-    """The figures of the ``i``-th entrant of the order: its bootstrap intervals, its place ("=3" when
+    """The figures of the ``i``-th entrant of the order: its score (the order's number) and the bootstrap
+    intervals of it, of its points per hand and of its mean rank, its place ("=3" when
     tied), P(above) every other entrant, the pair with the next one (P, verdict, the gap's interval), and the
     whole order's figure (the same on every row)."""
     figures = conf.entrants[i].to_dict()
     nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
     return {
         "score": figures["score"],
+        "score_ci": figures["score_ci"],
         "points_per_hand_ci": figures["points_per_hand_ci"],
         "mean_rank": figures["mean_rank"],
         "mean_rank_ci": figures["mean_rank_ci"],

@@ -18,6 +18,7 @@ power. The variance is re-estimated at every look, so the first ``min_deals`` de
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -79,7 +80,9 @@ class SprtState:
     upper: float
     result: SprtResult
 
-    def render(self, settings: SprtSettings) -> str:
+    def render(self, settings: SprtSettings, width: int = 80) -> str:
+        """The test in words, wrapped on words to ``width``: the hypotheses, the measured edge with its
+        labelled interval, the LLR against its bounds, and the verdict."""
         verdict = {
             SprtResult.H1: "H1 accepted: the candidate is better "
             f"(by about {settings.h1:g} points per hand or more)",
@@ -95,11 +98,52 @@ class SprtState:
                 f"estimated from {settings.min_deals} deals; at this noise the test is a fixed test of that "
                 "many deals)"
             )
-        half = 1.96 * self.sd / math.sqrt(self.deals) if self.deals > 1 else math.inf
+        text = (
+            f"SPRT of H0: edge {settings.h0:+g} against H1: edge {settings.h1:+g} points per hand (alpha "
+            f"{settings.alpha:g}, beta {settings.beta:g}): {self.deals} deals; {self.edge_text()}; "
+            f"{self.llr_text()}: {verdict}"
+        )
+        return "\n".join(textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False))
+
+    @property
+    def constant(self) -> bool:
+        """Every deal's difference was the same (two bots that play alike): no spread to weigh a gap by."""
+        return self.deals > 1 and self.sd <= 1e-6
+
+    def edge_text(self) -> str:
+        """The candidate's measured edge with its 95% interval, labelled (never a bare "±")."""
+        if not self.deals:
+            return "no deal played yet"
+        edge = f"candidate minus baseline {self.mean:+.3f} points per hand"
+        if self.deals < 2:
+            return f"{edge} (an interval needs two deals)"
+        if self.constant:
+            return f"{edge} on every deal (the two played alike: no spread)"
+        half = 1.96 * self.sd / math.sqrt(self.deals)
+        return f"{edge} (95% interval {self.mean - half:+.3f} to {self.mean + half:+.3f})"
+
+    def llr_text(self) -> str:
+        """The log-likelihood ratio against its bounds, and how far it has gone towards the one it leans
+        to; a ratio beyond all measure (no spread at all) is said as past its bound, not as 5e10."""
+        bounds = f"bounds [{self.lower:+.2f}, {self.upper:+.2f}]"
+        if self.constant and abs(self.llr) > 1e6:
+            side = f"upper {self.upper:+.2f}" if self.llr > 0 else f"lower {self.lower:+.2f}"
+            return f"LLR past the {side} bound at once ({bounds}; no spread, so any gap is decisive)"
+        toward = self.upper if self.llr >= 0 else self.lower
+        what = "H1" if self.llr >= 0 else "H0"
+        share = min(self.llr / toward, 9.99) if toward else 0.0
+        return f"LLR {self.llr:+.2f} of {bounds} ({share:.0%} of the way to {what})"
+
+    def line(self) -> str:
+        """One look, in one line under 80 columns: deals, the edge, the LLR against its bounds."""
+        verdict = {SprtResult.H1: "H1", SprtResult.H0: "H0", SprtResult.UNDECIDED: "undecided"}[self.result]
+        if self.constant and abs(self.llr) > 1e6:
+            llr = "past a bound"
+        else:
+            llr = f"{self.llr:+.2f}"
         return (
-            f"SPRT [{settings.h0:+g}, {settings.h1:+g}] pts/hand, alpha {settings.alpha:g}, beta "
-            f"{settings.beta:g}: {self.deals} deals, candidate - baseline = {self.mean:+.3f} ± {half:.3f} "
-            f"pts/hand, LLR {self.llr:+.2f} in ({self.lower:.2f}, {self.upper:.2f}): {verdict}"
+            f"deal {self.deals}: edge {self.mean:+.3f} pts/hand; LLR {llr} of "
+            f"[{self.lower:+.2f}, {self.upper:+.2f}]; {verdict}"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -54,8 +54,9 @@ def test_leaderboard_prints_and_exports_the_confidence(tmp_path: Path) -> None:
     runner = CliRunner()
     text = runner.invoke(app, ["leaderboard", str(config.output)])
     assert text.exit_code == 0
-    assert "Whole order right: P" in text.output and "P(row finishes above column)" in text.output
-    assert "pts/hand [95%]" in text.output
+    assert "Chance the whole order is right:" in text.output
+    assert "Chance the row's entrant is truly better than the column's" in text.output
+    assert "pts/hand" in text.output and "95% interval" in text.output and "TrueSkill" in text.output
     assert max(len(line.rstrip()) for line in text.output.splitlines()) <= 80
     rows = json.loads(runner.invoke(app, ["leaderboard", str(config.output), "--json"]).output)
     assert [r["rank"] for r in rows] == [1, 2, 3, 4, 5]
@@ -69,7 +70,7 @@ def test_leaderboard_prints_and_exports_the_confidence(tmp_path: Path) -> None:
     assert again == rows  # seeded: the same event prints the same figures
     csv_text = runner.invoke(app, ["leaderboard", str(config.output), "--csv"]).output
     header, first = csv_text.splitlines()[:2]
-    assert header.endswith("place,p_above_next,verdict_next,settled_above_next,whole_order")
+    assert header.startswith("rank,place,name,score,score_lo,score_hi,")  # the order's number first
     assert first.startswith("1,")
     assert rows[0]["verdict_next"] in ("above", "tied", "open") and rows[-1]["verdict_next"] is None
     assert rows[0]["place"] in ("1", "=1")
@@ -88,4 +89,4 @@ def test_cli_run_until_settled_reports_the_open_pairs_at_the_budget(tmp_path: Pa
     text = " ".join(result.output.split())  # the console wraps long lines
     assert "after 2 games 4 of 4 adjacent pairs are open" in text and "extending to 6 games" in text
     assert "until-settled: budget of 6 games spent (6 played); still open:" in text
-    assert "Whole order right" in text
+    assert "Chance the whole order is right" in text

@@ -116,8 +116,9 @@ def test_cli_check_bot_exit_code(which: str, code: int, tmp_path: Path) -> None:
     rc, out = asyncio.run(main())
     assert rc == code, out
     assert ("VERDICT: PASS" if code == 0 else "VERDICT: FAIL") in out
-    lines = out.splitlines()
+    lines = [line for line in out.splitlines() if not line.startswith("    ")]  # not a wrapped line's rest
     assert len(lines) == len(set(lines)), f"a line printed twice (output piped):\n{out}"
+    out = " ".join(out.split())  # lines are wrapped on words at 80 columns
     if code == 0:
         assert out.count("games at once in every seat") == 2, out
     if code:
@@ -145,13 +146,11 @@ def test_check_bot_command_fails_a_bot_that_serves_one_stream_at_a_time() -> Non
         timeout=180,
     )
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "VERDICT: FAIL" in result.stdout
-    assert "with 10 streams open at once: timeout in game parallel-1" in result.stdout
-    assert (
-        "with 2 games at once the bot failed" in result.stdout
-        and "serve concurrent PlayGame" in result.stdout
-    )
-    assert "in every seat: game parallel-2" in result.stdout, "both parallel games were played"
+    text = " ".join(result.stdout.split())  # lines are wrapped on words at 80 columns
+    assert "VERDICT: FAIL" in text
+    assert "with 10 streams open at once: timeout in game parallel-1" in text
+    assert "with 2 games at once the bot failed" in text and "serve concurrent PlayGame" in text
+    assert "in every seat: game parallel-2" in text, "both parallel games were played"
 
 
 @pytest.mark.needs_bwrap
@@ -173,8 +172,9 @@ def test_check_bot_command_fails_a_bot_that_cannot_start_in_the_sandbox(tmp_path
     assert outside.returncode == 0 and "VERDICT: PASS" in outside.stdout, outside.stdout + outside.stderr
     inside = arena_cli("check-bot", "--command", command)
     assert inside.returncode == 1, inside.stdout + inside.stderr
-    assert "(in the sandbox)" in inside.stdout and "the bot did not start" in inside.stdout
-    assert "model.txt" in inside.stdout and "VERDICT: FAIL" in inside.stdout
+    text = " ".join(inside.stdout.split())  # lines are wrapped on words at 80 columns
+    assert "(in the sandbox)" in text and "the bot did not start" in text
+    assert "model.txt" in text and "VERDICT: FAIL" in text
 
 
 @pytest.mark.parametrize(

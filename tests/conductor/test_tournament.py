@@ -49,7 +49,7 @@ def test_event_in_process_standings_outputs_and_replay(tmp_path: Path) -> None:
     rows = board(config.output)
     assert rows[0]["name"] == summary.standings[0].name and set(rows[0]) >= {"mu", "sigma", "maker_success"}
     csv = arena_cli("leaderboard", str(config.output), "--csv")
-    assert csv.returncode == 0 and csv.stdout.splitlines()[0].startswith("rank,name,conservative")
+    assert csv.returncode == 0 and csv.stdout.splitlines()[0].startswith("rank,place,name,score,")
     replay = arena_cli("replay", str(config.output), "0")
     assert replay.returncode == 0
     assert "Hand 1 — dealer" in replay.stdout and "trick 5:" in replay.stdout and "Final (" in replay.stdout

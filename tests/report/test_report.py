@@ -156,9 +156,9 @@ def test_leaderboard_csv_booleans_and_80_columns(tmp_path: Path) -> None:
     assert {r["name"]: r["faults"] for r in rows}["d"] == "2"
     table = arena_cli("leaderboard", str(directory)).stdout
     assert max(len(line.rstrip()) for line in table.splitlines()) <= 80
-    assert "pts/g" in table and "maker" in table
+    assert "pts/hand" in table and "maker" in table
     helptext = arena_cli("leaderboard", "--help").stdout
-    for column in ("mu-3σ", "pts/g", "maker", "faults", "forf", "note"):
+    for column in ("pts/hand", "TrueSkill", "maker", "faults", "forf", "note"):
         assert column in helptext
 
 

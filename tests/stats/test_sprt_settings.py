@@ -59,7 +59,7 @@ def test_the_verdicts_keep_their_stored_text() -> None:
     assert better.result is SprtResult.H1 and worse.result is SprtResult.H0
     assert undecided.result is SprtResult.UNDECIDED
     assert "H1 accepted" in better.render(settings) and "H0 accepted" in worse.render(settings)
-    assert undecided.render(settings).endswith("undecided (the test looks from deal 3 on)")
+    assert " ".join(undecided.render(settings).split()).endswith("undecided (the test looks from deal 3 on)")
 
 
 def test_a_state_renders_every_verdict() -> None:
@@ -74,7 +74,7 @@ def test_h0_says_not_better_by_h1_and_a_stop_at_the_minimum_says_so() -> None:
     candidate often ends there under h1 = 0.1); and a decision at the first look is named as such."""
     settings = SprtSettings(0.0, 0.1, min_deals=3)
     worse = run_sprt([-0.5, -0.6, -0.4, -0.5, -0.55], settings)
-    text = worse.render(settings)
+    text = " ".join(worse.render(settings).split())  # wrapped to 80 columns
     assert "not better by h1 (= +0.1 points per hand)" in text and "not better than" not in text
     assert worse.deals == 3 and "decided at its first look, deal 3: the minimum" in text
     later = SprtState(7, -0.5, 0.1, -5.0, settings.lower, settings.upper, SprtResult.H0)
