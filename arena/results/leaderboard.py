@@ -188,7 +188,7 @@ def render_confidence(conf: Confidence) -> str:
     lines = [""]
     lines += _wrap(
         f"How sure the order is, after {wording.count(conf.units)} {conf.unit}s: each verdict holds at "
-        f"{conf.level:g} however often the order is looked at; tied means shown within "
+        f"{conf.level:g} {wording.validity(conf)}; tied means shown within "
         f"{conf.margin:g} {score}. Gaps are upper minus lower, in {score}."
     )
     for i, pair in enumerate(conf.adjacent):

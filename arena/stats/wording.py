@@ -223,9 +223,18 @@ def rating_note(standings: Sequence[Standing], conf: Confidence) -> str | None:
     )
 
 
+def validity(conf: Confidence) -> str:
+    """When the verdicts' level holds: at every look (the confidence sequence), or over the looks planned
+    in advance (``[ranking] look_growth`` > 1), which also covers any one look taken on its own."""
+    if not conf.planned_looks:
+        return "however often the order is looked at"
+    looks = ", ".join(count(int(n)) for n in conf.planned_looks)
+    return f"over the looks planned at {looks} games (or any one look on its own)"
+
+
 def pair_line(pair: AdjacentPair, upper_place: int, conf: Confidence) -> str:
     """One pair of neighbours, in words: its verdict, the chance the upper one is truly better, and the
-    gap with its range (the range the verdict rests on, valid however often the order is looked at)."""
+    gap with its range (the range the verdict rests on, valid as ``validity`` says)."""
     if pair.verdict is Verdict.ABOVE:
         state = "settled: the upper is better"
     elif pair.verdict is Verdict.TIED:
