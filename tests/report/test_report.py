@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -110,10 +111,10 @@ def test_figures_of_a_hand_computed_event(tmp_path: Path) -> None:
     assert (e["d"]["alone"], e["d"]["alone_march"], e["d"]["forfeits"]) == (1, 1, 1)
     assert e["d"]["faults"] == {"timeout": 2}
     assert e["d"]["faults_charged"] == 2 and e["d"]["harness_faults"] == 1
-    # head to head: (games shared, first above second, second above first); the g2 tie counts for neither.
-    assert fig.head_to_head("a", "b") == (1, 1, 0) and fig.head_to_head("b", "a") == (1, 0, 1)
-    assert fig.head_to_head("b", "c") == (2, 1, 0) and fig.head_to_head("c", "d") == (1, 1, 0)
-    assert fig.head_to_head("a", "d") == (0, 0, 0)
+    # head to head: W-L-D of the first against the second; the shared first place of g2 is a draw.
+    assert fig.head_to_head("a", "b").wld() == "1-0-0" and fig.head_to_head("b", "a").wld() == "0-1-0"
+    assert fig.head_to_head("b", "c").wld() == "1-0-1" and fig.head_to_head("c", "d").wld() == "1-0-0"
+    assert fig.head_to_head("a", "d").games == 0
     # latencies: a answered 98 decisions in 10 ms and 2 in 1 s (histograms: within 9%); the rest unrecorded
     assert e["a"]["decisions_timed"] == 100
     assert e["a"]["latency_p50_ms"] == pytest.approx(10, rel=0.09)
@@ -135,18 +136,23 @@ def test_latency_histogram_percentiles() -> None:
     assert percentile({}, 0.5) is None
 
 
-def test_report_leaderboard_shows_figures_the_standings_carry(tmp_path: Path) -> None:
-    """The ranking work adds confidence figures; the report shows whatever the standings carry in extra,
-    while its rows stay exactly the CLI's JSON."""
+def test_report_leaderboard_cells_are_words_and_rounded_numbers(tmp_path: Path) -> None:
+    """Every cell of the report's leaderboard is text for people (no JSON, no Python True/False, numbers
+    rounded), every column has its explanation, and each row still carries the CLI's JSON row."""
     with Store.open(_tiny(tmp_path), create=False) as store:
         fig = event_figures(store)
-    fig.standings[0].extra["p_above_next"] = 0.93
     board = leaderboard(fig)
-    assert "p_above_next" in [c["key"] for c in board["columns"]]
-    assert board["rows"][0]["data"] == fig.standings[0].to_dict()
-    assert board["rows"][0]["shown"]["p_above_next"] == 0.93
+    assert [r["data"] for r in board["rows"]] == [s.to_dict() for s in fig.standings]
+    for row in board["rows"]:
+        for key, text in row["cells"].items():
+            assert isinstance(text, str) and text, key
+            assert not any(raw in text for raw in ("{", "[", "True", "False", "None", "nan")), (key, text)
+            assert not re.search(r"\d\.\d{3,}", text), (key, text)  # rounded for people
+    assert all(c.help and "added by the ranking" not in c.help for c in board["columns"])
     html = render_html(fig, {"cards": [], "num_players": 3, "games": []})
-    assert "p above next" in html and "0.93" in html
+    for false_text in ("by conservative skill", "the leaderboard sorts on", "added by the ranking"):
+        assert false_text not in html
+    assert board["sentence"].endswith(".") and board["sentence"][0].isupper()
 
 
 def test_leaderboard_csv_booleans_and_80_columns(tmp_path: Path) -> None:
