@@ -265,7 +265,7 @@ def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
     env.filters["pct"] = lambda v: "–" if v is None else f"{v:.0%}"
     env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
     env.filters["json"] = _script_json
-    env.filters["ms"] = lambda v: f"{v:.2g} ms" if v < 10 else f"{v:.0f} ms"
+    env.filters["ms"] = _ms
     static = resources.files("arena.report") / "static"
     names = [s.name for s in figures.standings]
     return env.get_template("report.html.j2").render(
@@ -286,6 +286,13 @@ def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
         vendor=[_strip_map((static / "vendor" / f).read_text(encoding="utf-8"))
                 for f in ("vega.min.js", "vega-lite.min.js")],
     )  # fmt: skip
+
+
+def _ms(value: float) -> str:
+    """A decision's time for people: "<0.1 ms", "2.5 ms", "140 ms"."""
+    if value < 0.1:
+        return "<0.1 ms"
+    return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
 
 
 def _script_json(value: Any) -> str:
