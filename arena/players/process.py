@@ -389,6 +389,12 @@ class ManagedBot:
             return f"its log {self.log_path} is empty"
         return f"its log {self.log_path} ends:" + "".join(f"\n    {line}" for line in tail)
 
+    def note(self, line: str) -> None:
+        """Append one line of the arena's own to the bot's log (the shim appends too: both open it
+        O_APPEND, so neither overwrites the other). Best effort: a log that cannot be written loses it."""
+        with contextlib.suppress(OSError), self.log_path.open("ab") as log:
+            log.write(line.encode())
+
     def log_tail(self, limit: int = 400) -> str:
         try:
             data = self.log_path.read_bytes()[-limit:]

@@ -20,8 +20,9 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.report import board
-from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
+from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults, place_times
 from arena.report.figures import EventFigures, event_figures, fault_kinds
+from arena.results import botlog
 from arena.results.queries import GameSummary, Queries, StoredFault
 from arena.text import printable
 
@@ -38,10 +39,13 @@ class Built:
     seconds: float
 
 
-def build_report(directory: Path, output: Path | None = None) -> Built:
+def build_report(directory: Path, output: Path | None = None, public: bool = False) -> Built:
     """Write the report of the event in ``directory`` to ``output`` (default ``directory/report.html``).
 
-    The event is opened read-only (``Queries``): the report writes nothing into the database.
+    The organiser's copy (the default) shows beside each replay what the launched bots printed during that
+    game (their logs, arena.results.botlog), which may hold what their authors keep private; ``public``
+    leaves the logs out, for a copy to publish. The event is opened read-only (``Queries``): the report
+    writes nothing into the database.
 
     :raises ConfigError: ``directory`` holds no event.
     :raises StoreError: its database is not ours, damaged or locked.
@@ -53,8 +57,9 @@ def build_report(directory: Path, output: Path | None = None) -> Built:
         if store.meta("format") is None:
             raise ConfigError(f"{str(directory)!r} holds no event results (its {store.path.name} is empty)")
         figures = event_figures(store)
-        replays = _replays(store, figures)
-    html = render_html(figures, replays)
+        logs = None if public else botlog.game_logs(directory, [e.name for e in store.entrants()])
+        replays = _replays(store, figures, logs)
+    html = render_html(figures, replays, logs=logs is not None)
     path = output if output is not None else directory / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html, encoding="utf-8")
@@ -64,9 +69,23 @@ def build_report(directory: Path, output: Path | None = None) -> Built:
     return Built(path, len(html.encode()), len(figures.games), time.perf_counter() - started)
 
 
-def _replays(store: Queries, figures: EventFigures) -> dict[str, Any]:
-    """Every played game in replay form, keyed by schedule order (see ``encode``)."""
+def _replays(
+    store: Queries, figures: EventFigures, logs: dict[str, list[botlog.LogLine]] | None
+) -> dict[str, Any]:
+    """Every played game in replay form, keyed by schedule order (see ``encode``), with each decision's
+    time and, in the organiser's copy (``logs``), the bots' log lines of the game."""
     max_faults = int(figures.meta.faults_policy.get("max_faults_per_game", 3))
+    times = store.decision_times()
+
+    def entry(game: GameSummary, hands: list[dict[str, Any]]) -> dict[str, Any]:
+        faults = by_game.get(game.game_id, [])
+        out = _game_entry(game, hands, faults, max_faults)
+        if game.game_id in times:
+            out["times"] = place_times(hands, faults, max_faults, times[game.game_id])
+        if logs is not None:
+            out["log"] = [_log_text(line) for line in logs.get(game.game_id, [])]
+        return out
+
     by_game: dict[str, list[StoredFault]] = {}
     for fault in figures.faults:
         by_game.setdefault(fault.game_id, []).append(fault)
@@ -77,7 +96,7 @@ def _replays(store: Queries, figures: EventFigures) -> dict[str, Any]:
 
     def close() -> None:
         if current is not None:
-            out.append(_game_entry(current, hands, by_game.get(current.game_id, []), max_faults))
+            out.append(entry(current, hands))
 
     for stored in store.hand_records():
         if current is None or stored.game_id != current.game_id:
@@ -85,7 +104,7 @@ def _replays(store: Queries, figures: EventFigures) -> dict[str, Any]:
             hands = []
             current = next(games)
             while current.game_id != stored.game_id:  # a game without hands (cannot happen; keep the order)
-                out.append(_game_entry(current, [], by_game.get(current.game_id, []), max_faults))
+                out.append(entry(current, []))
                 current = next(games)
         hands.append(stored.record)
     close()
@@ -110,6 +129,11 @@ def _game_entry(
         "hands": [encode_hand(h) for h in hands],
         "faults": place_faults(hands, faults, max_faults),
     }
+
+
+def _log_text(line: botlog.LogLine) -> str:
+    also = f"  (also in game {', '.join(line.shared)})" if line.shared else ""
+    return f"{line.entrant}: {line.text}{also}"
 
 
 def _thin(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -251,7 +275,7 @@ def leaderboard(figures: EventFigures) -> dict[str, Any]:
     }
 
 
-def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
+def render_html(figures: EventFigures, replays: dict[str, Any], logs: bool = False) -> str:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     # Autoescaping makes a bot's words HTML-inert but leaves control characters, which a browser hides and
@@ -280,6 +304,7 @@ def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
         games=figures.games,
         rating_spec=rating_spec(figures),
         replays=pack(replays),
+        logs=logs,
         css=(static / "report.css").read_text(encoding="utf-8"),
         script=(static / "report.js").read_text(encoding="utf-8"),
         replay_script=(static / "replay.js").read_text(encoding="utf-8"),

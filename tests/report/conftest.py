@@ -24,8 +24,7 @@ KEY = "5eed" * 16
 
 def _event(out: Path, variant: str, entrants: list[dict[str, str]], rounds: int, **more: object) -> Path:
     config = parse_config(
-        more
-        | {
+        {
             "name": f"report-{variant}",
             "seed": 3,
             "rounds": rounds,
@@ -37,6 +36,7 @@ def _event(out: Path, variant: str, entrants: list[dict[str, str]], rounds: int,
             "faults": {"max_faults_per_game": 1, "decision_ms": 5000},
             "entrant": entrants,
         }
+        | more
     )
     # in a thread of its own: a browser test's Playwright already runs an event loop in this one
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -73,3 +73,14 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
     entrants = [{"name": f"rules-{c}", "class": "sample_bots.rules:RulesBot"} for c in "abcde"]
     out = tmp_path_factory.mktemp("twins") / "out"
     return _event(out, "five-handed", entrants, 12, ranking={"tie_margin": 1.0})
+
+
+@pytest.fixture(scope="session")
+def chatty(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A launched bot that logs each decision, among four in-process rules bots."""
+    bot = Path(__file__).with_name("report_bots.py")
+    entrants = [{"name": "chatty", "command": f"{sys.executable} {bot} --port {{port}}"}] + [
+        {"name": f"rules-{c}", "class": "sample_bots.rules:RulesBot"} for c in "abcd"
+    ]
+    # one game at a time, so that each log line belongs to one game
+    return _event(tmp_path_factory.mktemp("chatty") / "out", "five-handed", entrants, 3, concurrency=1)

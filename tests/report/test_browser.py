@@ -313,3 +313,21 @@ def test_leaderboard_says_tied_orders_by_its_column_and_shows_no_raw_value(
         headers = page.eval_on_selector_all("#board-table thead th[data-key]", "hs => hs.map(h => h.title)")
         assert all(len(h) > 10 for h in headers)  # every column explained
         assert "Σ" not in page.inner_text("#board-table thead")  # no upper-casing of σ
+
+
+def test_replay_shows_each_decisions_time_and_the_games_log(
+    browser: Any, chatty: Path, tmp_path: Path
+) -> None:
+    page, errors = open_report(browser, chatty, tmp_path)
+    page.evaluate("window.arenaReplay.open(0)")
+    page.evaluate("window.arenaReplay.seek(8)")
+    assert page.locator("#replay-log li .ms").count() >= 1  # a time beside each answered move
+    assert re.fullmatch(
+        r"(<0\.1|\d+(\.\d)?) ms|\d\.\d+ ms", page.locator("#replay-log li .ms").first.inner_text()
+    )
+    assert "chatty: thinking:" in page.inner_text("#replay-botlog")
+    assert errors == []
+    public = build_report(chatty, tmp_path / "public.html", public=True)
+    page.goto(public.path.as_uri() + "#game-0/step-8")
+    page.wait_for_function("() => window.arenaReplay.state().global === 8", timeout=20_000)
+    assert page.locator("#replay-botlog").count() == 0 and "thinking" not in page.content()

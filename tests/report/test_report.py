@@ -17,7 +17,7 @@ import pytest
 
 from arena.errors import FaultKind
 from arena.report import build_report, leaderboard, render_html
-from arena.report.encode import decode_hand, encode_hand, pack, place_faults, unpack
+from arena.report.encode import decode_hand, encode_hand, pack, place_faults, place_times, unpack
 from arena.report.figures import event_figures
 from arena.results.record import Fault, GameRecord, ScheduledGame, SeatStats, encode_hands, encode_latencies
 from arena.results.store import Store
@@ -262,3 +262,44 @@ def test_report_is_one_file_with_no_external_reference(ace: Path, tmp_path: Path
     assert built.games == 10 and built.size < 3_000_000
     for external in ('src="http', 'href="http', "<link", 'src="//', "sourceMappingURL"):
         assert external not in html
+
+
+def _games_of(html: str) -> list[dict[str, Any]]:
+    packed = re.search(r'<script type="application/octet-stream" id="replay-data">([^<]*)</script>', html)
+    assert packed is not None
+    games: list[dict[str, Any]] = unpack(packed.group(1))["games"]
+    return games
+
+
+def test_organiser_copy_has_each_games_log_lines_and_public_has_none(chatty: Path, tmp_path: Path) -> None:
+    own = arena_cli("report", str(chatty), "-o", str(tmp_path / "own.html"))
+    public = arena_cli("report", str(chatty), "-o", str(tmp_path / "public.html"), "--public")
+    assert own.returncode == public.returncode == 0, own.stderr + public.stderr
+    mine = _games_of((tmp_path / "own.html").read_text())
+    for game in mine:  # chatty sits in every game, and says something at each of its decisions
+        assert any(line.startswith("chatty: thinking:") for line in game["log"]), game["id"]
+        assert not any("[arena]" in line or "also in game" in line for line in game["log"])
+    text = (tmp_path / "public.html").read_text()
+    assert "thinking" not in text and 'id="replay-botlog"' not in text
+    assert all("log" not in game for game in _games_of(text))
+    assert (tmp_path / "public.html").stat().st_mode & 0o777 == 0o644
+
+
+def test_every_answered_decision_time_is_placed_on_its_action(five: Path, chatty: Path) -> None:
+    for directory in (five, chatty):
+        with Store.open(directory, create=False) as store:
+            times = store.decision_times()
+            fig = event_figures(store)
+            max_faults = int(fig.meta.faults_policy.get("max_faults_per_game", 3))
+            for game in store.games_overview():
+                data = store.game(game.game_id)
+                assert data is not None
+                placed = place_times(data.hands, data.faults, max_faults, times[game.game_id])
+                assert [len(row) for row in placed] == [len(h["actions"]) for h in data.hands]
+                flat = [t for row in placed for t in row if t is not None]
+                assert len(flat) == sum(len(seat) for seat in times[game.game_id]) > 0
+                faulted = {(f.hand_index, f.seat) for f in data.faults}
+                for h, row in enumerate(placed):  # an action without a time is a fault's or the autopilot's
+                    for i, t in enumerate(row):
+                        seat = data.hands[h]["actions"][i]["seat"]
+                        assert t is not None or (h, seat) in faulted or seat in game.forfeited

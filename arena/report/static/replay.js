@@ -58,7 +58,7 @@
       points.forEach((p, s) => { scores[s] += p; });
       return { index, dealer, deck, dealt, up: deck[5 * n], kitty: deck.slice(5 * n + 1), actions: decodeActions(actionCode),
         trump, maker, partner, out, winners: Array.from(winners, Number), outcome: OUTCOME[outcome], points,
-        before, after: scores.slice(), faults: [] };
+        before, after: scores.slice(), faults: [], times: g.times ? g.times[index] : null };
     });
     const loose = [];
     for (const [h, i, seat, kind, detail, substitute] of g.faults) {
@@ -229,7 +229,7 @@
     if (last) pause();
   }
 
-  function fmtMs(ms) { return ms < 10 ? `${ms.toPrecision(2)} ms` : `${Math.round(ms)} ms`; }
+  function fmtMs(ms) { return ms < 0.1 ? "<0.1 ms" : ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`; }
   function totalSteps() { return game.hands.reduce((n, h) => n + h.actions.length + 1, 0); }
   function globalStep() { let n = 0; for (let h = 0; h < hand; h++) n += game.hands[h].actions.length + 1; return n + step; }
   function seek(k) {
