@@ -322,9 +322,7 @@ def test_replay_shows_each_decisions_time_and_the_games_log(
     page.evaluate("window.arenaReplay.open(0)")
     page.evaluate("window.arenaReplay.seek(8)")
     assert page.locator("#replay-log li .ms").count() >= 1  # a time beside each answered move
-    assert re.fullmatch(
-        r"(<0\.1|\d+(\.\d)?) ms|\d\.\d+ ms", page.locator("#replay-log li .ms").first.inner_text()
-    )
+    assert re.fullmatch(r"(<0\.1|\d+(\.\d)?) ms", page.locator("#replay-log li .ms").first.inner_text())
     assert "chatty: thinking:" in page.inner_text("#replay-botlog")
     assert errors == []
     public = build_report(chatty, tmp_path / "public.html", public=True)
