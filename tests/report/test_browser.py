@@ -4,13 +4,12 @@ Opens the reports of the two small events in tests/report/conftest.py (launched 
 faults, forfeits, a thrown-in hand, lone hands, five-handed twos and the Call-Ace Joker) and checks what a
 person would: no console error, the leaderboard of ``arena leaderboard --json``, one rating line per
 entrant, a replay stepped through a whole game to its final score, and that "view as seat S" never shows a
-card S could not know. ``ARENA_SCREENSHOTS=1`` also writes the README's screenshots to docs/img/.
+card S could not know. The README's screenshots are taken by tools/report_screenshots.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -115,8 +114,6 @@ def test_report_in_chromium(browser: Any, five: Path, ace: Path, tmp_path: Path)
     for _ in range(len(game.hands[first]["actions"])):
         page.keyboard.press("ArrowRight")
     assert "fault: chaos illegal_action" in page.inner_text("#replay-log")
-    if os.environ.get("ARENA_SCREENSHOTS"):
-        shot(page, ace_page=None)
     # view as each seat: at every step of the first two hands, no card the seat could not know
     for seat in range(len(game.seats)):
         page.evaluate(f"window.arenaReplay.view({seat})")
@@ -155,31 +152,11 @@ def test_report_in_chromium(browser: Any, five: Path, ace: Path, tmp_path: Path)
         ace_page.keyboard.press("End")
         assert ace_page.get_attribute("#replay-pos", "data-last") == "true"
     assert ace_errors == []
-    if os.environ.get("ARENA_SCREENSHOTS"):
-        shot(page, ace_page)
 
 
 def store_index(directory: Path, game_id: str) -> int:
     with Store.open(directory, create=False) as store:
         return store.game_ids().index(game_id)
-
-
-def shot(page: Any, ace_page: Any | None) -> None:
-    """The README's screenshots: the top of the report, and a replay in the middle of a trick."""
-    out = ROOT / "docs" / "img"
-    out.mkdir(parents=True, exist_ok=True)
-    if ace_page is None:
-        page.evaluate("window.arenaReplay.go('game-start')")
-        for _ in range(3):
-            page.keyboard.press("ArrowDown")
-        for _ in range(12):
-            page.keyboard.press("ArrowRight")
-        page.screenshot(path=str(out / "report-replay.png"))
-        return
-    page.keyboard.press("Escape")
-    page.evaluate("window.scrollTo(0, 0)")
-    page.set_viewport_size({"width": 1280, "height": 1000})
-    page.screenshot(path=str(out / "report-leaderboard.png"))
 
 
 # ------------------------------------------------------------------ issue 25: a phone, a projector, a dialog
