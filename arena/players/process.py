@@ -392,8 +392,12 @@ class ManagedBot:
     def note(self, line: str) -> None:
         """Append one line of the arena's own to the bot's log (the shim appends too: both open it
         O_APPEND, so neither overwrites the other). Best effort: a log that cannot be written loses it."""
-        with contextlib.suppress(OSError), self.log_path.open("ab") as log:
-            log.write(line.encode())
+        with contextlib.suppress(OSError):
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line.encode())
+            finally:
+                os.close(fd)
 
     def log_tail(self, limit: int = 400) -> str:
         try:
