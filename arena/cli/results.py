@@ -90,14 +90,20 @@ def report(
     output: Path | None = typer.Option(
         None, "--output", "-o", help="the HTML file (default DIR/report.html)"
     ),
+    public: bool = typer.Option(
+        False,
+        "--public",
+        help="leave out the bots' logs: the copy to publish (the default is the organiser's)",
+    ),
 ) -> None:
     """One self-contained HTML page of the event (leaderboard, rating plot, head to head, per-entrant
-    figures, faults, and every game as a visual replay); it works offline, from a USB stick or a web page."""
+    figures, faults, and every game as a visual replay); it works offline, from a USB stick or a web page.
+    The organiser's copy shows each launched bot's log lines beside its games; publish a --public one."""
     from arena.report import build_report
 
     with one_line_errors():
         try:
-            built = build_report(directory, output)
+            built = build_report(directory, output, public=public)
         except OSError as exc:
             raise fail(f"cannot write the report: {exc}") from None
     size = built.size / 1e6

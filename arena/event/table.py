@@ -27,7 +27,14 @@ from arena.errors import BotError, HarnessLate, IllegalAction
 from arena.event.faults import FaultPolicy
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player
-from arena.results.record import Fault, GameRecord, SeatStats, encode_hands, encode_latencies
+from arena.results.record import (
+    Fault,
+    GameRecord,
+    SeatStats,
+    encode_decision_times,
+    encode_hands,
+    encode_latencies,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,4 +230,5 @@ def record_of(result: TableResult) -> GameRecord:
         latency=encode_latencies(result.latencies_ms),
         forfeited=result.forfeited,
         decisions=result.decisions,
+        decision_times=encode_decision_times(result.latencies_ms),
     )

@@ -35,6 +35,7 @@ from arena.players.endpoint import Endpoint, RestartingEndpoint
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import RemotePlayer
+from arena.results import botlog
 from arena.results.record import GameRecord
 from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_view, sdk_paths
@@ -253,7 +254,20 @@ class LocalExecutor:
         will keep it, made here (``arena.results.record``: on a Dask worker, not on the conductor).
         """
         players = [self.player(name, name in disqualified, public_seed) for name in spec.seat_names]
-        return record_of(await play_table(spec, players))
+        # Each launched bot's log gets a line as its seat begins and ends the game, so the organiser's
+        # report can show what the bot printed during each game (arena.results.botlog).
+        logged = [
+            (seat, self.managed[name])
+            for seat, name in enumerate(spec.seat_names)
+            if name in self.managed and isinstance(players[seat], RemotePlayer)
+        ]
+        for seat, bot in logged:
+            bot.note(botlog.start_line(spec.game_id, seat))
+        try:
+            return record_of(await play_table(spec, players))
+        finally:
+            for seat, bot in logged:
+                bot.note(botlog.end_line(spec.game_id, seat))
 
     async def stop(self) -> None:
         for task in self._retries.values():

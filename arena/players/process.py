@@ -389,6 +389,16 @@ class ManagedBot:
             return f"its log {self.log_path} is empty"
         return f"its log {self.log_path} ends:" + "".join(f"\n    {line}" for line in tail)
 
+    def note(self, line: str) -> None:
+        """Append one line of the arena's own to the bot's log (the shim appends too: both open it
+        O_APPEND, so neither overwrites the other). Best effort: a log that cannot be written loses it."""
+        with contextlib.suppress(OSError):
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line.encode())
+            finally:
+                os.close(fd)
+
     def log_tail(self, limit: int = 400) -> str:
         try:
             data = self.log_path.read_bytes()[-limit:]

@@ -19,33 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
+from arena.report import board
+from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults, place_times
 from arena.report.figures import EventFigures, event_figures, fault_kinds
+from arena.results import botlog
 from arena.results.queries import GameSummary, Queries, StoredFault
 from arena.text import printable
 
 REPORT_NAME = "report.html"
 PUBLISHED_MODE = 0o644
 MAX_POINTS_PER_ENTRANT = 600  # the rating plot thins longer histories evenly (the last point always kept)
-
-# The leaderboard's columns as ``Standing.to_dict`` names them: header and what it means. Keys the standings
-# carry beyond these (the ranking work's intervals and probabilities) are shown after them, under their key.
-LEADERBOARD_COLUMNS: dict[str, tuple[str, str]] = {
-    "rank": ("#", "place, by conservative skill (mu − 3σ)"),
-    "name": ("entrant", "the entrant's name in the config"),
-    "conservative": ("mu−3σ", "TrueSkill mu − 3σ: a skill the entrant very probably has; the order"),
-    "mu": ("mu", "TrueSkill mean skill estimate"),
-    "sigma": ("σ", "TrueSkill uncertainty of mu (smaller: surer)"),
-    "games": ("games", "games played"),
-    "wins": ("wins", "games finished first (shared first places count)"),
-    "avg_points": ("pts/game", "mean points scored per game"),
-    "maker_hands": ("made trump", "hands in which the entrant fixed trump (was the maker)"),
-    "maker_success": ("maker won", "share of those hands its side took 3 or more tricks"),
-    "faults": ("faults", "faults charged to the bot (the arena's own lateness not counted)"),
-    "forfeits": ("forfeits", "games forfeited after too many faults"),
-    "disqualified": ("disq.", "disqualified for forfeiting too often"),
-    "house": ("house", "a house bot filling seats, not an entrant"),
-}
 
 
 @dataclass(frozen=True)
@@ -56,10 +39,13 @@ class Built:
     seconds: float
 
 
-def build_report(directory: Path, output: Path | None = None) -> Built:
+def build_report(directory: Path, output: Path | None = None, public: bool = False) -> Built:
     """Write the report of the event in ``directory`` to ``output`` (default ``directory/report.html``).
 
-    The event is opened read-only (``Queries``): the report writes nothing into the database.
+    The organiser's copy (the default) shows beside each replay what the launched bots printed during that
+    game (their logs, arena.results.botlog), which may hold what their authors keep private; ``public``
+    leaves the logs out, for a copy to publish. The event is opened read-only (``Queries``): the report
+    writes nothing into the database.
 
     :raises ConfigError: ``directory`` holds no event.
     :raises StoreError: its database is not ours, damaged or locked.
@@ -71,8 +57,9 @@ def build_report(directory: Path, output: Path | None = None) -> Built:
         if store.meta("format") is None:
             raise ConfigError(f"{str(directory)!r} holds no event results (its {store.path.name} is empty)")
         figures = event_figures(store)
-        replays = _replays(store, figures)
-    html = render_html(figures, replays)
+        logs = None if public else botlog.game_logs(directory, [e.name for e in store.entrants()])
+        replays = _replays(store, figures, logs)
+    html = render_html(figures, replays, logs=logs is not None)
     path = output if output is not None else directory / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html, encoding="utf-8")
@@ -82,9 +69,23 @@ def build_report(directory: Path, output: Path | None = None) -> Built:
     return Built(path, len(html.encode()), len(figures.games), time.perf_counter() - started)
 
 
-def _replays(store: Queries, figures: EventFigures) -> dict[str, Any]:
-    """Every played game in replay form, keyed by schedule order (see ``encode``)."""
+def _replays(
+    store: Queries, figures: EventFigures, logs: dict[str, list[botlog.LogLine]] | None
+) -> dict[str, Any]:
+    """Every played game in replay form, keyed by schedule order (see ``encode``), with each decision's
+    time and, in the organiser's copy (``logs``), the bots' log lines of the game."""
     max_faults = int(figures.meta.faults_policy.get("max_faults_per_game", 3))
+    times = store.decision_times()
+
+    def entry(game: GameSummary, hands: list[dict[str, Any]]) -> dict[str, Any]:
+        faults = by_game.get(game.game_id, [])
+        out = _game_entry(game, hands, faults, max_faults)
+        if game.game_id in times:
+            out["times"] = place_times(hands, faults, max_faults, times[game.game_id])
+        if logs is not None:
+            out["log"] = [_log_text(line) for line in logs.get(game.game_id, [])]
+        return out
+
     by_game: dict[str, list[StoredFault]] = {}
     for fault in figures.faults:
         by_game.setdefault(fault.game_id, []).append(fault)
@@ -95,7 +96,7 @@ def _replays(store: Queries, figures: EventFigures) -> dict[str, Any]:
 
     def close() -> None:
         if current is not None:
-            out.append(_game_entry(current, hands, by_game.get(current.game_id, []), max_faults))
+            out.append(entry(current, hands))
 
     for stored in store.hand_records():
         if current is None or stored.game_id != current.game_id:
@@ -103,7 +104,7 @@ def _replays(store: Queries, figures: EventFigures) -> dict[str, Any]:
             hands = []
             current = next(games)
             while current.game_id != stored.game_id:  # a game without hands (cannot happen; keep the order)
-                out.append(_game_entry(current, [], by_game.get(current.game_id, []), max_faults))
+                out.append(entry(current, []))
                 current = next(games)
         hands.append(stored.record)
     close()
@@ -130,6 +131,11 @@ def _game_entry(
     }
 
 
+def _log_text(line: botlog.LogLine) -> str:
+    also = f"  (also in game {', '.join(line.shared)})" if line.shared else ""
+    return f"{line.entrant}: {line.text}{also}"
+
+
 def _thin(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if len(rows) <= MAX_POINTS_PER_ENTRANT:
         return rows
@@ -138,8 +144,24 @@ def _thin(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept if kept[-1] is rows[-1] else [*kept, rows[-1]]
 
 
+HOVER = "hover"
+PICK = "pick"
+# Lit: what the reader points at (a line, a legend entry) or picks (the legend, the "highlight" list); with
+# nothing pointed at, everyone is lit. The others go grey, so one line stands out among 30.
+_ANY = f"(focus !== '' || length(data('{HOVER}_store')) > 0 || length(data('{PICK}_store')) > 0)"
+_LIT = (
+    "(datum.entrant === focus"
+    f" || (length(data('{HOVER}_store')) > 0 && vlSelectionTest('{HOVER}_store', datum))"
+    f" || (length(data('{PICK}_store')) > 0 && vlSelectionTest('{PICK}_store', datum)))"
+)
+LIT = f"!{_ANY} || {_LIT}"
+SPOT = f"{_ANY} && {_LIT}"
+
+
 def rating_spec(figures: EventFigures) -> dict[str, Any]:
-    """The rating plot as a Vega-Lite spec: per entrant, mu as a line in a ±σ band, mu − 3σ dashed."""
+    """The rating plot as a Vega-Lite spec: per entrant, TrueSkill's mu as a line, its ±σ band and mu − 3σ
+    dashed for the entrant pointed at; pointing at a line or a name (or choosing one in the page's list,
+    the ``focus`` signal) greys all the others, so the plot stays readable with 10–30 entrants."""
     series: dict[str, list[dict[str, Any]]] = {s.name: [] for s in figures.standings}
     for row in figures.history:
         series.setdefault(row.entrant, []).append(
@@ -152,55 +174,73 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
         )
     values = [point for rows in series.values() for point in _thin(rows)]
     names = [s.name for s in figures.standings]
-    colour = {"field": "entrant", "type": "nominal", "scale": {"domain": names}, "title": "entrant"}
+    scale = {"domain": names, "scheme": "tableau20" if len(names) > 10 else "tableau10"}
+    colour = {
+        "condition": {"test": LIT, "field": "entrant", "type": "nominal", "scale": scale, "title": "entrant"},
+        "value": "#cfd4dc",
+    }
     x = {
         "field": "game",
         "type": "quantitative",
         "title": "game of the event (schedule order)",
         "axis": {"format": "d", "tickMinStep": 1},
     }
-    pick = {"param": "pick", "empty": True}
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
         "width": "container",
         "height": 340,
+        "params": [{"name": "focus", "value": ""}],
         "data": {"values": values},
         "transform": [
             {"calculate": "datum.mu - datum.sigma", "as": "low"},
             {"calculate": "datum.mu + datum.sigma", "as": "high"},
             {"calculate": "datum.mu - 3 * datum.sigma", "as": "conservative"},
         ],
-        "encoding": {"x": x, "color": colour},
+        "encoding": {"x": x},
         "layer": [
             {
-                "mark": {"type": "area", "opacity": 0.13},
+                "mark": {"type": "area"},
                 "encoding": {
                     "y": {
                         "field": "low",
                         "type": "quantitative",
-                        "title": "rating",
+                        "title": "TrueSkill rating",
                         "scale": {"zero": False},
                     },
                     "y2": {"field": "high"},
-                    "opacity": {"condition": {**pick, "value": 0.13}, "value": 0.02},
+                    "color": {"field": "entrant", "type": "nominal", "scale": scale},
+                    "opacity": {"condition": {"test": SPOT, "value": 0.18}, "value": 0},
                 },
             },
             {
                 "mark": {"type": "line", "strokeWidth": 1.2, "strokeDash": [4, 3]},
                 "encoding": {
                     "y": {"field": "conservative", "type": "quantitative"},
-                    "opacity": {"condition": {**pick, "value": 0.8}, "value": 0.1},
+                    "color": {"field": "entrant", "type": "nominal", "scale": scale},
+                    "opacity": {"condition": {"test": SPOT, "value": 0.9}, "value": 0},
                 },
             },
             {
                 "name": "mu",
                 "mark": {"type": "line", "strokeWidth": 2},
                 "params": [
-                    {"name": "pick", "select": {"type": "point", "fields": ["entrant"]}, "bind": "legend"}
+                    {"name": PICK, "select": {"type": "point", "fields": ["entrant"]}, "bind": "legend"},
+                    {
+                        "name": HOVER,
+                        "select": {
+                            "type": "point",
+                            "fields": ["entrant"],
+                            "on": "pointerover",
+                            "clear": "pointerout",
+                        },
+                        "bind": {"legend": "pointerover"},
+                    },
                 ],
                 "encoding": {
                     "y": {"field": "mu", "type": "quantitative"},
-                    "opacity": {"condition": {**pick, "value": 1}, "value": 0.15},
+                    "color": colour,
+                    "opacity": {"condition": {"test": LIT, "value": 1}, "value": 0.5},
+                    "strokeWidth": {"condition": {"test": SPOT, "value": 3.5}, "value": 1.6},
                     "tooltip": [
                         {"field": "entrant"},
                         {"field": "game"},
@@ -211,31 +251,31 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
                 },
             },
         ],
-        "config": {"legend": {"orient": "right"}, "view": {"stroke": None}},
+        "config": {
+            "legend": {"orient": "right", "symbolOpacity": 1, "symbolType": "stroke"},
+            "view": {"stroke": None},
+        },
     }
 
 
 def leaderboard(figures: EventFigures) -> dict[str, Any]:
-    """The leaderboard rows exactly as ``arena leaderboard --json`` gives them (``rows``, which the browser
-    test compares with the CLI), what to show of each (``shown``: the same, plus any figures the standings
-    carry in ``extra``), and the columns in order."""
-    rows = [s.to_dict() for s in figures.standings]
-    shown = [
-        row | {k: v for k, v in s.extra.items() if k not in row}
-        for s, row in zip(figures.standings, rows, strict=True)
-    ]
-    keys = list(dict.fromkeys(k for row in shown for k in row)) or list(LEADERBOARD_COLUMNS)
-    columns = []
-    for key in keys:
-        if key in ("disqualified", "house"):
-            continue  # shown as tags after the row
-        label, help_text = LEADERBOARD_COLUMNS.get(key, (key.replace("_", " "), "added by the ranking"))
-        numeric = any(isinstance(row.get(key), int | float) for row in shown)
-        columns.append({"key": key, "label": label, "help": help_text, "numeric": numeric})
-    return {"rows": [{"data": r, "shown": d} for r, d in zip(rows, shown, strict=True)], "columns": columns}
+    """The leaderboard as the page shows it: the rows (each with the CLI's JSON row in ``data``, for the
+    browser test), the columns with their meanings, the sentence joining the places, and the key line."""
+    conf = figures.confidence
+    return {
+        "rows": board.rows(figures),
+        "columns": board.columns(conf),
+        "sentence": board.sentence(conf),
+        "summary": conf.summary(),
+        "level": conf.level,
+        "units": conf.units,
+        "unit": conf.unit,
+        "games": conf.games,
+        "whole": conf.whole,
+    }
 
 
-def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
+def render_html(figures: EventFigures, replays: dict[str, Any], logs: bool = False) -> str:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     # Autoescaping makes a bot's words HTML-inert but leaves control characters, which a browser hides and
@@ -249,7 +289,7 @@ def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
     env.filters["pct"] = lambda v: "–" if v is None else f"{v:.0%}"
     env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
     env.filters["json"] = _script_json
-    env.filters["ms"] = lambda v: f"{v:.2g} ms" if v < 10 else f"{v:.0f} ms"
+    env.filters["ms"] = _ms
     static = resources.files("arena.report") / "static"
     names = [s.name for s in figures.standings]
     return env.get_template("report.html.j2").render(
@@ -258,17 +298,26 @@ def render_html(figures: EventFigures, replays: dict[str, Any]) -> str:
         names=names,
         entrants=[figures.entrants[n] for n in names if n in figures.entrants],
         h2h=figures.head_to_head,
+        elo=board.elo_title,
         faults=figures.faults,
         kinds=fault_kinds(figures),
         games=figures.games,
         rating_spec=rating_spec(figures),
         replays=pack(replays),
+        logs=logs,
         css=(static / "report.css").read_text(encoding="utf-8"),
         script=(static / "report.js").read_text(encoding="utf-8"),
         replay_script=(static / "replay.js").read_text(encoding="utf-8"),
         vendor=[_strip_map((static / "vendor" / f).read_text(encoding="utf-8"))
                 for f in ("vega.min.js", "vega-lite.min.js")],
     )  # fmt: skip
+
+
+def _ms(value: float) -> str:
+    """A decision's time for people: "<0.1 ms", "2.5 ms", "140 ms"."""
+    if value < 0.1:
+        return "<0.1 ms"
+    return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
 
 
 def _script_json(value: Any) -> str:

@@ -137,6 +137,46 @@ def place_faults(
     ]
 
 
+def place_times(
+    hands: Sequence[dict[str, Any]],
+    faults: Sequence[StoredFault],
+    max_faults: int,
+    times: Sequence[Sequence[float]],
+) -> list[list[float | None]]:
+    """Each action's decision time in ms, hand by hand (None: played by the autopilot, or faulted, whose
+    fault carries its time).
+
+    The store keeps each seat's answered decisions' times in the order asked; walking the actions as the
+    referee asked them (as ``place_faults`` does: a forfeiter's seat is not asked, a faulted decision has no
+    answered time) lines each time up with its action.
+    """
+    by_decision = {f.decision_id: f for f in faults}
+    queues = [iter(seat) for seat in times]
+    counted: dict[int, int] = {}
+    forfeited: set[int] = set()
+    decision = 0
+    out: list[list[float | None]] = []
+    for hand in hands:
+        row: list[float | None] = []
+        for action in hand["actions"]:
+            seat = action["seat"]
+            if seat in forfeited:
+                row.append(None)
+                continue
+            decision += 1
+            fault = by_decision.get(decision)
+            if fault is not None and fault.seat == seat and fault.substitute == action["action"]:
+                row.append(None)
+                if fault.charged:
+                    counted[seat] = counted.get(seat, 0) + 1
+                    if counted[seat] > max_faults:
+                        forfeited.add(seat)
+                continue
+            row.append(next(queues[seat], None) if seat < len(queues) else None)
+        out.append(row)
+    return out
+
+
 def pack(data: Any) -> str:
     """JSON, gzipped (level 9, fixed mtime so the same event gives the same file), base64."""
     raw = json.dumps(data, separators=(",", ":")).encode()

@@ -14,8 +14,10 @@ from typing import Any
 
 from arena.errors import FaultKind
 from arena.results.queries import EventInfo, GameSummary, Queries, StoredFault
+from arena.stats.confidence import Confidence
+from arena.stats.headtohead import PairRecord, head_to_head, record_of
 from arena.stats.latency import percentile
-from arena.stats.leaderboard import compute_standings
+from arena.stats.leaderboard import compute_leaderboard
 from arena.stats.rating import HistoryRow, Standing
 
 MADE = ("made", "march")
@@ -85,50 +87,30 @@ class EntrantStats:
 
 
 @dataclass
-class Pair:
-    """Two entrants over the games they shared: how often each finished above the other."""
-
-    a: str
-    b: str
-    games: int = 0
-    a_above: int = 0
-    b_above: int = 0
-
-    @property
-    def level(self) -> int:
-        return self.games - self.a_above - self.b_above
-
-
-@dataclass
 class EventFigures:
     standings: list[Standing]
+    confidence: Confidence
     history: list[HistoryRow]
     entrants: dict[str, EntrantStats]
-    pairs: dict[tuple[str, str], Pair]
+    pairs: dict[tuple[str, str], PairRecord]
     games: list[GameSummary]
     faults: list[StoredFault]
     meta: EventInfo
 
-    def head_to_head(self, a: str, b: str) -> tuple[int, int, int]:
-        """(games shared, a above b, b above a)."""
-        if (a, b) in self.pairs:
-            p = self.pairs[a, b]
-            return p.games, p.a_above, p.b_above
-        if (b, a) in self.pairs:
-            p = self.pairs[b, a]
-            return p.games, p.b_above, p.a_above
-        return 0, 0, 0
+    def head_to_head(self, a: str, b: str) -> PairRecord:
+        """A's wins, losses and draws against B (finished above, below, level) over their shared games."""
+        return record_of(self.pairs, a, b)
 
 
 def event_figures(store: Queries) -> EventFigures:
     """Every number of the report, computed from what ``store`` holds."""
     history: list[HistoryRow] = []
-    standings = compute_standings(store, history.append)
+    board = compute_leaderboard(store, history.append)
+    standings = board.standings
     names = [s.name for s in standings]
-    order = {n: i for i, n in enumerate(names)}
     per = {n: EntrantStats(n) for n in names}
-    pairs: dict[tuple[str, str], Pair] = {}
     games = store.games_overview()
+    pairs = head_to_head(((g.seats, g.ranks) for g in games), names)
     seats_of: dict[str, tuple[str, ...]] = {}
     for game in games:
         seats, ranks = game.seats, game.ranks
@@ -138,17 +120,6 @@ def event_figures(store: Queries) -> EventFigures:
             e.games += 1
             e.wins += ranks[s] == 1
             e.forfeits += s in game.forfeited
-        for i in range(len(seats)):
-            for j in range(i + 1, len(seats)):
-                a, b, ra, rb = seats[i], seats[j], ranks[i], ranks[j]
-                if a == b:
-                    continue
-                if order.get(a, len(order)) > order.get(b, len(order)):
-                    a, b, ra, rb = b, a, rb, ra
-                pair = pairs.setdefault((a, b), Pair(a, b))
-                pair.games += 1
-                pair.a_above += ra < rb
-                pair.b_above += rb < ra
     for stored in store.hand_records():
         hand = stored.record
         seats = seats_of[stored.game_id]
@@ -182,7 +153,7 @@ def event_figures(store: Queries) -> EventFigures:
         e = per.setdefault(name, EntrantStats(name))
         e.decisions_timed = sum(hist.values())
         e.latency_p50_ms, e.latency_p99_ms = percentile(hist, 0.5), percentile(hist, 0.99)
-    return EventFigures(standings, history, per, pairs, games, faults, store.event_info())
+    return EventFigures(standings, board.confidence, history, per, pairs, games, faults, store.event_info())
 
 
 def fault_kinds(figures: EventFigures) -> list[str]:

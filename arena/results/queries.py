@@ -314,6 +314,21 @@ class Queries:
             rows.setdefault(entrant, []).append(hist)
         return {entrant: merge(hists) for entrant, hists in rows.items()}
 
+    def decision_times(self) -> dict[str, list[list[float]]]:
+        """Per game, each seat's answered decisions' times in ms, in the order asked (none for games stored
+        before they were kept: the table is missing, or the game has no row)."""
+        tables = {r[0] for r in self.database.rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "decision_times" not in tables:
+            return {}
+        out: dict[str, list[list[float]]] = {}
+        for game_id, text in self.database.rows("SELECT game_id, times FROM decision_times"):
+            where = f"{self.path}: decision times of game {game_id}"
+            try:
+                out[game_id] = [[float(t) for t in seat] for seat in decode(text, where)]
+            except (TypeError, ValueError):
+                raise damaged(where) from None
+        return out
+
     # ------------------------------------------------------------------ the games, for views and the report
 
     def game(self, game_id: str) -> StoredGame | None:

@@ -95,6 +95,7 @@ class GameRecord:
     latency: tuple[tuple[int, int, str], ...]  # (seat, answered decisions, histogram as JSON text)
     forfeited: tuple[int, ...]
     decisions: int
+    decision_times: str = "[]"  # per seat, each answered decision's time in ms, in order (JSON text)
 
 
 def encode_hands(hands: Sequence[dict[str, Any]]) -> tuple[tuple[int, str], ...]:
@@ -108,3 +109,9 @@ def encode_latencies(latencies_ms: Sequence[Sequence[float]]) -> tuple[tuple[int
     return tuple(
         (seat, len(times), json.dumps(histogram(times))) for seat, times in enumerate(latencies_ms) if times
     )
+
+
+def encode_decision_times(latencies_ms: Sequence[Sequence[float]]) -> str:
+    """Each seat's answered decisions' times in ms, in the order asked, to three significant figures: what
+    the replay shows beside each move (a faulted decision has none; its fault carries its time)."""
+    return json.dumps([[float(f"{t:.3g}") for t in times] for times in latencies_ms], separators=(",", ":"))

@@ -73,6 +73,9 @@ CREATE TABLE IF NOT EXISTS latency (
     game_id TEXT NOT NULL, seat INTEGER NOT NULL, entrant TEXT NOT NULL,
     decisions INTEGER NOT NULL, histogram TEXT NOT NULL, PRIMARY KEY (game_id, seat)
 );
+CREATE TABLE IF NOT EXISTS decision_times (
+    game_id TEXT PRIMARY KEY, times TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS disqualified (
     entrant TEXT PRIMARY KEY, after_game TEXT NOT NULL, reason TEXT NOT NULL
 );
@@ -358,6 +361,9 @@ class Store(Queries):
                     (game.game_id, seat, seats[seat].entrant, count, hist)
                     for seat, count, hist in record.latency
                 ],
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO decision_times VALUES (?, ?)", (game.game_id, record.decision_times)
             )
 
     # ------------------------------------------------------------------ disqualification

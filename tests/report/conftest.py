@@ -2,12 +2,14 @@
 
 ``five``: five-handed; a launched bot (tests/bots/chaos.py, illegal plays: faults, forfeits, disqualified)
 and in-process sample bots. ``ace``: Call-Ace, five in-process sample bots (random bots give thrown-in and
-lone hands). Fixed seeds and deal keys, so the same hands every run.
+lone hands). ``twins``: five copies of the rules bot, with a tie margin wide enough for twelve games to
+show them level. Fixed seeds and deal keys, so the same hands every run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import sys
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from tests.helpers import CHAOS
 KEY = "5eed" * 16
 
 
-def _event(out: Path, variant: str, entrants: list[dict[str, str]], rounds: int) -> Path:
+def _event(out: Path, variant: str, entrants: list[dict[str, str]], rounds: int, **more: object) -> Path:
     config = parse_config(
         {
             "name": f"report-{variant}",
@@ -34,8 +36,11 @@ def _event(out: Path, variant: str, entrants: list[dict[str, str]], rounds: int)
             "faults": {"max_faults_per_game": 1, "decision_ms": 5000},
             "entrant": entrants,
         }
+        | more
     )
-    asyncio.run(run_event(config))
+    # in a thread of its own: a browser test's Playwright already runs an event loop in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, run_event(config)).result()
     return out
 
 
@@ -61,3 +66,21 @@ def ace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         {"name": "passer-b", "class": "tests.report.report_bots:Passer"},
     ]
     return _event(tmp_path_factory.mktemp("ace") / "out", "call-ace", entrants, 10)
+
+
+@pytest.fixture(scope="session")
+def twins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    entrants = [{"name": f"rules-{c}", "class": "sample_bots.rules:RulesBot"} for c in "abcde"]
+    out = tmp_path_factory.mktemp("twins") / "out"
+    return _event(out, "five-handed", entrants, 12, ranking={"tie_margin": 1.0})
+
+
+@pytest.fixture(scope="session")
+def chatty(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A launched bot that logs each decision, among four in-process rules bots."""
+    bot = Path(__file__).with_name("report_bots.py")
+    entrants = [{"name": "chatty", "command": f"{sys.executable} {bot} --port {{port}}"}] + [
+        {"name": f"rules-{c}", "class": "sample_bots.rules:RulesBot"} for c in "abcd"
+    ]
+    # one game at a time, so that each log line belongs to one game
+    return _event(tmp_path_factory.mktemp("chatty") / "out", "five-handed", entrants, 3, concurrency=1)

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from arena.errors import FaultKind
 from arena.report import build_report, leaderboard, render_html
-from arena.report.encode import decode_hand, encode_hand, pack, place_faults, unpack
+from arena.report.encode import decode_hand, encode_hand, pack, place_faults, place_times, unpack
 from arena.report.figures import event_figures
 from arena.results.record import Fault, GameRecord, ScheduledGame, SeatStats, encode_hands, encode_latencies
 from arena.results.store import Store
@@ -110,10 +111,10 @@ def test_figures_of_a_hand_computed_event(tmp_path: Path) -> None:
     assert (e["d"]["alone"], e["d"]["alone_march"], e["d"]["forfeits"]) == (1, 1, 1)
     assert e["d"]["faults"] == {"timeout": 2}
     assert e["d"]["faults_charged"] == 2 and e["d"]["harness_faults"] == 1
-    # head to head: (games shared, first above second, second above first); the g2 tie counts for neither.
-    assert fig.head_to_head("a", "b") == (1, 1, 0) and fig.head_to_head("b", "a") == (1, 0, 1)
-    assert fig.head_to_head("b", "c") == (2, 1, 0) and fig.head_to_head("c", "d") == (1, 1, 0)
-    assert fig.head_to_head("a", "d") == (0, 0, 0)
+    # head to head: W-L-D of the first against the second; the shared first place of g2 is a draw.
+    assert fig.head_to_head("a", "b").wld() == "1-0-0" and fig.head_to_head("b", "a").wld() == "0-1-0"
+    assert fig.head_to_head("b", "c").wld() == "1-0-1" and fig.head_to_head("c", "d").wld() == "1-0-0"
+    assert fig.head_to_head("a", "d").games == 0
     # latencies: a answered 98 decisions in 10 ms and 2 in 1 s (histograms: within 9%); the rest unrecorded
     assert e["a"]["decisions_timed"] == 100
     assert e["a"]["latency_p50_ms"] == pytest.approx(10, rel=0.09)
@@ -135,18 +136,23 @@ def test_latency_histogram_percentiles() -> None:
     assert percentile({}, 0.5) is None
 
 
-def test_report_leaderboard_shows_figures_the_standings_carry(tmp_path: Path) -> None:
-    """The ranking work adds confidence figures; the report shows whatever the standings carry in extra,
-    while its rows stay exactly the CLI's JSON."""
+def test_report_leaderboard_cells_are_words_and_rounded_numbers(tmp_path: Path) -> None:
+    """Every cell of the report's leaderboard is text for people (no JSON, no Python True/False, numbers
+    rounded), every column has its explanation, and each row still carries the CLI's JSON row."""
     with Store.open(_tiny(tmp_path), create=False) as store:
         fig = event_figures(store)
-    fig.standings[0].extra["p_above_next"] = 0.93
     board = leaderboard(fig)
-    assert "p_above_next" in [c["key"] for c in board["columns"]]
-    assert board["rows"][0]["data"] == fig.standings[0].to_dict()
-    assert board["rows"][0]["shown"]["p_above_next"] == 0.93
+    assert [r["data"] for r in board["rows"]] == [s.to_dict() for s in fig.standings]
+    for row in board["rows"]:
+        for key, text in row["cells"].items():
+            assert isinstance(text, str) and text, key
+            assert not any(raw in text for raw in ("{", "[", "True", "False", "None", "nan")), (key, text)
+            assert not re.search(r"\d\.\d{3,}", text), (key, text)  # rounded for people
+    assert all(c.help and "added by the ranking" not in c.help for c in board["columns"])
     html = render_html(fig, {"cards": [], "num_players": 3, "games": []})
-    assert "p above next" in html and "0.93" in html
+    for false_text in ("by conservative skill", "the leaderboard sorts on", "added by the ranking"):
+        assert false_text not in html
+    assert board["sentence"].endswith(".") and board["sentence"][0].isupper()
 
 
 def test_leaderboard_csv_booleans_and_80_columns(tmp_path: Path) -> None:
@@ -256,3 +262,44 @@ def test_report_is_one_file_with_no_external_reference(ace: Path, tmp_path: Path
     assert built.games == 10 and built.size < 3_000_000
     for external in ('src="http', 'href="http', "<link", 'src="//', "sourceMappingURL"):
         assert external not in html
+
+
+def _games_of(html: str) -> list[dict[str, Any]]:
+    packed = re.search(r'<script type="application/octet-stream" id="replay-data">([^<]*)</script>', html)
+    assert packed is not None
+    games: list[dict[str, Any]] = unpack(packed.group(1))["games"]
+    return games
+
+
+def test_organiser_copy_has_each_games_log_lines_and_public_has_none(chatty: Path, tmp_path: Path) -> None:
+    own = arena_cli("report", str(chatty), "-o", str(tmp_path / "own.html"))
+    public = arena_cli("report", str(chatty), "-o", str(tmp_path / "public.html"), "--public")
+    assert own.returncode == public.returncode == 0, own.stderr + public.stderr
+    mine = _games_of((tmp_path / "own.html").read_text())
+    for game in mine:  # chatty sits in every game, and says something at each of its decisions
+        assert any(line.startswith("chatty: thinking:") for line in game["log"]), game["id"]
+        assert not any("[arena]" in line or "also in game" in line for line in game["log"])
+    text = (tmp_path / "public.html").read_text()
+    assert "thinking" not in text and 'id="replay-botlog"' not in text
+    assert all("log" not in game for game in _games_of(text))
+    assert (tmp_path / "public.html").stat().st_mode & 0o777 == 0o644
+
+
+def test_every_answered_decision_time_is_placed_on_its_action(five: Path, chatty: Path) -> None:
+    for directory in (five, chatty):
+        with Store.open(directory, create=False) as store:
+            times = store.decision_times()
+            fig = event_figures(store)
+            max_faults = int(fig.meta.faults_policy.get("max_faults_per_game", 3))
+            for game in store.games_overview():
+                data = store.game(game.game_id)
+                assert data is not None
+                placed = place_times(data.hands, data.faults, max_faults, times[game.game_id])
+                assert [len(row) for row in placed] == [len(h["actions"]) for h in data.hands]
+                flat = [t for row in placed for t in row if t is not None]
+                assert len(flat) == sum(len(seat) for seat in times[game.game_id]) > 0
+                faulted = {(f.hand_index, f.seat) for f in data.faults}
+                for h, row in enumerate(placed):  # an action without a time is a fault's or the autopilot's
+                    for i, t in enumerate(row):
+                        seat = data.hands[h]["actions"][i]["seat"]
+                        assert t is not None or (h, seat) in faulted or seat in game.forfeited

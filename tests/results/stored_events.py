@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import FaultKind
-from arena.results.record import Fault, GameRecord, ScheduledGame, SeatStats, encode_hands, encode_latencies
+from arena.results.record import (
+    Fault,
+    GameRecord,
+    ScheduledGame,
+    SeatStats,
+    encode_decision_times,
+    encode_hands,
+    encode_latencies,
+)
 from arena.results.store import Store
 
 
@@ -69,6 +77,7 @@ def make_record(
         encode_latencies(latencies_ms),
         tuple(forfeited),
         7,
+        encode_decision_times(latencies_ms),
     )
 
 

@@ -13,7 +13,7 @@ from arena.results.record import GameRecord, ScheduledGame
 from arena.results.store import Store
 from tests.results.stored_events import FAULTS, SCHEDULE, hand, make_record, tiny_event
 
-TABLES = ("games", "game_seats", "hands", "faults", "latency")
+TABLES = ("games", "game_seats", "hands", "faults", "latency", "decision_times")
 
 
 def rows_of(store: Store, game_id: str) -> dict[str, int]:
@@ -39,7 +39,15 @@ def test_a_whole_game_is_stored(store: Store) -> None:
     game, record = g3_record()
     with store:
         store.save_record(game, record, True, [])
-        assert rows_of(store, "g3") == {"games": 1, "game_seats": 3, "hands": 3, "faults": 0, "latency": 3}
+        assert rows_of(store, "g3") == {
+            "games": 1,
+            "game_seats": 3,
+            "hands": 3,
+            "faults": 0,
+            "latency": 3,
+            "decision_times": 1,
+        }
+        assert store.decision_times()["g3"] == [[5.0], [6.0], [7.0]]
 
 
 def test_a_full_disk_half_way_leaves_the_game_absent_and_the_store_usable(store: Store) -> None:

@@ -12,6 +12,7 @@
   const SUITED = "njbx", CARDED = "dcy";
   const OUTCOME = { t: "thrown in", e: "euchred", m: "made", M: "march" };
   let data = null, cards = null, game = null, gameIndex = 0, hand = 0, step = 0, viewer = -1;
+  let timer = null, speed = 1, opener = null;
 
   function esc(s) { return String(s).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";"); }
 
@@ -57,7 +58,7 @@
       points.forEach((p, s) => { scores[s] += p; });
       return { index, dealer, deck, dealt, up: deck[5 * n], kitty: deck.slice(5 * n + 1), actions: decodeActions(actionCode),
         trump, maker, partner, out, winners: Array.from(winners, Number), outcome: OUTCOME[outcome], points,
-        before, after: scores.slice(), faults: [] };
+        before, after: scores.slice(), faults: [], times: g.times ? g.times[index] : null };
     });
     const loose = [];
     for (const [h, i, seat, kind, detail, substitute] of g.faults) {
@@ -126,7 +127,8 @@
         }
         default: line = `${who} ${a.text}`;
       }
-      st.log.push({ text: line, i });
+      const ms = H.times ? H.times[i] : null;
+      st.log.push({ text: line, i, ms: ms === null || ms === undefined ? null : ms });
       for (const f of H.faults.filter((f) => f.i === i)) {
         const mine = all || v === f.seat;
         st.log.push({ text: `fault: ${seatName(f.seat)} ${f.kind}${mine ? " — " + f.detail : ""}; the arena played for it`, fault: true });
@@ -150,9 +152,10 @@
     const felt = document.getElementById("replay-table");
     const turn = step < A ? H.actions[step].seat : null;
     let html = "";
+    const rx = felt.clientWidth < 520 ? 34 : 40;  // on a phone the seats' boxes are a third of the felt wide
     for (let s = 0; s < n; s++) {
       const angle = Math.PI / 2 + ((s - bottom + n) % n) * 2 * Math.PI / n;
-      const x = 50 + 40 * Math.cos(angle), y = 50 + 38 * Math.sin(angle);
+      const x = 50 + rx * Math.cos(angle), y = 50 + 38 * Math.sin(angle);
       const roles = [];
       if (s === H.dealer) roles.push('<span class="role">dealer</span>');
       if (st.trumpKnown && s === H.maker) roles.push('<span class="role maker">maker</span>');
@@ -201,7 +204,8 @@
       status.push(`scores after: ${H.after.join(" / ")}`);
     }
     document.getElementById("replay-status").innerHTML = status.join("<br>");
-    const log = st.log.map((l) => `<li class="${l.fault ? "fault" : ""}${l.i === step - 1 ? " now" : ""}">${esc(l.text)}</li>`);
+    const log = st.log.map((l) => `<li class="${l.fault ? "fault" : ""}${l.i === step - 1 ? " now" : ""}">${esc(l.text)}` +
+      `${l.ms !== null && l.ms !== undefined ? `<span class="ms" title="time the bot took to answer">${fmtMs(l.ms)}</span>` : ""}</li>`);
     if (step === A) {
       for (const f of H.faults.filter((f) => f.i < 0)) {
         log.push(`<li class="fault">fault: ${esc(game.seats[f.seat])} ${esc(f.kind)}${all || viewer === f.seat ? " — " + esc(f.detail) : ""}</li>`);
@@ -214,9 +218,49 @@
     const pos = document.getElementById("replay-pos");
     pos.textContent = `hand ${hand + 1}/${game.hands.length} · action ${step}/${A}`;
     pos.dataset.hand = hand; pos.dataset.step = step; pos.dataset.last = last ? "true" : "false";
+    const scrub = document.getElementById("replay-scrub"), at = globalStep();
+    scrub.max = String(totalSteps() - 1); scrub.value = String(at);
+    pos.dataset.global = at;
+    const link = `#game-${game.n}/step-${at}`;
+    document.getElementById("replay-link").href = link;
+    if (location.hash !== link) history.replaceState(null, "", link);
+    const botlog = document.getElementById("replay-botlog");
+    if (botlog) botlog.textContent = (game.log || []).length ? game.log.join("\n") : "no log lines from this game's bots";
+    if (last) pause();
   }
 
-  function open(index) {
+  function fmtMs(ms) { return ms < 0.1 ? "<0.1 ms" : ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`; }
+  function totalSteps() { return game.hands.reduce((n, h) => n + h.actions.length + 1, 0); }
+  function globalStep() { let n = 0; for (let h = 0; h < hand; h++) n += game.hands[h].actions.length + 1; return n + step; }
+  function seek(k) {
+    let rest = Math.max(0, Math.min(totalSteps() - 1, k));
+    for (let h = 0; h < game.hands.length; h++) {
+      const size = game.hands[h].actions.length + 1;
+      if (rest < size) { hand = h; step = rest; break; }
+      rest -= size;
+    }
+    render();
+  }
+
+  function play() {
+    if (!game || !game.hands.length) return;
+    if (document.getElementById("replay-pos").dataset.last === "true") { hand = 0; step = 0; render(); }
+    clearTimeout(timer);
+    const button = document.getElementById("replay-play");
+    button.textContent = "❚❚ pause"; button.setAttribute("aria-pressed", "true");
+    const tick = () => { go("next"); if (timer !== null) timer = setTimeout(tick, 1000 / speed); };
+    timer = setTimeout(tick, 1000 / speed);
+  }
+  function pause() {
+    clearTimeout(timer); timer = null;
+    const button = document.getElementById("replay-play");
+    if (button) { button.textContent = "▶ play"; button.setAttribute("aria-pressed", "false"); }
+  }
+  function toggle() { if (timer === null) play(); else pause(); }
+
+  function open(index, from) {
+    pause();
+    if (from !== undefined) opener = from;
     gameIndex = Math.max(0, Math.min(data.games.length - 1, index));
     game = build(data.games[gameIndex]);
     hand = 0; step = 0;
@@ -227,7 +271,11 @@
     sel.value = String(viewer);
     document.getElementById("replay-title").textContent =
       `Game ${game.id} (#${game.n}) · round ${game.round}, table ${game.table}`;
-    document.getElementById("replay").hidden = false;
+    const box = document.getElementById("replay");
+    const wasHidden = box.hidden;
+    box.hidden = false;
+    for (const el of document.querySelectorAll("body > header, body > main, body > footer")) el.inert = true;
+    if (wasHidden) box.querySelector(".replay-box").focus();
     if (!game.hands.length) { document.getElementById("replay-table").textContent = "no hands stored"; return; }
     render();
   }
@@ -244,34 +292,77 @@
       case "game-end": hand = H - 1; step = A(); break;
       case "next-game": open(gameIndex + 1); return;
       case "prev-game": open(gameIndex - 1); return;
+      case "toggle": toggle(); return;
     }
     render();
   }
 
-  function close() { document.getElementById("replay").hidden = true; if (location.hash.startsWith("#game=")) history.replaceState(null, "", "#games"); }
+  // Closing gives the page back and puts focus where the replay was opened from (the game's row in the list,
+  // so Tab goes on from there), scrolled into view if it went out.
+  function close() {
+    pause();
+    const box = document.getElementById("replay");
+    if (box.hidden) return;
+    box.hidden = true;
+    for (const el of document.querySelectorAll("body > header, body > main, body > footer")) el.inert = false;
+    if (location.hash.startsWith("#game")) history.replaceState(null, "", "#games");
+    let back = opener && opener.isConnected ? opener : null;
+    if (!back && game) back = document.querySelector(`#game-table tr[data-n="${game.n}"] a`);
+    if (back) { back.focus(); back.scrollIntoView({ block: "nearest" }); }
+  }
+
+  // Tab and shift-Tab go round the dialog's own controls, never to the page behind it.
+  function trapTab(e) {
+    const box = document.querySelector(".replay-box");
+    const items = [...box.querySelectorAll("button, select, input, a[href]")].filter((el) => !el.disabled && el.offsetParent !== null);
+    if (!items.length) return;
+    const first = items[0], lastItem = items[items.length - 1], here = document.activeElement;
+    if (e.shiftKey && (here === first || here === box || !box.contains(here))) { e.preventDefault(); lastItem.focus(); }
+    else if (!e.shiftKey && (here === lastItem || !box.contains(here))) { e.preventDefault(); first.focus(); }
+  }
 
   const ready = load();
   window.arenaReplay = {
     ready,
     data: () => data,
-    open: async (seq) => { await ready; const i = data.games.findIndex((g) => g.n === seq); open(i < 0 ? 0 : i); },
-    go, close,
+    open: async (seq, from, at) => {
+      await ready;
+      const i = data.games.findIndex((g) => g.n === seq);
+      open(i < 0 ? 0 : i, from === undefined ? document.activeElement : from);
+      if (at !== undefined && game.hands.length) seek(at);
+    },
+    go, close, play, pause, seek,
+    playing: () => timer !== null,
+    speed: (x) => { speed = x; document.getElementById("replay-speed").value = String(x); },
     view: (v) => { viewer = v; document.getElementById("replay-view").value = String(v); render(); },
-    state: () => ({ hand, step, viewer, game: game && game.id }),
+    state: () => ({ hand, step, viewer, game: game && game.id, n: game && game.n, global: game && game.hands.length ? globalStep() : 0 }),
   };
   document.addEventListener("DOMContentLoaded", () => {
-    document.querySelectorAll(".controls button").forEach((b) => b.addEventListener("click", () => go(b.dataset.go)));
+    document.querySelectorAll(".controls button").forEach((b) => b.addEventListener("click", () => {
+      if (b.dataset.go !== "toggle") pause();
+      go(b.dataset.go);
+    }));
     document.getElementById("replay-close").addEventListener("click", close);
     document.getElementById("replay-view").addEventListener("change", (e) => {
       window.arenaReplay.view(+e.target.value);
       e.target.blur();  // give the arrow keys back to the replay
     });
     document.getElementById("replay").addEventListener("click", (e) => { if (e.target.id === "replay") close(); });
+    document.getElementById("replay-speed").addEventListener("change", (e) => {
+      speed = +e.target.value;
+      if (timer !== null) play();
+    });
+    document.getElementById("replay-scrub").addEventListener("input", (e) => { pause(); seek(+e.target.value); });
     document.addEventListener("keydown", (e) => {
-      if (document.getElementById("replay").hidden || e.target.tagName === "SELECT") return;
+      if (document.getElementById("replay").hidden) return;
+      if (e.key === "Escape") { e.preventDefault(); close(); return; }
+      if (e.key === "Tab") { trapTab(e); return; }
+      const tag = e.target.tagName;
+      if (tag === "SELECT" || tag === "INPUT") return;
+      if (e.key === " " && tag !== "BUTTON") { e.preventDefault(); toggle(); return; }
       const key = { ArrowRight: "next", ArrowLeft: "back", ArrowDown: "hand-next", PageDown: "hand-next",
         ArrowUp: "hand-back", PageUp: "hand-back", Home: "game-start", End: "game-end", "]": "next-game", "[": "prev-game" }[e.key];
-      if (key) { e.preventDefault(); go(key); } else if (e.key === "Escape") close();
+      if (key) { e.preventDefault(); pause(); go(key); }
     });
   });
 })();

@@ -4,10 +4,14 @@
 (function () {
   async function plot() {
     const spec = JSON.parse(document.getElementById("rating-spec").textContent);
+    const box = document.getElementById("rating-plot");
+    if (box.clientWidth < 600) spec.config.legend = { orient: "bottom", columns: 2, labelLimit: 140 };
     const compiled = vegaLite.compile(spec).spec;
     const view = new vega.View(vega.parse(compiled), { renderer: "svg", container: "#rating-plot", hover: true });
     window.ratingView = view;
     await view.runAsync();
+    const pick = document.getElementById("rating-pick");
+    pick.addEventListener("change", () => view.signal("focus", pick.value).runAsync());
     return view;
   }
 
@@ -46,7 +50,7 @@
       const tags = (g.forfeited.length ? '<span class="tag bad">forfeit</span>' : "") + (g.rated ? "" : '<span class="tag">void</span>') +
         (g.termination !== "target_reached" ? `<span class="tag">${esc(g.termination.replace(/_/g, " "))}</span>` : "");
       return `<tr class="open-game" data-n="${g.n}" data-seats="${esc(g.seats.join("|"))}"><td class="num">${g.n}</td>` +
-        `<td><a href="#game=${g.n}">${esc(g.id)}</a></td><td class="num">${g.round}</td><td>${seats}</td>` +
+        `<td><a href="#game-${g.n}">${esc(g.id)}</a></td><td class="num">${g.round}</td><td>${seats}</td>` +
         `<td class="num">${g.hands.length}</td><td class="num">${g.faults.length || ""}</td><td>${tags}</td></tr>`;
     });
     const body = document.querySelector("#game-table tbody");
@@ -59,26 +63,35 @@
     entrant.addEventListener("change", () => filterRows("game-table", [["seats", entrant.value]]));
   }
 
+  // A game opens from its row (click, or Enter on its link); closing the replay gives focus back to that
+  // link, so the reader keeps their place in the list.
   function opener(el) {
     el.addEventListener("click", (e) => {
       e.preventDefault();
-      const n = +el.dataset.n;
-      history.replaceState(null, "", `#game=${n}`);
-      window.arenaReplay.open(n);
+      const back = el.tagName === "A" ? el : el.querySelector("a") || el;
+      window.arenaReplay.open(+el.dataset.n, back);
     });
+  }
+
+  // #game-12 opens game 12, #game-12/step-40 its 41st step (counted over the whole game, as the scrubber
+  // counts); #game=12, the older form, still opens the game.
+  function fromAddress() {
+    const m = /^#game[-=](\d+)(?:\/step-(\d+))?$/.exec(location.hash);
+    if (!m) return;
+    const back = document.querySelector(`#game-table tr[data-n="${m[1]}"] a`);
+    window.arenaReplay.open(+m[1], back || document.getElementById("games"), m[2] === undefined ? undefined : +m[2]);
   }
 
   function openers() {
     document.querySelectorAll(".open-game").forEach(opener);
-    const m = /^#game=(\d+)$/.exec(location.hash);
-    if (m) window.arenaReplay.open(+m[1]);
   }
 
   document.addEventListener("DOMContentLoaded", () => {
     window.reportReady = plot().catch((err) => { document.getElementById("rating-plot").textContent = `plot failed: ${err}`; throw err; });
     faultFilter();
-    window.gamesReady = gameList();
+    window.gamesReady = gameList().then(fromAddress);
     gameFilter();
     openers();
+    window.addEventListener("hashchange", () => { if (document.getElementById("replay").hidden) fromAddress(); });
   });
 })();
