@@ -24,6 +24,7 @@ from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults, plac
 from arena.report.figures import EventFigures, event_figures, fault_kinds
 from arena.results import botlog
 from arena.results.queries import GameSummary, Queries, StoredFault
+from arena.stats import wording
 from arena.text import printable
 
 REPORT_NAME = "report.html"
@@ -266,6 +267,7 @@ def leaderboard(figures: EventFigures) -> dict[str, Any]:
         "rows": board.rows(figures),
         "columns": board.columns(conf),
         "sentence": board.sentence(conf),
+        "validity": wording.validity(conf),
         "summary": conf.summary(),
         "level": conf.level,
         "units": conf.units,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.report.figures import EventFigures
+from arena.stats import wording
 from arena.stats.confidence import AdjacentPair, Confidence
 from arena.stats.headtohead import PairRecord, elo_estimate
 from arena.stats.sequential import Verdict
@@ -66,8 +67,8 @@ def columns(conf: Confidence) -> list[Column]:
         Column(
             "verdict",
             "vs next",
-            f"what the evidence says of this entrant and the next one down, at {level} however often the "
-            f"board is looked at: 'settled above', 'tied' (closer than ± {margin} {words}), or 'open' "
+            f"what the evidence says of this entrant and the next one down, at {level} "
+            f"{wording.validity(conf)}: 'settled above', 'tied' (closer than ± {margin} {words}), or 'open' "
             "(not yet told apart; with the rough number of games that would tell)",
             numeric=False,
         ),
@@ -217,53 +218,7 @@ def rows(figures: EventFigures) -> list[dict[str, Any]]:
 
 
 def sentence(conf: Confidence) -> str:
-    """The places joined by what is known of them, in one sentence for the organiser.
-
-    The order is cut where a neighbour is settled above the next; each piece is a place or a run of places
-    whose neighbours are tied or not yet told apart: "Places 1–7 are tied within 0.08 points per hand; 8–10
-    are settled below them, and cannot yet be told apart among themselves."
-    """
-    k = len(conf.order)
-    if k < 2:
-        return "One entrant: nothing to compare." if k else "No entrants."
-    words = SCORE_LABELS.get(conf.method, SCORE_LABELS["points"])[1]
-    groups: list[tuple[int, int, set[Verdict]]] = []
-    start, inner = 0, set[Verdict]()
-    for i, pair in enumerate(conf.adjacent):
-        if pair.verdict is Verdict.ABOVE:
-            groups.append((start, i, inner))
-            start, inner = i + 1, set[Verdict]()
-        else:
-            inner.add(pair.verdict)
-    groups.append((start, k - 1, inner))
-
-    def state(inner: set[Verdict], among: str = "") -> str:
-        if inner == {Verdict.TIED}:
-            return f"tied{among} within {conf.margin:g} {words}"
-        if inner == {Verdict.OPEN}:
-            return f"not yet told apart{among}"
-        return f"not yet all told apart{among} (some are tied within {conf.margin:g} {words})"
-
-    def span(a: int, b: int) -> str:
-        names = f" ({', '.join(conf.order[a : b + 1])})" if b - a < 3 else ""
-        return f"{a + 1}–{b + 1}{names}"
-
-    parts = []
-    for j, (a, b, inner) in enumerate(groups):
-        above = "them" if j and groups[j - 1][1] > groups[j - 1][0] else "it"
-        if j == 0:
-            if a == b:
-                parts.append(f"Place 1 ({conf.order[0]}) is settled first")
-            elif len(groups) == 1 and inner == {Verdict.OPEN}:
-                parts.append(f"No place is settled yet: places {span(a, b)} are {state(inner)}")
-            else:
-                parts.append(f"Places {span(a, b)} are {state(inner)}")
-        elif a == b:
-            parts.append(f"{a + 1} ({conf.order[a]}) is settled below {above}")
-        else:
-            parts.append(f"{span(a, b)} are settled below {above}, and {state(inner, ' among themselves')}")
-    text = "; ".join(parts) + "."
-    waits = [p.more_games for p in conf.adjacent if p.verdict is Verdict.OPEN and p.more_games]
-    if waits:
-        text += f" The closest open pair would need about {min(waits):,} more games to be told apart."
-    return text
+    """The places joined by what is known of them, and what to do about open pairs: the terminal's very
+    words (arena.stats.wording), so that the report and ``arena leaderboard`` never say it two ways."""
+    advice = wording.advice(conf)
+    return wording.verdict_sentence(conf) + (f" {advice}" if advice else "")

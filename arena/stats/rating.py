@@ -62,7 +62,8 @@ class Standing:
 
     @property
     def conservative(self) -> float:
-        """mu - 3 sigma: a skill the entrant has very probably reached; the leaderboard sorts on it."""
+        """mu - 3 sigma: a skill the entrant has very probably reached (shown beside the order on hover; the
+        order itself is by points per hand, docs/ranking.md)."""
         return self.mu - 3 * self.sigma
 
     @property

@@ -191,9 +191,10 @@ def advice(conf: Confidence, unit_games: float = 1.0) -> str | None:
         return None
     known = [p.more_games for p in open_pairs if p.more_games is not None]
     rough = f" (about {count(max(known))} more for the slowest pair)" if known else ""
+    verb, them = ("is", "it") if len(open_pairs) == 1 else ("are", "them")
     return (
-        f"{len(open_pairs)} of {len(conf.adjacent)} neighbour pairs are still open: more games would "
-        f"separate them or show them equal{rough}; arena run EVENT --until-settled adds rounds until every "
+        f"{len(open_pairs)} of {len(conf.adjacent)} neighbour pairs {verb} still open: more games would "
+        f"separate {them} or show {them} equal{rough}; arena run EVENT --until-settled adds rounds until every "
         "pair is settled or [ranking] max_games is spent."
     )
 

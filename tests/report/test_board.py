@@ -1,4 +1,5 @@
-"""The leaderboard's one sentence, on verdict chains worked out by hand."""
+"""The report's leaderboard sentence, on verdict chains worked out by hand: the terminal's own words
+(arena.stats.wording), so the two never say it two ways."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from arena.report.board import sentence
+from arena.stats import wording
 from arena.stats.confidence import AdjacentPair, Confidence
 from arena.stats.sequential import Verdict
 
@@ -23,30 +25,36 @@ def conf(verdicts: list[Verdict], more: int | None = None, **kw: Any) -> Confide
 
 
 def test_the_issues_example() -> None:
-    text = sentence(conf([T] * 6 + [A, OP, OP]))
-    assert text == (
-        "Places 1–7 are tied within 0.03 points per hand; 8–10 (e8, e9, e10) are settled below them, and "
-        "not yet told apart among themselves."
+    text = sentence(conf([T] * 6 + [A, OP, OP], more=1200))
+    assert text.startswith(
+        "Places 1–7 are tied within the evidence; 8–10 are tied within the evidence, settled below them "
+        "(at 0.95). 2 of 9 neighbour pairs are still open"
     )
+    assert "about 1,200 more for the slowest pair" in text
 
 
 def test_identical_bots_are_said_tied() -> None:
-    assert sentence(conf([T, T, T, T])) == "Places 1–5 are tied within 0.03 points per hand."
+    assert sentence(conf([T, T, T, T])) == (
+        "All 5 places are tied within the evidence (each within 0.03 points per hand of the next, at 0.95)."
+    )
 
 
 def test_a_settled_ladder_and_an_open_pair() -> None:
-    assert sentence(conf([A, A])) == (
-        "Place 1 (e1) is settled first; 2 (e2) is settled below it; 3 (e3) is settled below it."
-    )
-    assert sentence(conf([OP, A], more=1200)) == (
-        "Places 1–2 (e1, e2) are not yet told apart; 3 (e3) is settled below them. "
-        "The closest open pair would need about 1,200 more games to be told apart."
-    )
-    assert sentence(conf([OP, OP])).startswith("No place is settled yet: places 1–3")
+    assert sentence(conf([A, A])) == "Every place is settled: each entrant is above the next (at 0.95)."
+    one_open = sentence(conf([OP, A], more=1200))
+    assert one_open.startswith("Places 1–2 are tied within the evidence; 3 is settled below them (at 0.95).")
+    assert "1 of 2 neighbour pairs is still open: more games would separate it" in one_open
     mixed = sentence(conf([A, T, OP]))
-    assert "2–4 (e2, e3, e4) are settled below it, and not yet all told apart among themselves" in mixed
+    assert mixed.startswith("Place 1 is settled first; 2–4 are tied within the evidence, settled below 1")
+
+
+def test_the_report_says_what_the_terminal_says() -> None:
+    for chain in ([T] * 6 + [A, OP, OP], [A, A], [OP, A], [OP, OP], [A, T, OP], [T]):
+        c = conf(chain, more=900)
+        advice = wording.advice(c)
+        assert sentence(c) == wording.verdict_sentence(c) + (f" {advice}" if advice else "")
 
 
 def test_paired_words_and_degenerate_fields() -> None:
     assert "paired points per hand" in sentence(conf([T], method="paired"))
-    assert sentence(conf([], order=("solo",))) == "One entrant: nothing to compare."
+    assert sentence(conf([], order=("solo",))) == "One entrant: nothing to order."
