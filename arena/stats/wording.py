@@ -194,8 +194,8 @@ def advice(conf: Confidence, unit_games: float = 1.0) -> str | None:
     verb, them = ("is", "it") if len(open_pairs) == 1 else ("are", "them")
     return (
         f"{len(open_pairs)} of {len(conf.adjacent)} neighbour pairs {verb} still open: more games would "
-        f"separate {them} or show {them} equal{rough}; arena run EVENT --until-settled adds rounds until every "
-        "pair is settled or [ranking] max_games is spent."
+        f"separate {them} or show {them} equal{rough}; arena run EVENT --until-settled adds rounds until "
+        "every pair is settled or [ranking] max_games is spent."
     )
 
 
