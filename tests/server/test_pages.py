@@ -1,0 +1,239 @@
+"""The pages added to the ladder against a real server: a version's log for one game (a span of its ladder
+log, escaped, its owner's and the organiser's only), the organiser's export in the format of `arena
+export`, descriptions and notes, and the OpenAPI document; and the database's newest migration upgrading
+a database made by the one before it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, inspect
+
+from arena.engine.records import verify_record
+from arena.results.listings import GAME_COLUMNS
+from arena.server.db import MIGRATIONS, open_database
+from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
+
+NOISY = b"""import sys
+from arena.bot import run
+from sample_bots.random import RandomBot
+
+
+class Noisy(RandomBot):
+    def on_game_start(self, game):
+        super().on_game_start(game)
+        print(f"<script>start {game.game_id}</script>", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    run(Noisy)
+"""
+
+
+@pytest.fixture(scope="module")
+def people(server: ServerProcess) -> dict[str, Client]:
+    """The owner of a noisy bot, another entrant with the sample bot, the organiser; a few games played."""
+    owner, other, organiser = Client(server.url), Client(server.url), Client(server.url)
+    owner.sign_up("noisy-owner")
+    other.sign_up("quiet-other")
+    assert server.organiser_link is not None
+    organiser.follow(server.organiser_link)
+    for client, data in ((owner, NOISY), (other, SAMPLE_BOT.read_bytes())):
+        page = client.upload("bot.py", data)
+        assert page.status_code == 303, page.text
+        assert "VERDICT: PASS" in client.verdict(page.headers["location"])
+    deadline = time.monotonic() + 120
+    while httpx.get(f"{server.url}/api/leaderboard", timeout=30).json()["games"] < 3:
+        assert time.monotonic() < deadline, "the ladder played no 3 games in 120 s"
+        time.sleep(0.5)
+    return {"owner": owner, "other": other, "organiser": organiser}
+
+
+def database(server: ServerProcess) -> sqlite3.Connection:
+    path = server.directory / "results" / "test-pages" / "server.sqlite"
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+
+
+def owner_game(server: ServerProcess, name: str) -> tuple[str, int, int]:
+    """A stored game of ``name``'s version: (game id, version id, public seed)."""
+    with database(server) as db:
+        game_id, version_id, result = db.execute(
+            "SELECT s.game_id, s.version_id, g.result FROM game_seats s JOIN games g ON g.id = s.game_id "
+            "JOIN versions v ON v.id = s.version_id JOIN users u ON u.id = v.user_id "
+            "WHERE u.name = ? ORDER BY g.seq LIMIT 1",
+            (name,),
+        ).fetchone()
+    return game_id, version_id, json.loads(result)["public_seed"]
+
+
+def test_a_version_s_log_for_one_game(server: ServerProcess, people: dict[str, Client]) -> None:
+    owner, organiser = people["owner"], people["organiser"]
+    game_id, version_id, seed = owner_game(server, "noisy-owner")
+    game = owner.get(f"/games/{game_id}")
+    assert "my bot&#39;s log for this game" in game.text
+    link = f"/games/{game_id}/logs/{version_id}"
+    assert f'href="{link}"' in game.text
+    page = owner.get(link)
+    assert page.status_code == 200
+    log = page.text.split('<pre id="game-log">')[1].split("</pre>")[0]
+    # the span holds this game's start, and only this one (one table: games do not overlap)
+    assert log.count("&lt;script&gt;start L") == 1 and f"start L{seed:x}&lt;/script&gt;" in log, log
+    assert "<script>start" not in page.text
+    assert organiser.get(link).status_code == 200
+    assert "its log for this game" in organiser.get(f"/games/{game_id}").text
+    # nobody else sees a link, nor the page
+    assert link not in people["other"].get(f"/games/{game_id}").text
+    assert link not in Client(server.url).get(f"/games/{game_id}").text
+    # the API: the owner's token reads it as JSON
+    owner.get("/me")
+    token = owner.post("/me/token").text.split('<code id="token">')[1].split("<")[0]
+    api = httpx.get(f"{server.url}/api{link}", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert api.status_code == 200 and f"<script>start L{seed:x}</script>" in api.json()["log"]
+    assert api.json()["recorded"] and api.json()["overlapping"] == []
+
+
+def test_the_organiser_exports_the_ladder_as_arena_export_does(
+    server: ServerProcess, people: dict[str, Client]
+) -> None:
+    organiser = people["organiser"]
+    organiser.get("/admin")
+    assert organiser.post("/admin/ladder/pause").status_code == 303
+    deadline = time.monotonic() + 60
+    while httpx.get(f"{server.url}/api/leaderboard", timeout=30).json()["in_flight"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    try:
+        assert 'href="/admin/export/games.csv"' in organiser.get("/admin").text
+        hands = organiser.get("/admin/export/hands.jsonl")
+        table = organiser.get("/admin/export/games.csv")
+    finally:
+        organiser.get("/admin")
+        organiser.post("/admin/ladder/resume")
+    assert hands.status_code == 200 and 'filename="hands.jsonl"' in hands.headers["content-disposition"]
+    assert table.status_code == 200 and table.headers["content-type"].startswith("text/csv")
+    lines = hands.text.splitlines()
+    rows = list(csv.DictReader(io.StringIO(table.text)))
+    assert table.text.splitlines()[0] == ",".join(GAME_COLUMNS)
+    with database(server) as db:
+        games = db.execute("SELECT id, seq, hands, result, rated FROM games ORDER BY seq").fetchall()
+        stored = [r for (r,) in db.execute(
+            "SELECT h.record FROM hands h JOIN games g ON g.id = h.game_id ORDER BY g.seq, h.hand_index"
+        )]  # fmt: skip
+        seats = db.execute(
+            "SELECT game_id, name, score, rank FROM game_seats ORDER BY game_id, seat"
+        ).fetchall()
+        faults = dict(db.execute("SELECT game_id, COUNT(*) FROM faults GROUP BY game_id").fetchall())
+    assert lines == stored and len(rows) == len(games) >= 3
+    line = 1
+    for row, (game_id, seq, count, result, rated) in zip(rows, games, strict=True):
+        mine = [s for s in seats if s[0] == game_id]
+        outcome = json.loads(result)
+        names = [s[1] for s in mine]
+        assert row == {
+            "number": str(seq), "game_id": game_id, "round": "1", "table": "1", "block": game_id,
+            "rotation": "0", "seats": ";".join(names), "scores": ";".join(str(s[2]) for s in mine),
+            "ranks": ";".join(str(s[3]) for s in mine),
+            "winners": ";".join(names[w] for w in outcome["winners"]),
+            "termination": outcome["outcome"]["termination"], "hands": str(count),
+            "rated": "true" if rated else "false",
+            "forfeited": ";".join(names[f] for f in outcome["forfeited"]),
+            "faults": str(faults.get(game_id, 0)), "first_hand_line": str(line),
+        }  # fmt: skip
+        for record in lines[line - 1 : line - 1 + count]:
+            assert verify_record(json.loads(record)) == []  # each line is a sound hand record
+        line += count
+    assert line - 1 == len(lines)
+    # nobody but the organiser downloads it
+    for path in ("/admin/export/hands.jsonl", "/admin/export/games.csv"):
+        assert people["owner"].get(path).status_code == 403
+        assert Client(server.url).get(path).status_code == 401
+
+
+def test_descriptions_and_notes_are_shown(server: ServerProcess, people: dict[str, Client]) -> None:
+    owner = people["owner"]
+    owner.get("/me")
+    said = "Plays the left bower early.\nNever goes alone."
+    assert owner.post("/me/description", {"description": said}).status_code == 303
+    assert said in owner.get("/me").text
+    user_id = owner.get("/me").text.split('href="/entrants/')[1].split('"')[0]
+    public = Client(server.url).get(f"/entrants/{user_id}").text
+    assert 'id="description">Plays the left bower early.\nNever goes alone.</p>' in public
+    assert "Plays the left bower early." in Client(server.url).get("/").text
+    board = httpx.get(f"{server.url}/api/leaderboard", timeout=30).json()["leaderboard"]
+    assert next(r for r in board if r["entrant"] == "noisy-owner")["description"] == said
+    files = {"file": ("bot.py", SAMPLE_BOT.read_bytes(), "text/x-python")}
+    sent = owner.post("/submit", {"runtime": "python", "note": "v2: plain random"}, files=files)
+    assert sent.status_code == 303
+    assert "v2: plain random" in owner.get(sent.headers["location"]).text
+    assert "v2: plain random" in Client(server.url).get(f"/entrants/{user_id}").text
+
+
+def test_the_openapi_document_is_valid_and_describes_every_api_route(
+    server: ServerProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    validator = pytest.importorskip("openapi_spec_validator", reason="openapi-spec-validator (test extra)")
+    document = httpx.get(f"{server.url}/api/openapi.json", timeout=30).json()
+    validator.validate(document)
+    # every /api/ route of the app, as the app declares them (built here, never started)
+    from arena.server.app import create_app
+    from arena.server.config import load_competition
+    from arena.server.service import Server
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.toml").write_text(server.config.read_text().replace('"bubblewrap"', '"none"'))
+    built = Server(load_competition(tmp_path / "c.toml"), "http://127.0.0.1:1")
+    try:
+        routes = {
+            (r.path.replace(":int}", "}"), method.lower())
+            for r in create_app(built).routes
+            if r.path.startswith("/api/")  # type: ignore[attr-defined]
+            for method in r.methods or ()  # type: ignore[attr-defined]
+            if method != "HEAD"
+        }
+    finally:
+        built.db.close()
+        built.lock.release()
+    described = {(path, method) for path, ops in document["paths"].items() for method in ops}
+    assert routes == described and len(routes) == 6
+    for path, method in described:
+        operation = document["paths"][path][method]
+        assert operation["summary"] and {"200", "201"} & set(operation["responses"]), (path, method)
+
+
+def test_the_newest_migration_upgrades_a_database_of_the_one_before(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.sqlite'}"
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+    with sqlite3.connect(tmp_path / "old.sqlite") as raw:
+        raw.execute("INSERT INTO users VALUES (1, 'ada', '', 'entrant', NULL, 0, 1.0)")
+        raw.execute(
+            "INSERT INTO versions VALUES (1, 1, 1, 'python', 'bot.py', 10, 1.0, 'passed', 1, '{}', 2.0, NULL)"
+        )
+        raw.execute("INSERT INTO games VALUES ('g000001', 1, 7, '{}', 1, 0, 3.0)")
+        raw.execute("INSERT INTO game_seats VALUES ('g000001', 0, 1, 'v1', 5, 1, 0, 0, 1, 1)")
+    engine.dispose()
+    db = open_database(url)  # upgrades to the newest revision, keeping every row
+    with db.engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0002"
+        assert connection.exec_driver_sql("SELECT name, description FROM users").all() == [("ada", "")]
+        assert connection.exec_driver_sql("SELECT number, note FROM versions").all() == [(1, "")]
+        assert connection.exec_driver_sql("SELECT score, log_start, log_end FROM game_seats").all() == [
+            (5, None, None)
+        ]
+        assert {"log_inode", "log_end_inode"} <= {
+            c["name"] for c in inspect(connection).get_columns("game_seats")
+        }
+    db.close()
