@@ -1,0 +1,73 @@
+"""A game's span of a version's ladder log, on real files rotated as the launcher's shim rotates them
+(``vID.log`` renamed to ``vID.log.1``, a fresh file begun): within one file, across one rotation, gone
+after two, capped to the newest bytes, and absent for a game without marks."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from arena.server.gamelogs import columns, mark, marks, read_span
+
+
+def rotate(path: Path, first_line: bytes) -> None:
+    os.replace(path, path.with_name(path.name + ".1"))
+    path.write_bytes(first_line)
+
+
+def span(path: Path, write_during: bytes, rotate_with: bytes | None = None) -> dict[str, int | None]:
+    before = {"v1": mark(path)}
+    with path.open("ab") as log:
+        log.write(write_during)
+    if rotate_with is not None:
+        rotate(path, rotate_with)
+    return columns(before, {"v1": mark(path)}, "v1")
+
+
+def test_a_span_within_one_file(tmp_path: Path) -> None:
+    log = tmp_path / "v1.log"
+    log.write_bytes(b"earlier game\n")
+    values = span(log, b"this game\n")
+    with log.open("ab") as out:
+        out.write(b"a later game\n")
+    shown = read_span(log, values)
+    assert shown.recorded and shown.text == "this game\n" and shown.notes == ()
+
+
+def test_a_span_across_one_rotation_reads_both_files(tmp_path: Path) -> None:
+    log = tmp_path / "v1.log"
+    log.write_bytes(b"earlier\n")
+    values = span(log, b"first half\n", rotate_with=b"[arena] rotated\nsecond half\n")
+    shown = read_span(log, values)
+    assert shown.text == "first half\n[arena] rotated\nsecond half\n"
+    assert any("rotated" in n for n in shown.notes)
+
+
+def test_a_span_rotated_away_is_said_to_be_gone_not_replaced(tmp_path: Path) -> None:
+    log = tmp_path / "v1.log"
+    log.write_bytes(b"earlier\n")
+    values = span(log, b"this game\n")
+    rotate(log, b"newer\n")
+    assert read_span(log, values).text == "this game\n"  # still in vID.log.1
+    keep = [log.with_name("v1.log.1").open("rb"), log.open("rb")]  # the inodes stay taken: no reuse
+    rotate(log, b"newest\n")
+    shown = read_span(log, values)
+    assert shown.recorded and shown.text == "" and "rotated away" in shown.notes[0]
+    for f in keep:
+        f.close()
+
+
+def test_a_long_span_shows_its_newest_bytes(tmp_path: Path) -> None:
+    log = tmp_path / "v1.log"
+    log.write_bytes(b"")
+    values = span(log, b"a" * 500 + b"THE END\n")
+    shown = read_span(log, values, limit=100)
+    assert shown.text.endswith("THE END\n") and len(shown.text) == 100
+    assert "the first 408 bytes are left out" in shown.notes[0]
+
+
+def test_no_marks_no_span(tmp_path: Path) -> None:
+    assert marks(tmp_path, ["v1", "house-1"]) == {"v1": None}  # a house bot has no log; v1 none yet
+    values = columns({"v1": None}, {"v1": None}, "v1")
+    assert values == dict.fromkeys(values) and not read_span(tmp_path / "v1.log", values).recorded
+    assert columns({}, {}, "house-1") == values
