@@ -9,6 +9,8 @@ import csv
 import io
 import json
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -19,7 +21,10 @@ from alembic.config import Config
 from sqlalchemy import create_engine, inspect
 
 from arena.engine.records import verify_record
+from arena.errors import FaultKind
 from arena.results.listings import GAME_COLUMNS
+from arena.results.record import Fault, GameRecord, ScheduledGame, SeatStats
+from arena.results.store import Store
 from arena.server.db import MIGRATIONS, open_database
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
 
@@ -101,8 +106,57 @@ def test_a_version_s_log_for_one_game(server: ServerProcess, people: dict[str, C
     assert api.json()["recorded"] and api.json()["overlapping"] == []
 
 
+def export_as_an_event(server: ServerProcess, tmp_path: Path) -> Path:
+    """The server's stored games written into an event's results store, as the mapping of docs/server.md
+    says (round 1, table 1, block = the game's id), then `arena export` of that event: its directory."""
+    with database(server) as db:
+        games = db.execute("SELECT id, seq, public_seed, result, rated FROM games ORDER BY seq").fetchall()
+        seats = db.execute(
+            "SELECT game_id, name, score, rank, forfeited, maker_hands, maker_made, faults FROM game_seats "
+            "ORDER BY game_id, seat"
+        ).fetchall()
+        hands = db.execute(
+            "SELECT game_id, hand_index, record FROM hands ORDER BY game_id, hand_index"
+        ).fetchall()
+        faults = db.execute(
+            "SELECT game_id, name, seat, hand_index, decision_id, kind, detail, elapsed_ms, substitute "
+            "FROM faults ORDER BY id"
+        ).fetchall()
+    schedule = []
+    for game_id, seq, seed, result, _ in games:
+        names = tuple(json.loads(result)["seats"])
+        schedule.append(ScheduledGame(seq, game_id, 1, 1, game_id, 0, seed, names))
+    entrants = sorted({n for g in schedule for n in g.seats})
+    event = tmp_path / "event"
+    with Store.open(event) as store:
+        store.begin_event(
+            {"ladder": True}, {}, schedule, [(n, "command", "", n.startswith("house")) for n in entrants]
+        )
+        for planned, (game_id, _, _, text, rated) in zip(schedule, games, strict=True):
+            result = json.loads(text)
+            stats = [
+                SeatStats(r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7]) for r in seats if r[0] == game_id
+            ]
+            kept = [
+                Fault(f[1], game_id, f[2], f[3], f[4], FaultKind(f[5]), *f[6:])
+                for f in faults
+                if f[0] == game_id
+            ]
+            record = GameRecord(
+                game_id, result, tuple(stats), tuple((h[1], h[2]) for h in hands if h[0] == game_id),
+                tuple(kept), (), tuple(result["forfeited"]), result["decisions"],
+            )  # fmt: skip
+            store.save_record(planned, record, bool(rated), result.get("excluded", []))
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "export", str(event), "-o", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "out"
+
+
 def test_the_organiser_exports_the_ladder_as_arena_export_does(
-    server: ServerProcess, people: dict[str, Client]
+    server: ServerProcess, people: dict[str, Client], tmp_path: Path
 ) -> None:
     organiser = people["organiser"]
     organiser.get("/admin")
@@ -115,6 +169,7 @@ def test_the_organiser_exports_the_ladder_as_arena_export_does(
         assert 'href="/admin/export/games.csv"' in organiser.get("/admin").text
         hands = organiser.get("/admin/export/hands.jsonl")
         table = organiser.get("/admin/export/games.csv")
+        exported = export_as_an_event(server, tmp_path)  # while the same games are stored
     finally:
         organiser.get("/admin")
         organiser.post("/admin/ladder/resume")
@@ -152,6 +207,9 @@ def test_the_organiser_exports_the_ladder_as_arena_export_does(
             assert verify_record(json.loads(record)) == []  # each line is a sound hand record
         line += count
     assert line - 1 == len(lines)
+    # and byte for byte what `arena export` writes for the same games, stored as an event's
+    assert (exported / "hands.jsonl").read_text() == hands.text
+    assert (exported / "games.csv").read_text() == table.text
     # nobody but the organiser downloads it
     for path in ("/admin/export/hands.jsonl", "/admin/export/games.csv"):
         assert people["owner"].get(path).status_code == 403
