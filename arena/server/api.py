@@ -180,7 +180,7 @@ def api_routes(web: Web) -> list[BaseRoute]:
         shown = read_span(server.ladder.log_path(version_id), found.values)
         return JSONResponse(
             {"game": game_id, "version": f"v{found.number}", "recorded": shown.recorded, "log": shown.text,
-             "notes": list(shown.notes), "overlapping": list(found.overlapping)}
+             "after": shown.after, "notes": list(shown.notes), "overlapping": list(found.overlapping)}
         )  # fmt: skip
 
     routes: list[BaseRoute] = [

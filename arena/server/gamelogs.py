@@ -15,8 +15,10 @@ What the span cannot know, and the page says:
   from the two files; a span whose file has since been rotated away (two rotations later) is gone, and
   the page says so rather than showing other bytes. An inode number can be reused by the file system after
   the old file is deleted; the span can then show other output *of the same version*, never anybody else's.
-* **Latency.** The shim copies the bot's stderr from a pipe; a line written in the last instant of a game
-  can land just after the end mark, in the next game's span.
+* **Latency.** The shim copies the bot's stderr from a pipe, in a process of its own; on a loaded machine
+  it may get the processor only after the game has ended, so a line the bot wrote during a game can land
+  after the end mark (tests/server/test_pages.py saw a lag of two fast games on a busy 2-core machine).
+  The page therefore also shows what was written just after the game (``AFTER_BYTES``), marked as such.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SHOWN_BYTES = 200_000  # most of one game's span shown on its page (the newest part)
+AFTER_BYTES = 4_000  # what the log holds after the game's end mark, shown apart (see Latency above)
 COLUMNS = ("log_inode", "log_start", "log_end_inode", "log_end")
 
 
@@ -75,6 +78,7 @@ class GameLog:
     text: str
     notes: tuple[str, ...]
     recorded: bool  # false: the game has no span (a house bot, an older game, another machine's log)
+    after: str = ""  # the next bytes written after the game's end mark (they may still be the game's)
 
 
 def _read(candidates: list[Path], inode: int, start: int, end: int | None) -> bytes | None:
@@ -113,4 +117,5 @@ def read_span(path: Path, values: dict[str, int | None], limit: int = SHOWN_BYTE
     if len(data) > limit:
         notes.append(f"the first {len(data) - limit} bytes are left out: the last {limit} are shown")
         data = data[-limit:]
-    return GameLog(data.decode("utf-8", "replace"), tuple(notes), True)
+    after = _read(candidates, end_inode, end, end + AFTER_BYTES) or b""
+    return GameLog(data.decode("utf-8", "replace"), tuple(notes), True, after.decode("utf-8", "replace"))

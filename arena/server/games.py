@@ -160,7 +160,8 @@ class Games:
                 return None
             values = {c: getattr(seat, c) for c in COLUMNS}
             overlapping: list[str] = []
-            if seat.log_inode is not None and seat.log_inode == seat.log_end_inode:
+            own = seat.log_start is not None and seat.log_end is not None and seat.log_end > seat.log_start
+            if own and seat.log_inode is not None and seat.log_inode == seat.log_end_inode:
                 overlapping = list(
                     s.scalars(
                         select(GameSeat.game_id)
@@ -170,6 +171,7 @@ class Games:
                             GameSeat.log_inode == seat.log_inode,
                             GameSeat.log_start < seat.log_end,
                             GameSeat.log_end > seat.log_start,
+                            GameSeat.log_end > GameSeat.log_start,  # an empty span shares no bytes
                         )
                         .order_by(GameSeat.game_id)
                     )

@@ -91,6 +91,10 @@ COMPONENTS: dict[str, Any] = {
                 "version": {"type": "string"},
                 "recorded": {"type": "boolean", "description": "false: no span was recorded for the game"},
                 "log": {"type": "string", "description": "the version's stderr during the game"},
+                "after": {
+                    "type": "string",
+                    "description": "the log just after the game (the copy can lag: it may be the game's)",
+                },
                 "notes": {"type": "array", "items": {"type": "string"}},
                 "overlapping": {
                     "type": "array",

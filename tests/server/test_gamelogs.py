@@ -71,3 +71,39 @@ def test_no_marks_no_span(tmp_path: Path) -> None:
     values = columns({"v1": None}, {"v1": None}, "v1")
     assert values == dict.fromkeys(values) and not read_span(tmp_path / "v1.log", values).recorded
     assert columns({}, {}, "house-1") == values
+
+
+def test_overlapping_spans_of_one_version_are_named_both_ways(tmp_path: Path) -> None:
+    """Two tables: games A and B of version 1 overlap in its log, C comes after both; version 2's game at
+    the same bytes is another file's, and an empty span overlaps nothing."""
+    from arena.server.db import open_database
+    from arena.server.games import Games
+    from arena.server.models import Game, GameSeat, User, Version
+
+    db = open_database(f"sqlite:///{tmp_path / 's.sqlite'}")
+    spans = {"gA": (1, 10, 50), "gB": (1, 30, 80), "gC": (1, 80, 120), "gD": (2, 30, 80), "gE": (1, 60, 60)}
+    with db.session() as s:
+        s.add(User(id=1, name="ada", role="entrant", created_at=0.0))
+        for vid in (1, 2):
+            s.add(
+                Version(
+                    id=vid, user_id=1, number=vid, runtime="python", filename="bot.py", size=1, created_at=0
+                )
+            )
+        for seq, (gid, (vid, start, end)) in enumerate(spans.items(), start=1):
+            s.add(Game(id=gid, seq=seq, public_seed=seq, result="{}", hands=0, created_at=0.0))
+            s.flush()
+            log = {"log_inode": vid * 1000, "log_start": start, "log_end_inode": vid * 1000, "log_end": end}
+            s.add(GameSeat(game_id=gid, seat=0, version_id=vid, name=f"v{vid}", score=0, rank=1,
+                           forfeited=False, faults=0, maker_hands=0, maker_made=0, **log))  # fmt: skip
+    games = Games(db)
+    found = {gid: games.seat_log(gid, spans[gid][0]) for gid in spans}
+    assert {gid: f.overlapping for gid, f in found.items() if f} == {
+        "gA": ("gB",),
+        "gB": ("gA",),
+        "gC": (),
+        "gD": (),
+        "gE": (),
+    }
+    assert games.seat_log("gA", 2) is None and games.seat_log("gZ", 1) is None
+    db.close()
