@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -65,21 +66,25 @@ def people(server: ServerProcess) -> dict[str, Client]:
     return {"owner": owner, "other": other, "organiser": organiser}
 
 
-def database(server: ServerProcess) -> sqlite3.Connection:
+def read_rows(server: ServerProcess, sql: str) -> list[tuple[Any, ...]]:
+    """``sql`` on the server's database, read as an outsider: by ``ServerProcess.rows`` where the suite's
+    conftest has it (it knows the PostgreSQL runs), else from the SQLite file, read-only."""
+    if hasattr(server, "rows"):
+        return list(server.rows(sql))
     path = server.directory / "results" / "test-pages" / "server.sqlite"
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30) as db:
+        return db.execute(sql).fetchall()
 
 
 def owner_games(server: ServerProcess, name: str) -> tuple[int, dict[str, int]]:
     """``name``'s version and its stored games: (version id, {game id: public seed})."""
-    with database(server) as db:
-        rows = db.execute(
-            "SELECT s.game_id, s.version_id, g.result FROM game_seats s JOIN games g ON g.id = s.game_id "
-            "JOIN versions v ON v.id = s.version_id JOIN users u ON u.id = v.user_id "
-            "WHERE u.name = ? ORDER BY g.seq",
-            (name,),
-        ).fetchall()
-    return rows[0][1], {game_id: json.loads(result)["public_seed"] for game_id, _, result in rows}
+    found = read_rows(
+        server,
+        "SELECT s.game_id, s.version_id, g.result FROM game_seats s JOIN games g ON g.id = s.game_id "
+        "JOIN versions v ON v.id = s.version_id JOIN users u ON u.id = v.user_id "
+        f"WHERE u.name = '{name}' ORDER BY g.seq",  # a name of this module's own
+    )
+    return found[0][1], {game_id: json.loads(result)["public_seed"] for game_id, _, result in found}
 
 
 @contextlib.contextmanager
@@ -136,19 +141,18 @@ def test_a_version_s_log_for_one_game(server: ServerProcess, people: dict[str, C
 def export_as_an_event(server: ServerProcess, tmp_path: Path) -> Path:
     """The server's stored games written into an event's results store, as the mapping of docs/server.md
     says (round 1, table 1, block = the game's id), then `arena export` of that event: its directory."""
-    with database(server) as db:
-        games = db.execute("SELECT id, seq, public_seed, result, rated FROM games ORDER BY seq").fetchall()
-        seats = db.execute(
-            "SELECT game_id, name, score, rank, forfeited, maker_hands, maker_made, faults FROM game_seats "
-            "ORDER BY game_id, seat"
-        ).fetchall()
-        hands = db.execute(
-            "SELECT game_id, hand_index, record FROM hands ORDER BY game_id, hand_index"
-        ).fetchall()
-        faults = db.execute(
-            "SELECT game_id, name, seat, hand_index, decision_id, kind, detail, elapsed_ms, substitute "
-            "FROM faults ORDER BY id"
-        ).fetchall()
+    games = read_rows(server, "SELECT id, seq, public_seed, result, rated FROM games ORDER BY seq")
+    seats = read_rows(
+        server,
+        "SELECT game_id, name, score, rank, forfeited, maker_hands, maker_made, faults FROM game_seats "
+        "ORDER BY game_id, seat",
+    )
+    hands = read_rows(server, "SELECT game_id, hand_index, record FROM hands ORDER BY game_id, hand_index")
+    faults = read_rows(
+        server,
+        "SELECT game_id, name, seat, hand_index, decision_id, kind, detail, elapsed_ms, substitute "
+        "FROM faults ORDER BY id",
+    )
     schedule = []
     for game_id, seq, seed, result, _ in games:
         names = tuple(json.loads(result)["seats"])
@@ -196,15 +200,12 @@ def test_the_organiser_exports_the_ladder_as_arena_export_does(
     lines = hands.text.splitlines()
     rows = list(csv.DictReader(io.StringIO(table.text)))
     assert table.text.splitlines()[0] == ",".join(GAME_COLUMNS)
-    with database(server) as db:
-        games = db.execute("SELECT id, seq, hands, result, rated FROM games ORDER BY seq").fetchall()
-        stored = [r for (r,) in db.execute(
-            "SELECT h.record FROM hands h JOIN games g ON g.id = h.game_id ORDER BY g.seq, h.hand_index"
-        )]  # fmt: skip
-        seats = db.execute(
-            "SELECT game_id, name, score, rank FROM game_seats ORDER BY game_id, seat"
-        ).fetchall()
-        faults = dict(db.execute("SELECT game_id, COUNT(*) FROM faults GROUP BY game_id").fetchall())
+    games = read_rows(server, "SELECT id, seq, hands, result, rated FROM games ORDER BY seq")
+    stored = [r for (r,) in read_rows(
+        server, "SELECT h.record FROM hands h JOIN games g ON g.id = h.game_id ORDER BY g.seq, h.hand_index"
+    )]  # fmt: skip
+    seats = read_rows(server, "SELECT game_id, name, score, rank FROM game_seats ORDER BY game_id, seat")
+    faults = dict(read_rows(server, "SELECT game_id, COUNT(*) FROM faults GROUP BY game_id"))
     assert lines == stored and len(rows) == len(games) >= 3
     line = 1
     for row, (game_id, seq, count, result, rated) in zip(rows, games, strict=True):
@@ -265,7 +266,8 @@ def test_the_openapi_document_is_valid_and_describes_every_api_route(
     from arena.server.service import Server
 
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "c.toml").write_text(server.config.read_text().replace('"bubblewrap"', '"none"'))
+    own = [line for line in server.config.read_text().splitlines() if not line.startswith("database =")]
+    (tmp_path / "c.toml").write_text("\n".join(own).replace('"bubblewrap"', '"none"') + "\n")
     built = Server(load_competition(tmp_path / "c.toml"), "http://127.0.0.1:1")
     try:
         routes = {
