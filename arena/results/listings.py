@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from arena.errors import ConfigError, FaultKind
 from arena.results.leaderboard import (  # the leaderboard's forms, importable from here as before
@@ -200,15 +200,27 @@ def export(store: Queries, out_dir: Path) -> tuple[Path, Path, int, int]:
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     records, table = out_dir / HAND_RECORDS, out_dir / GAMES_CSV
-    hands = 0
     with records.open("w", encoding="utf-8") as out:
-        for hand in store.hand_records():
-            out.write(json.dumps(hand.record, separators=(",", ":")) + "\n")
-            hands += 1
+        hands = write_hand_records((h.record for h in store.hand_records()), out)
     rows = games(store)
     with table.open("w", encoding="utf-8", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=GAME_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        for game in rows:
-            writer.writerow(game_row(game))
+        write_games_csv(rows, out)
     return records, table, hands, len(rows)
+
+
+def write_hand_records(records: Iterable[dict[str, Any]], out: TextIO) -> int:
+    """``hands.jsonl``: one compact JSON record per line; the number written. The competition server's
+    export (``arena.server.export``) writes its ladder's hands with this too, so the two cannot differ."""
+    count = 0
+    for record in records:
+        out.write(json.dumps(record, separators=(",", ":")) + "\n")
+        count += 1
+    return count
+
+
+def write_games_csv(rows: Iterable[ListedGame], out: TextIO) -> None:
+    """``games.csv``: the header, then one ``game_row`` per game (shared with the server's export)."""
+    writer = csv.DictWriter(out, fieldnames=GAME_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for game in rows:
+        writer.writerow(game_row(game))

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session as DbSession
 from arena.server.config import CompetitionConfig, Signup
 from arena.server.db import Database
 from arena.server.errors import Refused
-from arena.server.models import ApiToken, Link, Session, User
+from arena.server.models import DESCRIPTION_MAX, ApiToken, Link, Session, User
 
 ORGANISER = "organiser"
 ENTRANT = "entrant"
@@ -57,6 +57,24 @@ def check_name(name: str) -> str:
     if not 1 <= len(name) <= 40 or any(unicodedata.category(c)[0] == "C" for c in name):
         raise Refused(400, "a name has 1 to 40 printable characters")
     return name
+
+
+def check_text(value: str, limit: int, what: str, lines: bool = False) -> str:
+    """A description or a note: trimmed, at most ``limit`` characters, printable (``lines``: newlines
+    allowed too). Pages escape it; control and format characters are refused, as in names, because they
+    can make one text look like another.
+
+    :raises Refused: 400 saying which rule it breaks.
+    """
+    value = value.strip().replace("\r\n", "\n")
+    if len(value) > limit:
+        raise Refused(400, f"{what} has at most {limit} characters; this one has {len(value)}")
+    allowed = {"\n"} if lines else set()
+    if any(unicodedata.category(c)[0] == "C" and c not in allowed for c in value):
+        raise Refused(
+            400, f"{what} may hold only printable characters" + (" and line breaks" if lines else "")
+        )
+    return value
 
 
 def check_password(password: str) -> str:
@@ -277,6 +295,19 @@ class Accounts:
         """An entrant by id (None also for the organiser, who has no entrant's page)."""
         user = self.user(user_id)
         return user if user is not None and user.role == ENTRANT else None
+
+    def set_description(self, user_id: int, text: str) -> str:
+        """An entrant describes its bot (shown on its page and the leaderboard); the stored text.
+
+        :raises Refused: 400 too long or not printable (``submissions.check_text``), 404 not an entrant.
+        """
+        text = check_text(text, DESCRIPTION_MAX, "a description", lines=True)
+        with self.db.session() as s:
+            user = s.get(User, user_id)
+            if user is None or user.role != ENTRANT:
+                raise Refused(404, "no such entrant")
+            user.description = text
+        return text
 
     def entrants(self) -> list[User]:
         with self.db.session() as s:

@@ -21,7 +21,7 @@ import json
 import math
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import func, select
@@ -160,6 +160,7 @@ class Row:
     points_per_hand: float | None
     p_above_next: float | None
     settled: bool | None
+    description: str = ""  # the entrant's words about its bot
 
     @property
     def conservative(self) -> float:
@@ -177,6 +178,7 @@ class Row:
             "points_per_hand": _finite(self.points_per_hand),
             "p_above_next": _finite(self.p_above_next),
             "settled_above_next": self.settled,
+            "description": self.description,
         }
 
 
@@ -241,7 +243,8 @@ class Board:
             rows.append(
                 Row(0, user.id, user.name, version.id, f"v{version.number}", mu, sigma,
                     totals.get(key, SeatTotals()).games, _finite(None if pph is None else round(pph, 3)),
-                    None if nxt is None else round(nxt.probability, 3), None if nxt is None else nxt.settled)
+                    None if nxt is None else round(nxt.probability, 3), None if nxt is None else nxt.settled,
+                    user.description or "")
             )  # fmt: skip
         rows.sort(key=lambda r: (-r.conservative, r.entrant))
         self.rows = [
@@ -254,3 +257,7 @@ class Board:
 
     def rating_of(self, key: str) -> tuple[float, float]:
         return self.ratings.get(key, (25.0, 25.0 / 3))
+
+    def describe(self, user_id: int, text: str) -> None:
+        """A new description shows at once, without recomputing the board (an entrant may edit often)."""
+        self.rows = [replace(r, description=text) if r.user_id == user_id else r for r in self.rows]

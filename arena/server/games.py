@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import select
 
 from arena.server.db import Database
+from arena.server.gamelogs import COLUMNS
 from arena.server.models import Game, GameFault, GameSeat, Hand, User, Version
 
 
@@ -20,6 +21,7 @@ from arena.server.models import Game, GameFault, GameSeat, Hand, User, Version
 class SeatView:
     seat: int
     name: str  # the ladder's name: v12, house-1
+    version_id: int | None
     user_id: int | None
     entrant: str
     version: str
@@ -72,7 +74,18 @@ class Games:
         for r in seats:
             uid, entrant, version = labels.get(r.version_id or -1, (None, "house", ""))
             by_game.setdefault(r.game_id, []).append(
-                SeatView(r.seat, r.name, uid, entrant, version, r.score, r.rank, r.forfeited, r.faults)
+                SeatView(
+                    r.seat,
+                    r.name,
+                    r.version_id,
+                    uid,
+                    entrant,
+                    version,
+                    r.score,
+                    r.rank,
+                    r.forfeited,
+                    r.faults,
+                )
             )
         return [
             GameView(g.id, g.seq, g.created_at, g.hands, g.rated, tuple(by_game.get(g.id, []))) for g in games
@@ -132,3 +145,55 @@ class Games:
                 row[1] += me.rank < other.rank
                 row[2] += me.rank > other.rank
         return sorted(((n, *v) for n, v in out.items()), key=lambda r: -r[1])  # type: ignore[misc]
+
+    def seat_log(self, game_id: str, version_id: int) -> SeatLog | None:
+        """Where version ``version_id``'s stderr during game ``game_id`` lies, or None if it did not play
+        there; with the other games of that version whose spans overlap this one (``gamelogs``)."""
+        with self.db.session() as s:
+            seat = s.scalars(
+                select(GameSeat).where(GameSeat.game_id == game_id, GameSeat.version_id == version_id)
+            ).first()
+            if seat is None:
+                return None
+            owner = s.get(Version, version_id)
+            if owner is None:
+                return None
+            values = {c: getattr(seat, c) for c in COLUMNS}
+            overlapping: list[str] = []
+            own = seat.log_start is not None and seat.log_end is not None and seat.log_end > seat.log_start
+            if own and seat.log_inode is not None and seat.log_inode == seat.log_end_inode:
+                overlapping = list(
+                    s.scalars(
+                        select(GameSeat.game_id)
+                        .where(
+                            GameSeat.version_id == version_id,
+                            GameSeat.game_id != game_id,
+                            GameSeat.log_inode == seat.log_inode,
+                            GameSeat.log_start < seat.log_end,
+                            GameSeat.log_end > seat.log_start,
+                            GameSeat.log_end > GameSeat.log_start,  # an empty span shares no bytes
+                        )
+                        .order_by(GameSeat.game_id)
+                    )
+                )
+        return SeatLog(owner.user_id, owner.number, values, tuple(overlapping))
+
+    def of_version(self, version_id: int, limit: int = 10) -> list[str]:
+        """The ids of the last ``limit`` games version ``version_id`` played, newest first."""
+        with self.db.session() as s:
+            return list(
+                s.scalars(
+                    select(GameSeat.game_id)
+                    .where(GameSeat.version_id == version_id)
+                    .order_by(GameSeat.game_id.desc())
+                    .limit(limit)
+                )
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLog:
+    user_id: int
+    number: int  # the version's number (v3)
+    values: dict[str, int | None]  # the seat's ``log_*`` columns
+    overlapping: tuple[str, ...]

@@ -35,6 +35,7 @@ from arena.event.faults import ForfeitResult
 from arena.event.table import TableSpec
 from arena.executor.local import LocalExecutor
 from arena.results.record import GameRecord
+from arena.server import gamelogs
 from arena.server.board import Board, rating_key
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database
@@ -75,7 +76,7 @@ class Ladder:
 
     def log_path(self, version_id: int) -> Path:
         """A version's stderr over its ladder games (the executor names its log after the entrant)."""
-        return self.log_dir / f"v{version_id}.log"
+        return gamelogs.log_path(self.log_dir, f"v{version_id}")
 
     def set_paused(self, paused: bool) -> None:
         """Pause or resume; kept across restarts. Games in flight finish and are stored."""
@@ -187,20 +188,27 @@ class Ladder:
             self.tournament.faults,
         )
         self.in_flight += 1
+        before = gamelogs.marks(self.log_dir, seats)  # this game's span of each version's log
         try:
             record = await self.executor.play(spec, absent, public_seed)
         finally:
             self.in_flight -= 1
-        self.store(seats, public_seed, record, absent)
+        self.store(seats, public_seed, record, absent, (before, gamelogs.marks(self.log_dir, seats)))
         self.played += 1
         for name in seats:
             self.games_of[name] = self.games_of.get(name, 0) + 1
         self.board.refresh()  # the matchmaker's ratings (rate-limited by the board itself)
 
     def store(
-        self, seats: tuple[str, ...], public_seed: int, record: GameRecord, absent: frozenset[str]
+        self,
+        seats: tuple[str, ...],
+        public_seed: int,
+        record: GameRecord,
+        absent: frozenset[str],
+        logs: tuple[dict[str, gamelogs.Mark | None], dict[str, gamelogs.Mark | None]] = ({}, {}),
     ) -> str:
-        """One transaction: the game, numbered after the last stored one, its seats, hands and faults."""
+        """One transaction: the game, numbered after the last stored one, its seats (with their spans of
+        the versions' logs, ``logs``: the marks before and after the game), hands and faults."""
         void = self.tournament.faults.forfeit_result is ForfeitResult.VOID and bool(record.forfeited)
         charged: dict[int, int] = {}
         for fault in record.faults:
@@ -221,7 +229,8 @@ class Ladder:
                 {"game_id": game_id, "seat": seat, "name": seats[seat],
                  "version_id": int(seats[seat][1:]) if seats[seat][0] == "v" else None,  # v12, house-1
                  "score": st.score, "rank": st.rank, "forfeited": st.forfeited,
-                 "faults": charged.get(seat, 0), "maker_hands": st.maker_hands, "maker_made": st.maker_made}
+                 "faults": charged.get(seat, 0), "maker_hands": st.maker_hands, "maker_made": st.maker_made,
+                 **gamelogs.columns(*logs, seats[seat])}
                 for seat, st in enumerate(record.seats)
             ]  # fmt: skip
             s.execute(insert(GameSeat), seat_rows)

@@ -13,6 +13,9 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+DESCRIPTION_MAX = 500  # characters of a bot's description
+NOTE_MAX = 120  # characters of a version's note
+
 
 class Base(DeclarativeBase):
     pass
@@ -29,6 +32,8 @@ class User(Base):
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[float] = mapped_column(Float)
+    # the bot's description, shown on the entrant's page and the leaderboard (revision 0002)
+    description: Mapped[str] = mapped_column(String(DESCRIPTION_MAX), default="", server_default="")
 
 
 class Link(Base):
@@ -80,6 +85,7 @@ class Version(Base):
     report: Mapped[str] = mapped_column(Text, default="{}")  # the check's findings, JSON
     checked_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     inherit_from: Mapped[int | None] = mapped_column(Integer, nullable=True)  # a predecessor's rating
+    note: Mapped[str] = mapped_column(String(NOTE_MAX), default="", server_default="")  # given on upload
 
 
 class Game(Base):
@@ -108,6 +114,13 @@ class GameSeat(Base):
     faults: Mapped[int] = mapped_column(Integer)
     maker_hands: Mapped[int] = mapped_column(Integer)
     maker_made: Mapped[int] = mapped_column(Integer)
+    # Where this game's stderr lies in the version's ladder log (revision 0002, ``arena.server.gamelogs``):
+    # the log file's inode and size when the game began and when it ended (a rotation changes the inode).
+    # None: a house bot, a game stored before 0002, or a log the ladder could not see (another machine).
+    log_inode: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    log_start: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    log_end_inode: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    log_end: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class Hand(Base):

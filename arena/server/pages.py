@@ -8,19 +8,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from arena.errors import FaultKind
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
+from arena.results.listings import GAMES_CSV, HAND_RECORDS
 from arena.results.queries import StoredFault
-from arena.server import access
+from arena.server import access, export
 from arena.server.board import rating_key
 from arena.server.checks import version_log
 from arena.server.errors import Refused, not_found
+from arena.server.gamelogs import read_span
 from arena.server.games import Games
+from arena.server.models import DESCRIPTION_MAX, NOTE_MAX
 from arena.server.service import Server
 from arena.server.web import Visit, Web, _text
 
@@ -32,6 +36,11 @@ def _tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
         return path.read_bytes()[-limit:].decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+def _description(server: Server, user_id: int) -> str:
+    user = server.accounts.user(user_id)
+    return user.description if user is not None else ""
 
 
 async def upload(server: Server, viewer: access.Viewer, form: FormData) -> int:
@@ -50,7 +59,8 @@ async def upload(server: Server, viewer: access.Viewer, form: FormData) -> int:
     user = server.accounts.user(user_id)
     if user is None:
         raise Refused(401, "log in first")
-    version = server.submissions.add(user, file.filename or "upload", data, _text(form, "runtime", 32))
+    note = _text(form, "note", 10 * NOTE_MAX)  # longer than allowed is refused, not cut: the page says so
+    version = server.submissions.add(user, file.filename or "upload", data, _text(form, "runtime", 32), note)
     server.checks.put(version.id)
     return version.id
 
@@ -115,7 +125,8 @@ def content_routes(web: Web) -> list[BaseRoute]:
         user_id = access.require_login(visit.viewer)
         versions = submissions.of_user(user_id)
         places = {v.id: server.checks.place(v.id) for v in versions}
-        return web.page(request, visit, "me.html", versions=versions, places=places, token=None)
+        return web.page(request, visit, "me.html", versions=versions, places=places, token=None,
+                        description=_description(server, user_id))  # fmt: skip
 
     async def new_token(request: Request, visit: Visit) -> Response:
         await web.form(request, visit)
@@ -123,7 +134,8 @@ def content_routes(web: Web) -> list[BaseRoute]:
         token = server.accounts.new_api_token(user_id)
         versions = submissions.of_user(user_id)
         places = {v.id: server.checks.place(v.id) for v in versions}
-        return web.page(request, visit, "me.html", versions=versions, places=places, token=token)
+        return web.page(request, visit, "me.html", versions=versions, places=places, token=token,
+                        description=_description(server, user_id))  # fmt: skip
 
     async def submit(request: Request, visit: Visit) -> Response:
         form = await web.form(request, visit, submissions.limits.upload_bytes)
@@ -135,6 +147,13 @@ def content_routes(web: Web) -> list[BaseRoute]:
         access.require_owner(visit.viewer, version.user_id, "version")
         place = server.checks.place(version.id)
         return web.page(request, visit, "version.html", version=version, place=place)
+
+    async def describe(request: Request, visit: Visit) -> Response:
+        form = await web.form(request, visit)
+        user_id = access.require_login(visit.viewer)
+        text = _text(form, "description", 10 * DESCRIPTION_MAX)
+        server.board.describe(user_id, server.accounts.set_description(user_id, text))
+        return web.redirect("/me")
 
     async def activate(request: Request, visit: Visit) -> Response:
         await web.form(request, visit)
@@ -175,6 +194,7 @@ def content_routes(web: Web) -> list[BaseRoute]:
                 v,
                 _tail(version_log(web.config, user.id, v.number, "check")),
                 _tail(server.ladder.log_path(v.id)),
+                games.of_version(v.id),
             )
             for v in submissions.of_user(user.id)
         ]
@@ -206,13 +226,42 @@ def content_routes(web: Web) -> list[BaseRoute]:
                 }
             ],
         }  # fmt: skip
-        return web.page(request, visit, "game.html", detail=detail, replay=pack(replay))
+        logs = {
+            s.seat
+            for s in game.seats
+            if s.user_id is not None and access.may_see_private(visit.viewer, s.user_id)
+        }
+        return web.page(request, visit, "game.html", detail=detail, replay=pack(replay), logs=logs)
+
+    async def game_log(request: Request, visit: Visit) -> Response:
+        """One version's stderr during one game (``gamelogs``): for its owner and the organiser."""
+        game_id, version_id = request.path_params["id"], int(request.path_params["version"])
+        found = games.seat_log(game_id, version_id)
+        if found is None:
+            raise not_found("log")
+        access.require_owner(visit.viewer, found.user_id, "log")
+        shown = read_span(server.ladder.log_path(version_id), found.values)
+        return web.page(request, visit, "game_log.html", game_id=game_id, version_id=version_id,
+                        label=f"v{found.number}", log=shown, overlapping=found.overlapping)  # fmt: skip
 
     async def admin(request: Request, visit: Visit) -> Response:
         access.require_organiser(visit.viewer)
         people = server.accounts.entrants()
         versions = {u.id: submissions.of_user(u.id) for u in people}
         return web.page(request, visit, "admin.html", people=people, versions=versions, state=ladder_state())
+
+    async def export_hands(request: Request, visit: Visit) -> Response:
+        access.require_organiser(visit.viewer)
+        return StreamingResponse(
+            export.hand_records(server.db), media_type="application/jsonl; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{HAND_RECORDS}"'},
+        )  # fmt: skip
+
+    async def export_games(request: Request, visit: Visit) -> Response:
+        access.require_organiser(visit.viewer)
+        text = await run_in_threadpool(export.games_csv, server.db)
+        return Response(text, media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{GAMES_CSV}"'})  # fmt: skip
 
     async def admin_action(request: Request, visit: Visit) -> Response:
         await web.form(request, visit)
@@ -242,13 +291,17 @@ def content_routes(web: Web) -> list[BaseRoute]:
         Route("/leaderboard/rows", web.route(leaderboard_rows), methods=["GET"]),
         Route("/me", web.route(home), methods=["GET"]),
         Route("/me/token", web.route(new_token), methods=["POST"]),
+        Route("/me/description", web.route(describe), methods=["POST"]),
         Route("/submit", web.route(submit), methods=["POST"]),
         Route("/versions/{id:int}", web.route(version_page), methods=["GET"]),
         Route("/versions/{id:int}/activate", web.route(activate), methods=["POST"]),
         Route("/entrants/{id:int}", web.route(entrant_page), methods=["GET"]),
         Route("/entrants/{id:int}/logs", web.route(logs_page), methods=["GET"]),
         Route("/games/{id}", web.route(game_page), methods=["GET"]),
+        Route("/games/{id}/logs/{version:int}", web.route(game_log), methods=["GET"]),
         Route("/admin", web.route(admin), methods=["GET"]),
+        Route(f"/admin/export/{HAND_RECORDS}", web.route(export_hands), methods=["GET"]),
+        Route(f"/admin/export/{GAMES_CSV}", web.route(export_games), methods=["GET"]),
         Route("/admin/{action:str}/{id:int}", web.route(admin_action), methods=["POST"]),
         Route("/admin/ladder/{action:str}", web.route(ladder_action), methods=["POST"]),
     ]

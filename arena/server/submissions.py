@@ -21,10 +21,11 @@ from typing import Any
 
 from sqlalchemy import func, select, update
 
+from arena.server.accounts import check_text
 from arena.server.config import CompetitionConfig, NewVersion, Runtime
 from arena.server.db import Database
 from arena.server.errors import Refused, not_found
-from arena.server.models import User, Version
+from arena.server.models import NOTE_MAX, User, Version
 from arena.server.unpack import ENTRY, Limits, unpack
 
 SUBMISSIONS = "submissions"
@@ -46,6 +47,7 @@ class VersionView:
     status: str
     active: bool
     report: dict[str, Any]
+    note: str = ""
 
     @property
     def label(self) -> str:
@@ -62,6 +64,7 @@ class VersionView:
             "created_at": self.created_at,
             "status": self.status,
             "active": self.active,
+            "note": self.note,
             "check": self.report,
         }
 
@@ -79,6 +82,7 @@ def view(version: Version, user: str) -> VersionView:
         version.status,
         version.active,
         json.loads(version.report or "{}"),
+        version.note or "",
     )
 
 
@@ -123,12 +127,13 @@ class Submissions:
         number = version.number
         return (self.root / str(version.user_id) / f"v{number}").resolve()
 
-    def add(self, user: User, filename: str, data: bytes, runtime_name: str) -> VersionView:
-        """Store an upload as the entrant's next version, queued for its check.
+    def add(self, user: User, filename: str, data: bytes, runtime_name: str, note: str = "") -> VersionView:
+        """Store an upload as the entrant's next version, queued for its check, with its ``note``.
 
-        :raises Refused: 400 a runtime the competition does not offer or an unsafe archive; 413 too large;
-            429 the entrant's uploads this hour are used up.
+        :raises Refused: 400 a runtime the competition does not offer, a bad note or an unsafe archive;
+            413 too large; 429 the entrant's uploads this hour are used up.
         """
+        note = check_text(note, NOTE_MAX, "a version's note")
         try:
             runtime = Runtime(runtime_name)
         except ValueError:
@@ -163,6 +168,7 @@ class Submissions:
                 size=len(data),
                 created_at=now,
                 status="queued",
+                note=note,
                 inherit_from=(
                     predecessor.id
                     if predecessor and self.config.ladder.new_version is NewVersion.INHERIT

@@ -153,6 +153,7 @@ class Web:
                 self.set_cookie(response, visit.token)
             return response
 
+        endpoint.__doc__ = handler.__doc__  # the API's OpenAPI descriptions (arena.server.openapi)
         return endpoint
 
     def login_as(self, visit: Visit, user_id: int, to: str) -> Response:

@@ -70,6 +70,15 @@ def test_invite_password_upload_verdict_ladder_replay(
         assert time.monotonic() < deadline, "no ladder game in 120 s"
         time.sleep(0.5)
     assert "ana" in ana.text_content("#board-rows")
+    # the open leaderboard updates itself: the games count moves on with no reload of the page
+    ana.evaluate("window.stillHere = true")
+    shown = ana.text_content("#ladder-state")
+    ana.wait_for_function(
+        "(before) => parseInt(document.getElementById('ladder-state').textContent) > before",
+        arg=int(shown.split()[0]),
+        timeout=90_000,
+    )
+    assert ana.evaluate("window.stillHere === true")  # the same page: updated, not reloaded
     ana.locator("ul.games a").first.click()
     ana.wait_for_url(re.compile(r"/games/g\d+$"))
     ana.click("#open-replay")

@@ -12,6 +12,7 @@ import io
 import socket
 import stat
 import tarfile
+import time
 import zipfile
 
 import httpx
@@ -132,6 +133,59 @@ def test_markup_in_names_is_shown_as_text(server: ServerProcess) -> None:
     user_id = hacker.get("/me").text.split('href="/entrants/')[1].split('"')[0]
     public = Client(server.url).get(f"/entrants/{user_id}").text
     assert "&lt;script&gt;" in public and "<script>alert" not in public
+
+
+def a_game_of(client: Client, server: ServerProcess) -> tuple[str, int]:
+    """A stored ladder game the client's version sat in: (game id, version id)."""
+    version = version_of(client)
+    user_id = client.get("/me").text.split('href="/entrants/')[1].split('"')[0]
+    deadline = time.monotonic() + 120
+    while 'href="/games/' not in (page := client.get(f"/entrants/{user_id}").text):
+        assert time.monotonic() < deadline, "no ladder game in 120 s"
+        time.sleep(0.5)
+    return page.split('href="/games/')[1].split('"')[0], version
+
+
+def test_another_entrants_game_logs_by_changing_ids(server: ServerProcess, people: dict[str, Client]) -> None:
+    owner, other = people["owner"], people["other"]
+    game, theirs = a_game_of(owner, server)
+    mine = version_of(other)
+    link = f"/games/{game}/logs/{theirs}"
+    assert owner.get(link).status_code == 200
+    for who in (other, Client(server.url)):  # another entrant, a spectator: the very page of a missing log
+        missing = who.get("/games/g999999/logs/1")
+        assert missing.status_code == 404 and "no such log" in missing.text
+        for path in (link, f"/games/{game}/logs/{mine + 1000}", f"/games/g999999/logs/{theirs}"):
+            page = who.get(path)
+            assert (page.status_code, page.text) == (404, missing.text), path
+    assert people["organiser"].get(link).status_code == 200
+    other.get("/me")
+    token = other.post("/me/token").text.split('<code id="token">')[1].split("<")[0]
+    api = httpx.get(f"{server.url}/api{link}", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert api.status_code == 404 and api.json() == {"error": "no such log"}
+    assert httpx.get(f"{server.url}/api{link}", timeout=30).status_code == 401  # no token at all
+    alive(server)
+
+
+def test_markup_and_overlong_descriptions_and_notes(server: ServerProcess, people: dict[str, Client]) -> None:
+    owner = people["owner"]
+    owner.get("/me")
+    assert owner.post("/me/description", {"description": SCRIPT}).status_code == 303
+    user_id = owner.get("/me").text.split('href="/entrants/')[1].split('"')[0]
+    for page in (Client(server.url).get(f"/entrants/{user_id}").text, Client(server.url).get("/").text,
+                 owner.get("/me").text):  # fmt: skip
+        assert "<script>alert" not in page and "&lt;script&gt;alert(&#39;owned&#39;)&lt;/script&gt;" in page
+    long = owner.post("/me/description", {"description": "x" * 501})
+    assert long.status_code == 400 and "at most 500 characters; this one has 501" in long.text
+    control = owner.post("/me/description", {"description": "a\x1b[2Jb"})
+    assert control.status_code == 400 and "only printable characters" in control.text
+    assert SCRIPT.replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;") in owner.get("/me").text
+    before = owner.get("/me").text.count('href="/versions/')
+    files = {"file": ("bot.py", SAMPLE_BOT.read_bytes(), "text/x-python")}
+    note = owner.post("/submit", {"runtime": "python", "note": "n" * 121}, files=files)
+    assert note.status_code == 400 and "at most 120 characters" in note.text
+    assert owner.get("/me").text.count('href="/versions/') == before  # nothing stored
+    alive(server)
 
 
 UNSAFE = {

@@ -14,7 +14,10 @@
         if (fresh) document.getElementById("board-rows").replaceWith(fresh);
         const state = fresh && fresh.querySelector("tr.state");
         const line = document.getElementById("ladder-state");
-        if (state && line) line.dataset.games = state.dataset.games;
+        if (state && line) {
+          line.dataset.games = state.dataset.games;
+          line.textContent = state.dataset.line;  // games played, bots on the ladder, playing now
+        }
       } catch (e) { /* the server restarts: try again at the next tick */ }
     }, 4000);
   }
