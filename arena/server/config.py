@@ -127,7 +127,9 @@ class LadderSpec:
     """``[ladder]``: the continuous ladder of active versions."""
 
     tables: int = option(1, Range(1, 256), "games in flight at once")
-    seed: int = option(1, Range(0, 2**63 - 1), "seeds the leaderboard's confidence bootstrap")
+    seed: int = option(
+        1, Range(0, 2**63 - 1), "seeds the leaderboard's whole-order probability (a simulation)"
+    )
     tau: float = option(
         25.0 / 300,
         Range(0, 25, "a number", integer=False, open_lo=True, to_float=True),
