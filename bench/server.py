@@ -5,6 +5,10 @@ each upload the sample ``random`` bot at once (30 uploads in one burst: the chec
 turn), and reports the time from upload to verdict (p50, p90, max). Then it lets the ladder play for
 ``--minutes`` and reports its games per minute. ``--compare`` also plays `arena run` with the same bots
 (launched, sandboxed alike, five-handed to 5 points, one table) for the same time, the issue's reference.
+``--load`` then lets the ladder play as long again while ``--clients`` (50) concurrent clients on loopback
+each make ``--requests`` GETs of the leaderboard and of stored games' pages, in turn and as fast as they
+are answered (a bounded load: clients x requests in all), and reports each page's latency p50 and p99 and
+the ladder's games per minute meanwhile, against its rate just before.
 
 It drives the server as the tests do (``tests/server/conftest.py``: a real process on loopback, clients
 over HTTP), so it needs the test extra.
@@ -13,6 +17,7 @@ over HTTP), so it needs the test extra.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import subprocess
 import sys
@@ -40,6 +45,43 @@ def ladder_rate(server: ServerProcess, seconds: float) -> float:
     time.sleep(seconds)
     last = Client(server.url).http.get("/api/leaderboard").json()["games"]
     return (last - first) * 60 / seconds
+
+
+async def _load(url: str, clients: int, requests: int, games: int) -> dict[str, list[float]]:
+    """``clients`` httpx clients, each ``requests`` GETs: the leaderboard and a stored game, in turn."""
+    import httpx
+
+    times: dict[str, list[float]] = {"leaderboard": [], "game": []}
+
+    async def one(c: int) -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=120) as http:
+            for r in range(requests):
+                kind = "leaderboard" if (c + r) % 2 == 0 else "game"
+                path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
+                began = time.monotonic()
+                response = await http.get(path)
+                times[kind].append(time.monotonic() - began)
+                assert response.status_code == 200, (path, response.status_code)
+
+    await asyncio.gather(*(one(c) for c in range(clients)))
+    return times
+
+
+def under_load(
+    server: ServerProcess, clients: int, requests: int
+) -> tuple[dict[str, list[float]], float, float]:
+    """The pages' latencies under the load, and the ladder's games per minute during it."""
+    games = Client(server.url).http.get("/api/leaderboard").json()["games"]
+    first, began = games, time.monotonic()
+    times = asyncio.run(_load(server.url, clients, requests, games))
+    last = Client(server.url).http.get("/api/leaderboard").json()["games"]
+    seconds = time.monotonic() - began
+    return times, (last - first) * 60 / seconds, seconds
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
 def arena_run_rate(bots: int, seconds: float, sandbox: str) -> float:
@@ -84,6 +126,9 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=1.0)
     parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--load", action="store_true", help="the page-latency load test (see above)")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--requests", type=int, default=40, help="per client")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         toml = competition_toml("bench", submissions={"per_hour": 1000}, checks={"queue": 1000})
@@ -108,6 +153,18 @@ def main() -> None:
             )
             rate = ladder_rate(server, args.minutes * 60)
             print(f"ladder: {rate:.1f} games per minute with {args.bots} bots (one table)")
+            if args.load:
+                quiet = ladder_rate(server, args.minutes * 60 / 2)  # just before, as a fair reference
+                times, loaded, seconds = under_load(server, args.clients, args.requests)
+                for kind, values in times.items():
+                    print(
+                        f"{kind} page, {args.clients} concurrent clients: p50 {_pct(values, 0.5):.0f} ms, "
+                        f"p99 {_pct(values, 0.99):.0f} ms ({len(values)} requests)"
+                    )
+                print(
+                    f"ladder under that load ({seconds:.0f} s): {loaded:.1f} games per minute, against "
+                    f"{quiet:.1f} just before: {100 * (1 - loaded / quiet):.0f}% slower"
+                )
         finally:
             server.stop()
     if args.compare:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
 from arena.errors import ConfigError
+from arena.event.config import EntrantSpec
 from arena.event.table import TableSpec
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
@@ -40,7 +41,9 @@ class Executor(Protocol):
     """Starts the event's entrants and plays the tables it is handed (see the module's docstring).
 
     ``identities``: what each entrant's bot said of itself at its handshake. ``excluded``: entrants never
-    to be seated (another protocol version or variant), with why.
+    to be seated (another protocol version or variant), with why. ``add`` and ``remove`` change the
+    entrants while the executor runs: an event never does, a competition's ladder does
+    (``arena.server.ladder``).
     """
 
     identities: dict[str, BotIdentity]
@@ -53,6 +56,10 @@ class Executor(Protocol):
     def unavailable(self) -> dict[str, str]: ...
 
     def notices(self) -> list[str]: ...
+
+    async def add(self, specs: Sequence[EntrantSpec]) -> None: ...
+
+    async def remove(self, names: Sequence[str]) -> None: ...
 
     async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord: ...
 

@@ -41,7 +41,7 @@ from distributed import Client, LocalCluster, Security
 from distributed.protocol import to_serialize
 
 from arena.errors import ArenaError, ConfigError
-from arena.event.config import TLS_KEYS, EntrantKind, TournamentConfig
+from arena.event.config import TLS_KEYS, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec
 from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
 from arena.players.connection import BotIdentity
@@ -114,6 +114,19 @@ def _unreachable(why: str) -> ConfigError:
     return ConfigError(f"cannot reach the Dask cluster: {why}")
 
 
+async def _scheduler_file(path: Path, patience_s: float = 20.0) -> None:
+    """Wait a while for a scheduler's file (the scheduler may be starting): Dask itself waits forever.
+
+    :raises ConfigError: it did not appear (``start`` says the cluster cannot be reached).
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + patience_s
+    while not path.is_file():
+        if loop.time() > deadline:
+            raise ConfigError(f"no scheduler file {str(path)!r} after {patience_s:g} s")  # start's prefix
+        await asyncio.sleep(0.2)
+
+
 def quiet_dask_logs() -> None:
     """Dask's loggers to CRITICAL: the parent and every child Dask's logging config gave a level of its own
     (``distributed.client`` logs "Failed to reconnect to scheduler" at ERROR, past a quiet parent)."""
@@ -166,6 +179,7 @@ class DaskExecutor:
         self._flush_handle: asyncio.TimerHandle | None = None
         self._lost: ArenaError | None = None  # the cluster is gone: every game from now on fails with this
         self._announce: Callable[[str], None] | None = None
+        self._joined: dict[str, EntrantSpec] = {}  # entrants added since the start (``add``), by name
 
     async def start(
         self,
@@ -188,6 +202,8 @@ class DaskExecutor:
         quiet_dask_logs()
         try:
             if spec.scheduler or spec.scheduler_file:
+                if spec.scheduler_file:
+                    await _scheduler_file(Path(spec.scheduler_file))
                 self.client = await Client(
                     spec.scheduler,
                     scheduler_file=spec.scheduler_file,
@@ -249,7 +265,7 @@ class DaskExecutor:
             for line in state["notices"]:
                 if line not in self._notices:
                     self._notices.append(line)
-        self._notices.append(f"workers: {len(states)}; bots' logs in {self.log_dir}/worker-*/")
+        self._notices.append(f"workers: {len(states)}; bots' logs in {self.config.output / 'logs'}/worker-*/")
         for address in sorted(states):
             self._lanes[address] = _Lane(address, self.client.rpc(address))
         # The event's concurrent games shared between the workers. A batch answers when its slowest game
@@ -335,20 +351,74 @@ class DaskExecutor:
                 self._close_lane(address)
             for address in sorted(alive - set(self._lanes)):
                 with contextlib.suppress(Exception):  # not ready yet (or gone again): asked next time
-                    self._admit(address, (await self.client.run(worker_state, workers=[address]))[address])
+                    await self._admit(
+                        address, (await self.client.run(worker_state, workers=[address]))[address]
+                    )
             self._dispatch()
 
-    def _admit(self, address: str, state: dict[str, Any]) -> None:
+    async def _admit(self, address: str, state: dict[str, Any]) -> None:
         """A worker that joined during the event, its entrants started: it plays from now on. An entrant
-        it could not start is seated nowhere until it is up there too (as at the start)."""
+        it could not start is seated nowhere until it is up there too (as at the start). The plugin
+        starts the entrants it was registered with; those added since are started there first."""
         assert self.client is not None
+        rpc = self.client.rpc(address)
+        if self._joined:
+            joined = to_serialize(list(self._joined.values()))
+            state = self._answer(await rpc.euchre_arena_entrants(add=joined, remove=[]))
+        self._merge(state)
+        self._lanes[address] = _Lane(address, rpc)
+
+    def _merge(self, state: dict[str, Any]) -> None:
+        """One worker's state into the executor's: who is up, what they said, who is down there."""
         self.identities.update(state["identities"])
         self.excluded.update(state["excluded"])
         for name, why in state["down"].items():
             self.down.setdefault(name, why)
         if self.down and (self._watch is None or self._watch.done()):
             self._watch = asyncio.get_running_loop().create_task(self._watch_down())
-        self._lanes[address] = _Lane(address, self.client.rpc(address))
+
+    @staticmethod
+    def _answer(answer: Any) -> dict[str, Any]:
+        if not isinstance(answer, dict) or answer.get("status") != "OK":  # the plugin is not there
+            raise OSError(f"the worker did not change its entrants ({answer!r:.200})")
+        state: dict[str, Any] = answer["state"]
+        return state
+
+    async def add(self, specs: Sequence[EntrantSpec]) -> None:
+        """Entrants that join while the executor runs (a ladder's new version): started on every worker,
+        and on every worker that joins later. One down on any worker is seated nowhere until it is up on
+        all (as at the start). A worker that cannot be asked is closed: its games go elsewhere."""
+        for spec in specs:
+            self._joined[spec.name] = spec
+        if any(spec.kind is not EntrantKind.CLASS for spec in specs):
+            self.batch = 1  # a game with a launched bot waits for it: one game a call (see ``start``)
+        await self._change(list(specs), [])
+
+    async def remove(self, names: Sequence[str]) -> None:
+        """Entrants that leave while the executor runs (a ladder's version replaced or disabled): their bots
+        are stopped on every worker and they are forgotten."""
+        for name in names:
+            self._joined.pop(name, None)
+            for known in (self.identities, self.excluded, self.down):
+                known.pop(name, None)
+        await self._change([], list(names))
+
+    async def _change(self, add: list[EntrantSpec], remove: list[str]) -> None:
+        if not (add or remove) or self._lost is not None:
+            return
+        lanes = list(self._lanes.values())
+        answers = await asyncio.gather(
+            *(lane.rpc.euchre_arena_entrants(add=to_serialize(add), remove=remove) for lane in lanes),
+            return_exceptions=True,
+        )
+        for lane, answer in zip(lanes, answers, strict=True):
+            try:
+                if isinstance(answer, BaseException):
+                    raise answer
+                self._merge(self._answer(answer))
+            except (OSError, asyncio.CancelledError):  # gone meanwhile: admitted afresh if it comes back
+                if lane.address in self._lanes:
+                    self._close_lane(lane.address)
 
     def unavailable(self) -> dict[str, str]:
         return self.excluded | self.down

@@ -21,12 +21,14 @@ from distributed import WorkerPlugin, get_worker
 from distributed.protocol import to_serialize
 
 from arena.errors import ArenaError
-from arena.event.config import TournamentConfig
+from arena.event.config import EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec
 
 PLUGIN = "euchre-arena-entrants"
 HANDLER = "euchre_arena_play"
 """The operation the plugin adds to its worker: play a batch of games and answer with their records."""
+CHANGE = "euchre_arena_entrants"
+"""... and change its entrants while it runs (a ladder's versions come and go), answering with its state."""
 
 
 class EntrantsPlugin(WorkerPlugin):
@@ -68,6 +70,7 @@ class EntrantsPlugin(WorkerPlugin):
             await self.teardown(worker)
             raise
         worker.handlers[HANDLER] = self.play_batch
+        worker.handlers[CHANGE] = self.change
         # A worker's heap holds Dask, tornado and the arena (tens of thousands of objects the collector would
         # keep walking through as the tables allocate): set them aside once they are loaded.
         gc.freeze()
@@ -93,6 +96,13 @@ class EntrantsPlugin(WorkerPlugin):
             return {"status": "CLOSING"}
         return {"status": "OK", "records": to_serialize(list(records))}
 
+    async def change(self, add: list[EntrantSpec], remove: list[str]) -> dict[str, Any]:
+        """The handler: stop and forget the entrants ``remove``, start those of ``add`` (one that cannot
+        start is down here and retried by this worker, as at the start), and answer with the state."""
+        await self.runtime.remove(remove)
+        await self.runtime.add(add)
+        return {"status": "OK", "state": self.state()}
+
     def state(self) -> dict[str, Any]:
         return {
             "identities": dict(self.runtime.identities),
@@ -106,8 +116,9 @@ class EntrantsPlugin(WorkerPlugin):
         still answer (it does so at once when it loses its scheduler), and a game whose bots the worker
         stopped would otherwise come back finished, with crashes the bots never had, and be stored."""
         self._closing = True
-        if worker.handlers.get(HANDLER) == self.play_batch:
-            del worker.handlers[HANDLER]
+        for name, handler in ((HANDLER, self.play_batch), (CHANGE, self.change)):
+            if worker.handlers.get(name) == handler:
+                del worker.handlers[name]
         for batch in list(self._batches):
             batch.cancel()
         if self._batches:

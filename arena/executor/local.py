@@ -229,6 +229,32 @@ class LocalExecutor:
             del self.down[name]
             self._announce(f"{name} is up (try {attempt + 1}): it plays the games that start from now on")
 
+    async def add(self, specs: Sequence[EntrantSpec]) -> None:
+        """Entrants that join while the executor runs (a competition's ladder: a version becomes active),
+        started as ``start`` starts the event's."""
+        started = self.endpoints.keys() | self.classes.keys() | self.down.keys() | self.excluded.keys()
+        new = [spec for spec in specs if spec.name not in started]  # asked twice (a worker's lane reopened)
+        for spec in new:
+            self.specs[spec.name] = spec
+        if new:
+            await self.start([spec.name for spec in new])
+
+    async def remove(self, names: Sequence[str]) -> None:
+        """Entrants that leave while the executor runs (a ladder's version replaced or disabled): their bots
+        are stopped and they are forgotten. An event's entrants never leave; a ladder's do."""
+        for name in names:
+            retry = self._retries.pop(name, None)
+            if retry is not None:
+                retry.cancel()
+            endpoint = self.endpoints.pop(name, None)
+            managed = self.managed.pop(name, None)
+            for known in (self.specs, self.down, self.excluded, self.identities, self.sandboxes):
+                known.pop(name, None)
+            if endpoint is not None:
+                await endpoint.close()
+            if managed is not None:
+                await managed.close()
+
     def unavailable(self) -> dict[str, str]:
         """Entrants not seated in a game starting now, with why: not up (yet), or never to be seated (also
         one found to speak another protocol only when it came up during the event)."""

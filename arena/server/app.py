@@ -4,6 +4,7 @@ and the server's checks and ladder running as the app's lifespan (started with i
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from importlib import resources
 
@@ -77,7 +78,7 @@ def serve(config: CompetitionConfig, host: str, port: int, say: Callable[[str], 
     """Run the server until SIGINT or SIGTERM; ``say`` prints the lines the organiser must see.
 
     :raises ConfigError: bubblewrap missing (``service.check_sandbox``), another server on the directory,
-        a bad database URL or key file.
+        a bad database URL or key file, an ``[executor]`` that cannot start (no Dask scheduler there).
     :raises StoreError: the database cannot be opened or migrated.
     """
     import logging
@@ -91,5 +92,17 @@ def serve(config: CompetitionConfig, host: str, port: int, say: Callable[[str], 
     link = server.accounts.organiser_link()
     if link is not None:
         say(f"organiser: set your password once at {base_url}/link/{link}")
-    say(f"serving {config.name} on http://{host}:{port} (data in {config.data_dir}; Ctrl-C stops)")
-    uvicorn.Server(uvicorn.Config(create_app(server), host=host, port=port, log_level="warning")).run()
+    web = uvicorn.Server(uvicorn.Config(create_app(server), host=host, port=port, log_level="warning"))
+    # One event loop for the ladder's executor and the web app: the executor is started (a Dask cluster
+    # joined or started) before the server serves, so that a bad ``[executor]`` is one line and exit 2.
+    with asyncio.Runner(loop_factory=web.config.get_loop_factory()) as runner:
+        try:
+            runner.run(server.ladder.start())
+        except BaseException:
+            runner.run(server.ladder.stop())
+            server.close()
+            raise
+        for line in server.ladder.executor.notices():
+            say(line)
+        say(f"serving {config.name} on http://{host}:{port} (data in {config.data_dir}; Ctrl-C stops)")
+        runner.run(web.serve())

@@ -1,18 +1,21 @@
 """The ladder's stored games as the statistics read them, and the leaderboard computed from them.
 
-The server's games live in its own database, so this module gives the statistics the same narrow view
-the results store gives them (``arena.stats.leaderboard.LeaderboardSource``): the leaderboard's
-points-per-hand order and its confidence come from ``compute_leaderboard``, unchanged; the TrueSkill
-ratings from ``arena.stats.rating.rate`` with drift on (``[ladder] tau``, default 25/300, TrueSkill's
-usual value). Drift is off for a fixed event (``docs/ranking.md``), but a ladder's field keeps changing:
-new bots arrive, entrants upload better versions. With τ = 0 every rating's σ only shrinks, so after a few
-hundred games a rating can hardly move any more and a newcomer that beats everybody climbs far too
-slowly: exactly the "frozen ratings" Halite II's players reported (HaliteChallenge/Halite-II#181, #221),
-fixed there by putting drift back. τ > 0 keeps σ from collapsing, so the ladder follows the current field.
+The server's games live in its own database, read here into the statistics' own records
+(``arena.stats.rating.RatedGame``): the leaderboard's points-per-hand order and its confidence come from
+the running sums ``--until-settled`` looks at (``arena.stats.tally.Tally``, read by ``confidence.look``: the
+figures of ``arena leaderboard`` without its bootstrap intervals, which the board does not show); the
+TrueSkill ratings from ``arena.stats.rating.apply_in_order`` with drift on (``[ladder] tau``, default
+25/300, TrueSkill's usual value). Drift is off for a fixed event (``docs/ranking.md``), but a ladder's
+field keeps changing: new bots arrive, entrants upload better versions. With τ = 0 every rating's σ only
+shrinks, so after a few hundred games a rating can hardly move any more and a newcomer that beats
+everybody climbs far too slowly: exactly the "frozen ratings" Halite II's players reported
+(HaliteChallenge/Halite-II#181, #221), fixed there by putting drift back. τ > 0 keeps σ from collapsing,
+so the ladder follows the current field.
 
-Everything is recomputed from the stored games (never updated in place), so the ratings after a kill -9
-and a restart are by construction those of an uninterrupted replay of the same games. The computation is
-cached until the next stored game, and done at most every few seconds.
+Everything is computed from the stored games, in ``seq`` order: a look applies the games stored since the
+last one after those before (both computations are sequential, so this is exactly one replay of them all),
+and a restart replays them all, so the ratings after a kill -9 and a restart are by construction those of
+an uninterrupted replay of the same games. A look is done at most every few seconds.
 """
 
 from __future__ import annotations
@@ -20,25 +23,22 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import trueskill
 from sqlalchemy import func, select
 
 from arena.server.config import CompetitionConfig, NewVersion
 from arena.server.db import Database
-from arena.server.models import Game, GameFault, GameSeat, User, Version
-from arena.stats.leaderboard import Leaderboard, RankingConfig, SeatTotals, compute_leaderboard
-from arena.stats.rating import RatedGame, rate
+from arena.server.models import Game, GameSeat, User, Version
+from arena.stats.confidence import look
+from arena.stats.leaderboard import RankingConfig
+from arena.stats.rating import HistoryRow, RatedGame, apply_in_order
+from arena.stats.tally import Tally
 
-REFRESH_S = 3.0  # at most one recomputation (all stored games) per this many seconds
-
-
-@dataclass(frozen=True, slots=True)
-class _Entrant:
-    name: str
-    house: bool = False
+REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
 
 
 def rating_key(config: CompetitionConfig, version_id: int, user_id: int) -> str:
@@ -47,81 +47,74 @@ def rating_key(config: CompetitionConfig, version_id: int, user_id: int) -> str:
     return f"u{user_id}" if config.ladder.new_version is NewVersion.INHERIT else f"v{version_id}"
 
 
-class LadderSource:
-    """``LeaderboardSource`` over the server's tables, each seat named by its rating key."""
+@dataclass
+class _Replay:
+    """The stored games as the statistics read them, kept in memory and extended by the games stored
+    since the last look (``seq`` only grows, and a stored game never changes): each look reads only the
+    new rows and applies them, in ``seq`` order, after the others, which gives exactly the figures of one
+    replay of all of them (TrueSkill and the running sums of the points order are sequential)."""
 
-    def __init__(self, db: Database, config: CompetitionConfig, names: Sequence[str]) -> None:
-        self.db = db
-        self.config = config
-        self.names = list(names)
+    config: CompetitionConfig
+    last_seq: int = 0
+    games: list[RatedGame] = field(default_factory=list)
+    ratings: dict[str, trueskill.Rating] = field(default_factory=dict)
+    steps: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
+    played: dict[str, int] = field(default_factory=dict)  # rating key -> games
+    tally: Tally | None = None  # the points order's running sums over the keys it was made for
+
+    def read(self, db: Database) -> list[RatedGame]:
+        """The games stored after ``last_seq``, each seat named by its rating key."""
         with db.session() as s:
-            rows = s.execute(
-                select(GameSeat.version_id, Version.user_id).join(Version, Version.id == GameSeat.version_id)
+            owner: dict[int, int] = {v: u for v, u in s.execute(select(Version.id, Version.user_id))}
+            games = s.execute(
+                select(Game.id, Game.seq, Game.result, Game.rated, Game.hands)
+                .where(Game.seq > self.last_seq)
+                .order_by(Game.seq)
             ).all()
-        self.key = {v: rating_key(config, v, u) for v, u in rows if v is not None}
-
-    def seat_name(self, version_id: int | None, name: str) -> str:
-        return self.key.get(version_id, name) if version_id is not None else name
-
-    def entrants(self) -> Sequence[_Entrant]:
-        return [_Entrant(n) for n in self.names]
-
-    def rated_games(self) -> Iterator[RatedGame]:
-        with self.db.session() as s:
-            games = s.scalars(select(Game).order_by(Game.seq)).all()
-            seats = s.scalars(select(GameSeat).order_by(GameSeat.game_id, GameSeat.seat)).all()
-        by_game: dict[str, list[GameSeat]] = {}
+            seats = s.execute(
+                select(GameSeat.game_id, GameSeat.version_id, GameSeat.name, GameSeat.rank, GameSeat.score,
+                       GameSeat.forfeited)
+                .join(Game, Game.id == GameSeat.game_id)
+                .where(Game.seq > self.last_seq)
+                .order_by(GameSeat.game_id, GameSeat.seat)
+            ).all()  # fmt: skip
+        by_game: dict[str, list[Any]] = {}
         for seat in seats:
             by_game.setdefault(seat.game_id, []).append(seat)
+        new = []
         for game in games:
             rows = by_game.get(game.id, [])
-            names = tuple(self.seat_name(r.version_id, r.name) for r in rows)
-            excluded = json.loads(game.result).get("excluded", [])
-            yield RatedGame(
-                game.seq,
-                game.id,
-                names,
-                tuple(r.rank for r in rows),
-                tuple(r.score for r in rows),
-                tuple(n for n, r in zip(names, rows, strict=True) if r.forfeited),
-                game.rated,
-                tuple(n for n, r in zip(names, rows, strict=True) if r.name in excluded),
-                game.id,
-                game.hands,
+            names = tuple(
+                r.name if r.version_id is None else rating_key(self.config, r.version_id, owner[r.version_id])
+                for r in rows
             )
+            excluded = json.loads(game.result).get("excluded", [])
+            new.append(
+                RatedGame(game.seq, game.id, names, tuple(r.rank for r in rows), tuple(r.score for r in rows),
+                          tuple(n for n, r in zip(names, rows, strict=True) if r.forfeited), game.rated,
+                          tuple(n for n, r in zip(names, rows, strict=True) if r.name in excluded), game.id,
+                          game.hands)
+            )  # fmt: skip
+        return new
 
-    def seat_totals(self) -> dict[str, SeatTotals]:
-        totals: dict[str, list[int]] = {}
-        with self.db.session() as s:
-            for r in s.scalars(select(GameSeat)):
-                t = totals.setdefault(self.seat_name(r.version_id, r.name), [0] * 7)
-                for i, v in enumerate(
-                    (1, r.rank == 1, r.score, r.maker_hands, r.maker_made, r.forfeited, r.faults)
-                ):
-                    t[i] += int(v)
-        return {k: SeatTotals(*v) for k, v in totals.items()}
+    def extend(self, new: list[RatedGame], keys: Sequence[str]) -> None:
+        """Apply ``new`` (the games after the last look) for the field ``keys``."""
+        tau = self.config.ladder.tau
 
-    def charged_fault_counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        with self.db.session() as s:
-            rows = s.execute(
-                select(GameFault.game_id, GameFault.seat, GameSeat.version_id, GameSeat.name)
-                .join(GameSeat, (GameSeat.game_id == GameFault.game_id) & (GameSeat.seat == GameFault.seat))
-                .where(GameFault.kind != "harness")
-            ).all()
-        for _, _, version_id, name in rows:
-            key = self.seat_name(version_id, name)
-            out[key] = out.get(key, 0) + 1
-        return out
+        def step(row: HistoryRow) -> None:
+            self.steps.setdefault(row.entrant, []).append((row.seq, row.mu, row.sigma))
 
-    def disqualified(self) -> dict[str, str]:
-        return {}
-
-    def ranking(self) -> RankingConfig:
-        return LADDER_RANKING
-
-    def event_seed(self) -> int:
-        return self.config.ladder.seed
+        self.ratings = apply_in_order(new, keys, step, tau, start=self.ratings)
+        for game in new:
+            for name in game.seats:
+                self.played[name] = self.played.get(name, 0) + 1
+        self.games += new
+        if new:
+            self.last_seq = new[-1].seq
+        if self.tally is None or self.tally.names != tuple(keys):  # the field changed: sum them again
+            self.tally = Tally(keys).add(self.games).close()
+        else:
+            self.tally.add(new).close()
 
 
 LADDER_RANKING = RankingConfig(look_growth=1.0)
@@ -195,12 +188,17 @@ class Board:
     computed_at: float = 0.0
     cost_s: float = 0.0  # how long the last recomputation took
     history: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
+    _replay: _Replay = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._replay = _Replay(self.config)
 
     def refresh(self, force: bool = False) -> None:
         """Recompute, unless ``force`` is false and the last computation is recent or nothing changed.
 
-        Recomputing reads every stored game: it waits twenty times as long as the last one took, so that
-        however long the ladder grows, keeping the board fresh costs at most a twentieth of the server.
+        A look reads the games stored since the last one (the points order's running sums are summed again
+        from memory when the field changes); it still waits twenty times as long as the last one took, so
+        that keeping the board fresh costs at most a twentieth of the server.
         """
         wait = max(REFRESH_S, 20 * self.cost_s)
         if not force and time.monotonic() - self.computed_at < wait:
@@ -217,17 +215,15 @@ class Board:
             return
         began = time.monotonic()
         keys = {rating_key(self.config, v.id, u.id): (v, u) for v, u in active}
-        source = LadderSource(self.db, self.config, list(keys))
-        ratings, steps = rate(source.rated_games(), list(keys), self.config.ladder.tau)
-        history: dict[str, list[tuple[int, float, float]]] = {}
-        for step in steps:
-            history.setdefault(step.entrant, []).append((step.seq, step.mu, step.sigma))
-        self.history = {k: _thin(v) for k, v in history.items() if k in keys}
-        self.ratings = {k: (r.mu, r.sigma) for k, r in ratings.items()}
-        board: Leaderboard | None = compute_leaderboard(source) if len(keys) >= 2 else None
+        replay = self._replay
+        replay.extend(replay.read(self.db), list(keys))
+        self.history = {k: _thin(replay.steps.get(k, [])) for k in keys if k in replay.steps}
+        self.ratings = {k: (r.mu, r.sigma) for k, r in replay.ratings.items()}
         figures = {}
-        if board is not None:
-            conf = board.confidence
+        if len(keys) >= 2 and replay.tally is not None:
+            ranking = LADDER_RANKING
+            conf = look(replay.tally, ranking.method, ranking.confidence, self.config.ladder.seed,
+                        margin=ranking.tie_margin, plan=ranking.plan())  # fmt: skip
             for i, name in enumerate(conf.order):
                 nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
                 figures[name] = (conf.entrants[i].points_per_hand, nxt)
@@ -235,14 +231,13 @@ class Board:
                 f"{conf.method} order over {conf.units} {conf.unit}s: the whole order holds with probability "
                 f"{conf.whole:.0%}"
             )
-        totals = source.seat_totals()
         rows = []
         for key, (version, user) in keys.items():
             mu, sigma = self.ratings.get(key, (25.0, 25.0 / 3))
             pph, nxt = figures.get(key, (None, None))
             rows.append(
                 Row(0, user.id, user.name, version.id, f"v{version.number}", mu, sigma,
-                    totals.get(key, SeatTotals()).games, _finite(None if pph is None else round(pph, 3)),
+                    replay.played.get(key, 0), _finite(None if pph is None else round(pph, 3)),
                     None if nxt is None else round(nxt.probability, 3), None if nxt is None else nxt.settled,
                     user.description or "")
             )  # fmt: skip

@@ -2,9 +2,9 @@
 
 Declared the way the tournament's config is (``arena/options.py``): each key is one field with its check,
 default and one-line doc, so an unknown key or a bad value is one ``ConfigError`` naming it (the CLI prints
-one line and exits with 2). The rules of the game (``[game]``) and the fault policy (``[faults]``) are the
-tournament's own sections, checked by the same code, so a competition and an ``arena run`` agree on what
-``decision_ms`` or ``use_joker`` mean.
+one line and exits with 2). The rules of the game (``[game]``), the fault policy (``[faults]``) and where the
+tables are played (``[executor]``) are the tournament's own sections, checked by the same code, so a
+competition and an ``arena run`` agree on what ``decision_ms``, ``use_joker`` or ``scheduler`` mean.
 """
 
 from __future__ import annotations
@@ -19,7 +19,14 @@ from typing import Any
 from arena import options
 from arena.engine.config import GameConfig
 from arena.errors import ConfigError
-from arena.event.config import TournamentConfig, parse_config, parse_game
+from arena.event.config import (
+    TLS_KEYS,
+    ExecutorSpec,
+    TournamentConfig,
+    parse_config,
+    parse_executor,
+    parse_game,
+)
 from arena.event.faults import FaultPolicy
 from arena.options import Flag, OneOf, Range, Text, option, section
 from arena.sandbox import SandboxMode
@@ -120,7 +127,9 @@ class LadderSpec:
     """``[ladder]``: the continuous ladder of active versions."""
 
     tables: int = option(1, Range(1, 256), "games in flight at once")
-    seed: int = option(1, Range(0, 2**63 - 1), "seeds the leaderboard's confidence bootstrap")
+    seed: int = option(
+        1, Range(0, 2**63 - 1), "seeds the leaderboard's whole-order probability (a simulation)"
+    )
     tau: float = option(
         25.0 / 300,
         Range(0, 25, "a number", integer=False, open_lo=True, to_float=True),
@@ -151,6 +160,7 @@ TOP_KEYS = (
     "submissions",
     "checks",
     "ladder",
+    "executor",
 )
 
 
@@ -179,6 +189,7 @@ class CompetitionConfig:
     submissions: SubmissionSpec = section(SubmissionSpec)
     checks: CheckSpec = section(CheckSpec)
     ladder: LadderSpec = section(LadderSpec)
+    executor: ExecutorSpec = section(ExecutorSpec)
     data_dir: Path = Path()  # results/NAME, relative to the working directory of `arena serve`
     source: Path | None = None  # the TOML file: hidden from the sandboxed bots
 
@@ -191,7 +202,8 @@ class CompetitionConfig:
 
     def tournament(self) -> TournamentConfig:
         """The ladder's games as the conductor and the executor know an event: the rules, the fault policy,
-        the sandbox, the house bot that fills empty seats, and the directory hidden from every bot. Its
+        the sandbox, the house bot that fills empty seats, the executor that plays the tables, and the
+        directory hidden from every bot. Its
         entrants are added as versions become active (``arena.server.ladder``)."""
         placeholder = {"name": "placeholder", "class": self.ladder.house}
         config = parse_config(
@@ -208,7 +220,14 @@ class CompetitionConfig:
             },
             source=self.source,
         )
-        return replace(config, entrants=())  # the ladder adds its entrants as versions become active
+        # The ladder adds its entrants as versions become active; ``[executor]`` is the tournament's own
+        # section, parsed by the same code (so its keys and checks cannot differ).
+        # Its TLS files are relative to the competition file, as a tournament's are to its config.
+        base = self.source.parent if self.source is not None else Path()
+        files: dict[str, Any] = {
+            k: str(base / v) for k in TLS_KEYS if (v := getattr(self.executor, k)) is not None
+        }
+        return replace(config, entrants=(), executor=replace(self.executor, **files))
 
 
 def _table(data: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -244,6 +263,7 @@ def parse_competition(data: Mapping[str, Any], source: Path | None = None) -> Co
         submissions=_section(SubmissionSpec, data, "submissions"),
         checks=_section(CheckSpec, data, "checks"),
         ladder=_section(LadderSpec, data, "ladder"),
+        executor=parse_executor(_table(data, "executor")),
         data_dir=(Path("results") / values["name"]).absolute(),
         source=source,
     )

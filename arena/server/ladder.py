@@ -1,9 +1,10 @@
 """The continuous ladder: a matchmaker keeps ``[ladder] tables`` games in flight among the active versions.
 
-Each game is played by the arena's own executor (``arena.executor.local.LocalExecutor``), so the tables,
-the referee, the fault policy, the sandbox and the house bots are exactly those of ``arena run``: every
-active version is a launched entrant (``command``) of one long-lived executor, started when it becomes
-active and stopped when it is replaced, its entrant disabled, or the server stops.
+Each game is played by the arena's own executor (``arena.executor.make_executor``: the competition's
+``[executor]``, local or Dask, as for ``arena run``), so the tables, the referee, the fault policy, the
+sandbox and the house bots are exactly those of ``arena run``: every active version is a launched entrant
+(``command``) of one long-lived executor, added when it becomes active (``Executor.add``: on Dask, on
+every worker) and removed when it is replaced, its entrant disabled, or the server stops.
 
 The matchmaker (after Halite III's): the version with the fewest games plays next (ties drawn at random);
 its opponents are drawn from the versions nearest to it in rating (the nearest twice as many as needed);
@@ -29,11 +30,12 @@ from pathlib import Path
 
 from sqlalchemy import func, insert, select
 
+from arena.errors import ArenaError
 from arena.event.config import EntrantKind, EntrantSpec
 from arena.event.deals import deal_seed
 from arena.event.faults import ForfeitResult
 from arena.event.table import TableSpec
-from arena.executor.local import LocalExecutor
+from arena.executor import Executor, make_executor
 from arena.results.record import GameRecord
 from arena.server import gamelogs
 from arena.server.board import Board, rating_key
@@ -60,7 +62,9 @@ class Ladder:
         self.key = key
         self.tournament = config.tournament()
         self.log_dir = config.data_dir / "logs" / "ladder"
-        self.executor = LocalExecutor(self.tournament, self.log_dir)
+        self.executor: Executor = make_executor(self.tournament, self.log_dir, strict=False)
+        self._started = False
+        self._stopped = False
         self.field: dict[str, VersionView] = {}  # ladder name "v12" -> the version
         self.changed = asyncio.Event()
         self.changed.set()  # the first table to start reads the field
@@ -85,6 +89,26 @@ class Ladder:
             s.merge(Setting(key=PAUSED, value="1" if paused else "0"))
         self.changed.set()
 
+    async def start(self) -> None:
+        """Start the executor (a Dask cluster is joined or started here) with the house bots.
+
+        Called before the server serves, so that a cluster that cannot be reached is the organiser's one
+        ``error:`` line at ``arena serve`` rather than a ladder that never plays.
+
+        :raises ConfigError: the executor cannot start (no scheduler there, TLS files unreadable, ...).
+        """
+        if self._started:
+            return
+        self._started = True
+        houses = [f"house-{i}" for i in range(1, self.tournament.game.num_players)]
+        await self.executor.start(houses)  # in-process: loaded once, on every worker
+
+    async def stop(self) -> None:
+        """Stop every bot and leave (or shut down) the executor's cluster; once."""
+        if self._started and not self._stopped:
+            self._stopped = True
+            await self.executor.stop()
+
     async def sync(self) -> None:
         """Start the versions that became active, stop those that left (replaced, or entrant disabled);
         one table at a time (the others wait), so that no version is started twice."""
@@ -93,14 +117,15 @@ class Ladder:
 
     async def _sync(self) -> None:
         wanted = {f"v{v.id}": (v, d) for v, d in self.submissions.active_field()}
-        for name in sorted(set(self.field) - set(wanted)):
+        gone = sorted(set(self.field) - set(wanted))
+        for name in gone:
             del self.field[name]
-            await self._stop(name)
-        new = [n for n in sorted(wanted) if n not in self.field]
-        for name in new:
+        await self.executor.remove(gone)
+        new: list[EntrantSpec] = []
+        for name in sorted(n for n in wanted if n not in self.field):
             version, directory = wanted[name]
             spec = self.config.submissions
-            self.executor.specs[name] = EntrantSpec(
+            entrant = EntrantSpec(
                 name=name,
                 kind=EntrantKind.COMMAND,
                 target=launch_command(Runtime(version.runtime), directory),
@@ -108,25 +133,10 @@ class Ladder:
                 startup_timeout_s=spec.startup_timeout_s,
                 workdir=str(directory),
             )
-            self.field[name] = version
-        houses = [f"house-{i}" for i in range(1, self.tournament.game.num_players)]
-        new += [h for h in houses if h not in self.executor.classes]  # in-process: loaded once
-        if new:
-            await self.executor.start(new)
-
-    async def _stop(self, name: str) -> None:
-        """Stop one entrant's bot: the executor has no call for it, as an event's entrants never leave."""
-        endpoint = self.executor.endpoints.pop(name, None)
-        managed = self.executor.managed.pop(name, None)
-        self.executor.specs.pop(name, None)
-        self.executor.down.pop(name, None)
-        retry = self.executor._retries.pop(name, None)
-        if retry is not None:
-            retry.cancel()
-        if endpoint is not None:
-            await endpoint.close()
-        if managed is not None:
-            await managed.close()
+            new.append(entrant)
+        await self.executor.add(new)
+        for entrant in new:  # only now: another table may pick them as soon as they are in the field
+            self.field[entrant.name] = wanted[entrant.name][0]
 
     def pick(self, public_seed: int) -> tuple[str, ...] | None:
         """The seats of the next game, or None when fewer than two versions can play."""
@@ -153,12 +163,13 @@ class Ladder:
     async def run(self) -> None:
         """Keep the tables filled until cancelled (at shutdown: games in flight are then lost, not stored)."""
         try:
+            await self.start()
             await asyncio.gather(*(self._table() for _ in range(self.config.ladder.tables)))
         except Exception:  # a bug, not a bot's fault (those are the table's): say so, stop the tables
             log.exception("the ladder stopped")
             raise
         finally:
-            await self.executor.stop()
+            await self.stop()
 
     async def _table(self) -> None:
         while True:
@@ -174,7 +185,12 @@ class Ladder:
                 continue
             public_seed = secrets.randbits(62)
             seats = self.pick(public_seed) or seats
-            await self.play(seats, public_seed)
+            try:
+                await self.play(seats, public_seed)
+            except ArenaError as exc:  # the executor lost it (a Dask game lost with 3 workers, the
+                # scheduler gone): nothing was stored; the web pages go on, the table tries again later
+                log.warning("ladder: a game was not played: %s", exc)
+                await asyncio.sleep(IDLE_S)
             if self.config.ladder.pause_s:
                 await asyncio.sleep(self.config.ladder.pause_s)
 

@@ -97,6 +97,11 @@ class Server:
         """An entrant was enabled, disabled or chose another version: the ladder re-reads its field."""
         self._verdict()
 
+    def close(self) -> None:
+        """Let go of the database and the directory's lock (after the web app stopped, or never started)."""
+        self.db.close()
+        self.lock.release()
+
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """The check queue and the ladder, for as long as the web app serves (its lifespan)."""
@@ -110,5 +115,4 @@ class Server:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            self.db.close()
-            self.lock.release()
+            self.close()

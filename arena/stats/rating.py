@@ -7,7 +7,7 @@ the same leaderboard at any concurrency and after any number of interruptions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,15 +124,21 @@ def apply_in_order(
     entrants: Sequence[str],
     record: Callable[[HistoryRow], None] | None = None,
     tau: float = 0.0,
+    start: Mapping[str, trueskill.Rating] | None = None,
 ) -> dict[str, trueskill.Rating]:
     """``rate`` for games already in ``seq`` order, one at a time: memory stays the size of the field,
     however long the event (``record`` gets each rating as it is made, e.g. to store it).
+
+    ``start``: the ratings after the games before these (a ladder's board goes on from its last
+    computation: the same games in the same order give exactly the ratings of one replay of them all).
 
     The games must come in ``seq`` order (the store reads them ``ORDER BY seq``; ``rate`` sorts them): any
     other order is a caller's bug, not bad data, so it is an assertion.
     """
     env = environment(tau)
-    ratings = {name: env.create_rating() for name in entrants}
+    ratings = dict(start or {})
+    for name in entrants:
+        ratings.setdefault(name, env.create_rating())
     last = None
     for game in games:
         assert last is None or game.seq >= last, (

@@ -42,6 +42,14 @@ def one_line(done: subprocess.CompletedProcess[str], code: int = 2) -> str:
         ('name = "x"\n[game]\nvariant = "classic"\n[people]\nsignup = "maybe"\n', "people.signup"),
         ('name = "bad name!"\n[game]\nvariant = "classic"\n', "name='bad name!'"),
         ("name = ", "is not valid TOML"),
+        ('name = "x"\n[game]\nvariant = "classic"\n[executor]\nkind = "ray"\n', "executor.kind='ray'"),
+        ('name = "x"\n[game]\nvariant = "classic"\n[executor]\nworkers = 0\n', "executor.workers=0"),
+        (
+            'name = "x"\n[game]\nvariant = "classic"\n[executor]\nworkers = 2\nscheduler = "tcp://h:1"\n',
+            "give only one of workers, scheduler or scheduler_file",
+        ),
+        ('name = "x"\n[game]\nvariant = "classic"\n[executor]\ntls_cert = "c.pem"\n', "executor.tls_cert"),
+        ('name = "x"\n[game]\nvariant = "classic"\n[executor]\nthreads = 2\n', "threads"),
     ],
 )
 def test_a_bad_competition_is_one_line_and_exit_2(tmp_path: Path, toml: str, says: str) -> None:

@@ -1,0 +1,134 @@
+"""The ladder on the competition's ``[executor]``: a real ``dask scheduler`` and two ``dask worker``
+processes on loopback, speaking TLS only (the server given its certificate, as docs/scale-out.md says),
+play the ladder's games, which are stored as the local executor's are; a worker SIGKILLed mid-ladder loses
+only its games in flight (played again elsewhere), and the ladder goes on. A cluster that cannot be
+reached, or bad TLS files, are one line and exit 2 at ``arena serve``."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed", reason="the dask executor needs distributed (pip install -e '.[test]')")
+
+from tests.executor.test_dask import _certificates, _cluster, _group_alive, _kill_all
+from tests.helpers import children_of
+from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
+
+
+def _games(server: ServerProcess) -> list[tuple[Any, ...]]:
+    path = next(server.directory.glob("results/*/server.sqlite"))
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        return db.execute("SELECT seq, id, hands, result FROM games ORDER BY seq").fetchall()
+
+
+def _rows(server: ServerProcess, sql: str) -> list[tuple[Any, ...]]:
+    path = next(server.directory.glob("results/*/server.sqlite"))
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        return db.execute(sql).fetchall()
+
+
+def _wait(server: ServerProcess, at_least: int, timeout_s: float = 180) -> None:
+    deadline = time.monotonic() + timeout_s
+    while len(_games(server)) < at_least:
+        assert server.alive(), server.log.read_text()[-3000:]
+        assert time.monotonic() < deadline, f"fewer than {at_least} games in {timeout_s} s"
+        time.sleep(0.3)
+
+
+def test_the_ladder_plays_on_a_dask_cluster_and_survives_a_worker_killed_mid_ladder(tmp_path: Path) -> None:
+    scheduler_file = tmp_path / "scheduler.json"
+    procs: list[subprocess.Popen[bytes]] = []
+    tls = _certificates(tmp_path)
+    server: ServerProcess | None = None
+    try:
+        _, workers = _cluster(procs, scheduler_file, 2, tls)
+        toml = competition_toml(
+            "dask-ladder",
+            ladder={"tables": 2},
+            executor={"scheduler_file": str(scheduler_file)} | tls,
+        )
+        server = ServerProcess(tmp_path, toml)
+        server.start(timeout_s=120)
+        out = server.log.read_text()
+        assert "executor: dask, the scheduler in" in out, out
+        assert "workers: 2" in out, out
+        for name in ("north", "south"):
+            client = Client(server.url)
+            client.sign_up(name)
+            page = client.verdict(client.upload("random.py", SAMPLE_BOT.read_bytes()).headers["location"])
+            assert "VERDICT: PASS" in page, page[-2000:]
+        _wait(server, 4)
+        # Stored as the local executor's games are: five seats, both versions seated, every hand kept.
+        versions = {f"v{i}" for (i,) in _rows(server, "SELECT id FROM versions")}
+        for _, gid, hands, result in _games(server):
+            seats = _rows(server, f"SELECT name, version_id FROM game_seats WHERE game_id = '{gid}'")
+            assert len(seats) == 5 and versions <= {n for n, _ in seats}, seats
+            assert (
+                hands > 0
+                and _rows(server, f"SELECT COUNT(*) FROM hands WHERE game_id = '{gid}'")[0][0] == hands
+            )
+            assert "public_seed" in json.loads(result)
+        # Each worker launched both versions' bots, with their logs beside the server's.
+        logs = server.directory / "results" / "dask-ladder" / "logs"
+        for w in ("w0", "w1"):
+            assert {p.name for p in (logs / f"worker-{w}").glob("v*.log")} == {f"{v}.log" for v in versions}
+        victim = workers[1]
+        shims = children_of(victim.pid)  # the launchers of that worker's bots
+        assert shims, "the worker launched no bots"
+        before = _games(server)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(10)
+        _wait(server, len(before) + 6)
+        after = _games(server)
+        assert after[: len(before)] == before  # nothing stored changed
+        assert [seq for seq, *_ in after] == list(range(1, len(after) + 1))  # none lost from the numbering
+        assert len({gid for _, gid, *_ in after}) == len(after)  # none twice
+        assert server.alive()
+        deadline = time.monotonic() + 15
+        while any(_group_alive(s) for s in shims) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_group_alive(s) for s in shims), "a bot of the dead worker survived it"
+    finally:
+        if server is not None:
+            server.stop()
+        _kill_all(procs)
+
+
+def _serve(tmp_path: Path, toml: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "c.toml").write_text(toml)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "serve", "c.toml", "--port", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("executor", "says"),
+    [
+        (
+            {"scheduler": "tls://127.0.0.1:1", "tls_ca_file": "no.pem", "tls_cert": "no.pem"},
+            "not a readable file",
+        ),
+        ({"scheduler_file": "nowhere.json"}, "cannot reach the Dask cluster"),
+    ],
+)
+def test_an_executor_that_cannot_start_is_one_line_and_exit_2(
+    tmp_path: Path, executor: dict[str, str], says: str
+) -> None:
+    done = _serve(tmp_path, competition_toml("x", executor=executor))
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], done.stderr
+    assert "serving" not in done.stdout
