@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, Undefined, select_autoescape
+from jinja2 import ChoiceLoader, Environment, PackageLoader, Undefined, select_autoescape
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -65,7 +65,11 @@ class Web:
         self.server = server
         self.config = server.config
         self.env = Environment(
-            loader=PackageLoader("arena.server", "templates"), autoescape=select_autoescape()
+            # The server's pages, and the report's replay dialog that the game page shares with it.
+            loader=ChoiceLoader(
+                [PackageLoader("arena.server", "templates"), PackageLoader("arena.report", "templates")]
+            ),
+            autoescape=select_autoescape(),
         )
         self.env.filters["ms"] = lambda v: "–" if _absent(v) else f"{v:.1f} ms"
         self.env.filters["pct"] = lambda v: "–" if _absent(v) else f"{v:.0%}"

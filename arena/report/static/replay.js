@@ -274,7 +274,7 @@
     const box = document.getElementById("replay");
     const wasHidden = box.hidden;
     box.hidden = false;
-    for (const el of document.querySelectorAll("body > header, body > main, body > footer")) el.inert = true;
+    shelter(box);
     if (wasHidden) box.querySelector(".replay-box").focus();
     if (!game.hands.length) { document.getElementById("replay-table").textContent = "no hands stored"; return; }
     render();
@@ -297,6 +297,23 @@
     render();
   }
 
+  // While the replay is open everything else on the page is inert: every sibling of the replay and of each
+  // of its ancestors up to <body> (the report has the replay beside <main>, the server's game page inside
+  // it), so Tab stays in the replay and nothing behind it can be clicked; closing restores exactly those.
+  let sheltered = [];
+  function shelter(box) {
+    unshelter();
+    for (let node = box; node.parentElement && node !== document.body; node = node.parentElement) {
+      for (const other of node.parentElement.children) {
+        if (other !== node && !other.inert && other.tagName !== "SCRIPT") { other.inert = true; sheltered.push(other); }
+      }
+    }
+  }
+  function unshelter() {
+    for (const el of sheltered) el.inert = false;
+    sheltered = [];
+  }
+
   // Closing gives the page back and puts focus where the replay was opened from (the game's row in the list,
   // so Tab goes on from there), scrolled into view if it went out.
   function close() {
@@ -304,7 +321,7 @@
     const box = document.getElementById("replay");
     if (box.hidden) return;
     box.hidden = true;
-    for (const el of document.querySelectorAll("body > header, body > main, body > footer")) el.inert = false;
+    unshelter();
     if (location.hash.startsWith("#game")) history.replaceState(null, "", "#games");
     let back = opener && opener.isConnected ? opener : null;
     if (!back && game) back = document.querySelector(`#game-table tr[data-n="${game.n}"] a`);
