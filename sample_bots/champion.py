@@ -1,0 +1,151 @@
+"""The house champion: perfect-information Monte Carlo with every guess solved exactly.
+
+Card play. At each card decision the bot draws guesses of the hidden cards that fit everything public
+(``montecarlo.Sampler``: known voids, the called card never with the maker nor with a seat void in its
+suit, the picked-up and exposed cards with the dealer, and the other seats' bids, discard, call and plays
+weighted by how well the rules player would have made them with the guessed cards). Each guess is a full
+deal, which the double-dummy solver (``policy.solver``) plays perfectly from here for every legal card
+(``move_values``): the making side's final tricks. Tricks become points by RULES.md (``hand_points``: a
+march, a lone hand, a card called into the kitty and a euchre all score differently), and points become
+this seat's utility: its points minus the others' mean (classic: its team's minus the other team's), the
+quantity the arena's ``points per hand`` measures. The card with the best mean utility over the guesses is
+played; among equals (most decisions have several), the rules player's choice.
+
+Bidding, discarding, calling and the blind choices are the Monte-Carlo bot's: each option is simulated on
+the same guesses and played out by the rules player (``MonteCarloBot.evaluate``), with racing and the
+"leave the rules only when clearly better" guard. Solving those simulations exactly was not measured in
+the time there was (each option then costs a full-hand solve per guess, 24 ms median in Five-handed:
+``bench/solver.py``), so the rollouts stay.
+
+Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_work`` units of work
+(solver nodes, plus ``SAMPLE_WORK`` per guess drawn) once ``min_samples`` are in; ``budget_s`` of wall
+time; or ``time_share`` of ``self.time_left()`` (the request's deadline less the SDK's margin; the time
+bank is never planned on). The work budget is what binds on an idle or a busy machine alike, so the bot is
+deterministic given its ``seed`` (each decision's generator is seeded from it, the game id, the seat and the
+position in the hand); the time limits only bind when the machine is slower than that budget assumes.
+Figures: README's sample-bot table and ``bench/strength.py``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from arena.bot import run
+from arena.engine import ACTIONS, Action, Phase, View
+from arena.engine.actions import PLAY_BASE
+from arena.engine.scoring import hand_points
+from arena.engine.state import GameState
+from sample_bots.montecarlo import SETTINGS, MonteCarloBot, Sampler, candidates
+from sample_bots.policy import choose, seen_from_view
+from sample_bots.policy.solver import TRICKS, Position, Solver
+
+SAMPLE_WORK = 400
+"""Work units charged per guess drawn (replaying the history with the inference checks costs about as much
+as this many solver nodes)."""
+
+OWN_SETTINGS = ("play_samples", "min_samples", "play_work", "budget_s")
+
+
+class ChampionBot(MonteCarloBot):
+    name = "champion"
+    author = "euchre-arena"
+    version = "1"
+
+    objective = "points"
+    samples = 60
+    """Bidding-phase decisions: at most ``samples * bid_factor`` rollout guesses (racing stops most sooner)."""
+    play_samples: ClassVar[int] = 48
+    """Most guesses solved per card decision."""
+    min_samples: ClassVar[int] = 8
+    """Guesses solved before the work budget may stop a card decision."""
+    play_work: ClassVar[int] = 40_000
+    """Work units (solver nodes plus ``SAMPLE_WORK`` per guess) a card decision may spend."""
+    budget_s: ClassVar[float] = 0.4
+    """Wall-clock cap of one decision (any kind), below the default 1 s deadline with a wide margin."""
+
+    def __init__(self, samples: int | None = None, seed: int | None = None) -> None:
+        super().__init__(samples, seed)
+        self._cap = float("inf")
+        self.play_stats: list[int] = []  # guesses solved per searched card decision (tests, benchmarks)
+
+    @classmethod
+    def configured(cls, **settings: Any) -> type[MonteCarloBot]:
+        """A subclass with other class settings (the Monte-Carlo bot's and this bot's own)."""
+        unknown = [k for k in settings if k not in (*SETTINGS, *OWN_SETTINGS)]
+        if unknown:
+            raise TypeError(f"unknown ChampionBot settings {unknown}")
+        return type(cls.__name__, (cls,), dict(settings))
+
+    def time_left(self) -> float:
+        """The request's time left, but never more than this decision's ``budget_s`` (what the Monte-Carlo
+        search of the bidding phases plans with, too)."""
+        return max(0.0, min(super().time_left(), self._cap - time.monotonic()))
+
+    def act(self, view: View) -> Action:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        self._cap = time.monotonic() + self.budget_s
+        if view.phase is not Phase.PLAY:
+            return super().act(view)
+        return ACTIONS[self.play_card(view)]
+
+    def play_card(self, view: View) -> int:
+        """The card (action id) with the best mean utility over solved guesses; ties go to the rules."""
+        seen = seen_from_view(view)
+        default = choose(seen, self.style)
+        cards = candidates(seen, default)
+        if len(cards) == 1:
+            return cards[0]
+        started = time.monotonic()
+        stop_at = started + self.time_share * self.time_left()
+        rng = self.rng_for(view)
+        sampler = Sampler(view, self.style, self.inference, self.tries)
+        totals = dict.fromkeys(cards, 0.0)
+        done = work = failures = 0
+        seat = view.seat
+        while done < self.play_samples and failures < 20:
+            now = time.monotonic()
+            if done and (now >= stop_at or stop_at - now < 1.2 * (now - started) / done):
+                break
+            if done >= self.min_samples and work >= self.play_work:
+                break
+            state = sampler.sample(rng)
+            work += SAMPLE_WORK
+            if state is None:
+                failures += 1
+                continue
+            position = Position.from_state(state)
+            solver = Solver(position)
+            values = solver.move_values(position)
+            work += solver.nodes
+            worth = utilities(state, seat)
+            for card in cards:
+                totals[card] += worth[values[card - PLAY_BASE]]
+            done += 1
+        self.play_stats.append(done)
+        if not done:
+            return default
+        best = max(totals.values())
+        if totals[default] >= best - 1e-9 * done:
+            return default
+        return max(cards, key=lambda c: totals[c])
+
+
+def utilities(state: GameState, seat: int) -> list[float]:
+    """What the hand is worth to ``seat`` for each count of the making side's tricks (0..5), by RULES.md:
+    its points minus the mean of the others' (classic: its team's minus the other team's)."""
+    config, n = state.config, state.n
+    out = []
+    for tricks in range(TRICKS + 1):
+        _, points = hand_points(config, state.maker, state.partner, state.alone, tricks)
+        if config.team_play:
+            out.append(float(points[seat] - points[(seat + 1) % n]))
+        else:
+            out.append(points[seat] - (sum(points) - points[seat]) / (n - 1))
+    return out
+
+
+if __name__ == "__main__":
+    run(ChampionBot)
