@@ -33,12 +33,12 @@ from typing import Any, ClassVar
 
 from arena.bot import run
 from arena.engine import ACTIONS, Action, Phase, View
-from arena.engine.actions import PLAY_BASE
+from arena.engine.actions import PLAY_BASE, encode
 from arena.engine.scoring import hand_points
 from arena.engine.state import GameState
 from sample_bots.montecarlo import SETTINGS, MonteCarloBot, Sampler, candidates
 from sample_bots.policy import choose, seen_from_view
-from sample_bots.policy.solver import TRICKS, Position, Solver
+from sample_bots.policy.solver import TRICKS, Position, SearchAborted, Solver
 
 SAMPLE_WORK = 400
 """Work units charged per guess drawn (replaying the history with the inference checks costs about as much
@@ -54,7 +54,7 @@ class ChampionBot(MonteCarloBot):
 
     objective = "points"
     samples = 60
-    """Bidding-phase decisions: at most ``samples * bid_factor`` rollout guesses (racing stops most sooner)."""
+    """Bidding-phase decisions: at most ``samples * bid_factor`` rollout guesses (racing stops most early)."""
     play_samples: ClassVar[int] = 48
     """Most guesses solved per card decision."""
     min_samples: ClassVar[int] = 8
@@ -118,7 +118,15 @@ class ChampionBot(MonteCarloBot):
                 continue
             position = Position.from_state(state)
             solver = Solver(position)
-            values = solver.move_values(position)
+            solver.bound(nodes=max(self.play_work - work, self.play_work // 4), deadline=stop_at)
+            try:
+                values = solver.move_values(position)
+            except SearchAborted:
+                work += solver.nodes
+                if not done:  # too big to solve even once in the budget (six or seven seats, early on)
+                    self.play_stats.append(0)
+                    return self.rollout_choice(view)
+                break
             work += solver.nodes
             worth = utilities(state, seat)
             for card in cards:
@@ -131,6 +139,10 @@ class ChampionBot(MonteCarloBot):
         if totals[default] >= best - 1e-9 * done:
             return default
         return max(cards, key=lambda c: totals[c])
+
+    def rollout_choice(self, view: View) -> int:
+        """The Monte-Carlo bot's choice (rules-player rollouts): for decisions too big to solve."""
+        return encode(super().act(view))
 
 
 def utilities(state: GameState, seat: int) -> list[float]:
