@@ -130,6 +130,8 @@ class Solver:
         self.deadline: float = float("inf")
         """A ``time.monotonic()`` past which a search raises ``SearchAborted`` (checked every
         ``CHECK_EVERY`` nodes): a bot's guard against the deadline of its request."""
+        self.cpu_deadline: float = float("inf")
+        """The same for this thread's CPU time (``time.thread_time()``): a bot's budget of CPU."""
         self._checkpoint: float = float("inf")
         # Every card's suit mask (the cards of its effective suit) and its power inside that suit, the
         # order equivalent cards are merged in.
@@ -139,15 +141,27 @@ class Solver:
         for card, suit in enumerate(self.eff):
             self.suit_mask[suit] = self.suit_mask.get(suit, 0) | (1 << card)
 
-    def bound(self, *, nodes: float = float("inf"), deadline: float = float("inf")) -> None:
-        """Stop any search of this solver (``SearchAborted``) past ``nodes`` in all or past ``deadline``."""
-        self.limit, self.deadline = nodes, deadline
-        self._checkpoint = min(nodes, self.nodes + CHECK_EVERY) if deadline < float("inf") else nodes
+    def bound(
+        self,
+        *,
+        nodes: float = float("inf"),
+        deadline: float = float("inf"),
+        cpu_deadline: float = float("inf"),
+    ) -> None:
+        """Stop any search of this solver (``SearchAborted``) past ``nodes`` in all, past ``deadline`` on
+        the monotonic clock, or past ``cpu_deadline`` of this thread's CPU time."""
+        self.limit, self.deadline, self.cpu_deadline = nodes, deadline, cpu_deadline
+        timed = deadline < float("inf") or cpu_deadline < float("inf")
+        self._checkpoint = min(nodes, self.nodes + CHECK_EVERY) if timed else nodes
 
     def _check(self) -> None:
-        if self.nodes > self.limit or time.monotonic() > self.deadline:
+        if (
+            self.nodes > self.limit
+            or time.monotonic() > self.deadline
+            or time.thread_time() > self.cpu_deadline
+        ):
             raise SearchAborted(self.nodes)
-        self.bound(nodes=self.limit, deadline=self.deadline)
+        self.bound(nodes=self.limit, deadline=self.deadline, cpu_deadline=self.cpu_deadline)
 
     # ------------------------------------------------------------------ public
 
