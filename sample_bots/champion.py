@@ -47,7 +47,7 @@ SAMPLE_WORK = 400
 """Work units charged per guess drawn (replaying the history with the inference checks costs about as much
 as this many solver nodes)."""
 
-OWN_SETTINGS = ("play_samples", "min_samples", "play_work", "budget_s")
+OWN_SETTINGS = ("play_samples", "min_samples", "play_work")
 
 
 class ChampionBot(MonteCarloBot):
@@ -64,8 +64,8 @@ class ChampionBot(MonteCarloBot):
     """Guesses solved before the work budget may stop a card decision."""
     play_work: ClassVar[int] = 100_000
     """Work units (solver nodes plus ``SAMPLE_WORK`` per guess) a card decision may spend."""
-    budget_s: ClassVar[float] = 0.25
-    """CPU-time cap of a card decision (this thread's ``time.thread_time``): a busy machine slows the clock
+    budget_s = 0.25
+    """CPU-time cap of a decision of any kind (this thread's ``time.thread_time``): a busy machine slows the clock
     the deadline is measured by, not the CPU a search may use, so the budget that shapes the search is CPU
     time, and the wall clock only guards the deadline (``time_share`` of ``time_left()``)."""
 
