@@ -65,9 +65,9 @@ class ChampionBot(MonteCarloBot):
     play_work: ClassVar[int] = 100_000
     """Work units (solver nodes plus ``SAMPLE_WORK`` per guess) a card decision may spend."""
     budget_s = 0.25
-    """CPU-time cap of a decision of any kind (this thread's ``time.thread_time``): a busy machine slows the clock
-    the deadline is measured by, not the CPU a search may use, so the budget that shapes the search is CPU
-    time, and the wall clock only guards the deadline (``time_share`` of ``time_left()``)."""
+    """CPU-time cap of a decision of any kind (this thread's ``time.thread_time``): a busy machine slows
+    the clock the deadline is measured by, not the CPU a search may use, so the budget that shapes the
+    search is CPU time, and the wall clock only guards the deadline (``time_share`` of ``time_left()``)."""
 
     def __init__(self, samples: int | None = None, seed: int | None = None) -> None:
         super().__init__(samples, seed)
