@@ -3,8 +3,18 @@
 Usage::
 
     python bench/strength.py [--games N] [--variant five-handed,call-ace|...|all] [--mc-samples S]
-                             [--pairs montecarlo:rules,rules:random,montecarlo:random] [--copies K]
+                             [--pairs montecarlo:rules,rules:random,champion:montecarlo] [--copies K]
                              [--workers W] [--seed B]
+    python bench/strength.py --sprt ladder --variant five-handed,call-ace,classic [--h1 0.15]
+                             [--max-deals 60] [--sprt-output results/strength]
+
+The bots: ``random``, ``rules``, ``montecarlo`` (with ``--mc-samples``) and ``champion`` (its defaults).
+
+``--sprt`` plays no in-process games: it runs ``arena match CANDIDATE BASELINE`` (the duplicate A/B test of
+docs/ranking.md, a field of rules players, SPRT with h0 = 0, h1 = ``--h1``, alpha = beta = 0.05) for each
+pair, one game at a time, and prints each command, its wall time and the test's verdict line. ``ladder``
+is every adjacent pair of random < rules < montecarlo < champion, plus champion:rules (the goal of issue
+27); the figures measured with it are in README's sample-bot table.
 
 For every pair "A:B" and every variant, ``--games`` whole games are played through
 ``arena.event.table.play_table`` with in-process players (no gRPC; the default fault policy, so the
@@ -40,6 +50,7 @@ import argparse
 import asyncio
 import math
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -65,6 +76,15 @@ VARIANTS: dict[str, dict[str, object]] = {
 }
 DEFAULT_VARIANTS = ("five-handed", "call-ace")
 DEFAULT_PAIRS = ("montecarlo:rules", "rules:random")
+LADDER = ("random", "rules", "montecarlo", "champion")
+"""The sample bots from weakest to strongest; ``--sprt`` tests each adjacent pair (and champion:rules)."""
+SPECS = {
+    "random": "sample_bots.random:RandomBot",
+    "rules": "sample_bots.rules:RulesBot",
+    "montecarlo": "sample_bots.montecarlo:MonteCarloBot",
+    "champion": "sample_bots.champion:ChampionBot",
+}
+MATCH_VARIANTS = {"five-handed": "five-handed", "call-ace": "call-ace", "classic": "classic"}
 
 
 def bot_class(name: str, mc_samples: int) -> type[Bot]:
@@ -80,7 +100,11 @@ def bot_class(name: str, mc_samples: int) -> type[Bot]:
         from sample_bots.montecarlo import MonteCarloBot
 
         return MonteCarloBot.configured(samples=mc_samples)
-    raise SystemExit(f"unknown bot {name!r}: expected random, rules or montecarlo")
+    if name == "champion":
+        from sample_bots.champion import ChampionBot
+
+        return ChampionBot
+    raise SystemExit(f"unknown bot {name!r}: expected random, rules, montecarlo or champion")
 
 
 def a_seats(config: GameConfig, game: int, copies: int) -> tuple[int, ...]:
@@ -187,6 +211,41 @@ def ratio_ci(num: list[float], den: list[float]) -> tuple[float, float]:
     return ratio, t * math.sqrt(var / k) / (sum(den) / k)
 
 
+def sprt_pairs(text: str) -> list[tuple[str, str]]:
+    """``ladder`` (every adjacent pair of ``LADDER`` and champion:rules, strongest first) or A:B,..."""
+    if text == "ladder":
+        adjacent = [(LADDER[i + 1], LADDER[i]) for i in reversed(range(len(LADDER) - 1))]
+        return [adjacent[0], ("champion", "rules"), *adjacent[1:]]
+    pairs = [tuple(p.split(":")) for p in text.split(",")]
+    for pair in pairs:
+        if len(pair) != 2 or any(name not in SPECS for name in pair):
+            raise SystemExit(f"--sprt: bad pair {':'.join(pair)!r}: expected A:B of {', '.join(SPECS)}")
+    return [(a, b) for a, b in pairs]
+
+
+def run_sprt_matches(pairs: list[tuple[str, str]], variants: list[str], args: argparse.Namespace) -> None:
+    """One ``arena match`` per pair and variant, one game at a time (one process: the machine is shared),
+    each printed with its exact command, its wall time and the SPRT's last line."""
+    arena = Path(sys.executable).with_name("arena")
+    for variant in variants:
+        if variant not in MATCH_VARIANTS:
+            raise SystemExit(f"--sprt plays {', '.join(MATCH_VARIANTS)} (arena match's default options)")
+        for cand, base in pairs:
+            out = Path(args.sprt_output) / f"{variant}-{cand}-{base}"
+            command = [
+                str(arena), "match", SPECS[cand], SPECS[base], "--variant", MATCH_VARIANTS[variant],
+                "--h0", "0", "--h1", str(args.h1), "--alpha", "0.05", "--beta", "0.05",
+                "--max-deals", str(args.max_deals), "--concurrency", "1", "--output", str(out), "-q",
+            ]  # fmt: skip
+            print("$ " + " ".join(command), flush=True)
+            started = time.monotonic()
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            lines = [line for line in done.stdout.splitlines() if line.startswith("SPRT")] or [done.stderr]
+            verdict = {0: "H1", 1: "H0", 3: "undecided"}.get(done.returncode, f"exit {done.returncode}")
+            print(f"{variant:<12} {cand} vs {base}: {verdict} in {time.monotonic() - started:.0f} s wall")
+            print("  " + lines[-1].strip(), flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=150, help="games per pair and variant (default 150)")
@@ -200,8 +259,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--copies", type=int, default=2, help="seats of bot A (not classic; default 2)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: cores)")
     parser.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
+    parser.add_argument(
+        "--sprt",
+        default=None,
+        help="instead of in-process games: arena match (SPRT, alpha = beta = 0.05) for each pair, 'ladder' "
+        "for every adjacent pair of random < rules < montecarlo < champion and champion:rules",
+    )
+    parser.add_argument("--h1", type=float, default=0.15, help="with --sprt: H1's edge in pts/hand (0.15)")
+    parser.add_argument("--max-deals", type=int, default=60, help="with --sprt: each match's budget (60)")
+    parser.add_argument("--sprt-output", default="results/strength", help="with --sprt: where matches go")
     args = parser.parse_args(argv)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
+    if args.sprt is not None:
+        run_sprt_matches(sprt_pairs(args.sprt), variants, args)
+        return
     for v in variants:
         if v not in VARIANTS:
             raise SystemExit(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)} or all")

@@ -72,6 +72,7 @@ SETTINGS = (
     "deviate",
     "style",
     "phases",
+    "budget_s",
 )
 
 
@@ -106,6 +107,10 @@ class MonteCarloBot(Bot):
     """Search for at most this share of what ``time_left()`` allows. The rest is a safety margin for a busy
     machine: several games thinking at once in one process, a process starved of CPU, a reply that waits
     for the GIL. Half keeps ``arena demo`` free of timeouts on a loaded 2-core machine."""
+
+    budget_s: ClassVar[float] = math.inf
+    """Most CPU seconds (this thread's ``time.thread_time``) a searched decision may use, beside the
+    deadline (``time_share``); the champion bot sets it, so that its budget holds on a busy machine."""
 
     def __init__(self, samples: int | None = None, seed: int | None = None) -> None:
         super().__init__()
@@ -152,11 +157,13 @@ class MonteCarloBot(Bot):
         results: dict[int, list[float]] = {a: [] for a in actions}
         seat, style, objective = view.seat, self.style, self.objective
         done = failures = 0
-        started = time.monotonic()
+        started, cpu_stop = time.monotonic(), time.thread_time() + self.budget_s
         stop_at = started + self.time_share * self.time_left()
         while done < cap and failures < 20 and len(results) > 1:
             left = stop_at - time.monotonic()
             if left <= 0 or (done and left < 1.5 * (time.monotonic() - started) / done):
+                break
+            if done and time.thread_time() >= cpu_stop:
                 break
             state = sampler.sample(rng)
             if state is None:  # no placement fits the view (should not happen): try a few more times

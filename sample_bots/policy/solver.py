@@ -24,12 +24,15 @@ check against a brute-force search over the engine itself.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from arena.engine.cards import EFFECTIVE_SUIT, TRICK_KEY, CardId
 from arena.engine.state import P_PLAY, GameState
 
 TRICKS = 5
+CHECK_EVERY = 512
+"""Nodes between two looks at the clock when a search has a deadline (a look costs about a node)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,10 @@ def _cards(mask: int) -> list[CardId]:
     return out
 
 
+class SearchAborted(Exception):
+    """A search ran past its solver's node ``limit``; the solver's results so far are discarded."""
+
+
 class Solver:
     """One search's tables for one trump suit and one seating; reusable across the positions of a hand
     (the transposition table stays valid: it is keyed by the cards left and the leader)."""
@@ -117,6 +124,15 @@ class Solver:
         self.making = position.making
         self.table: dict[tuple[tuple[int, ...], int], tuple[int, int]] = {}
         self.nodes = 0
+        self.limit: float = float("inf")
+        """Most nodes this solver may visit in all; past it a search raises ``SearchAborted`` (a bot's
+        budget: a seven-player deal can take seconds to solve from the first lead)."""
+        self.deadline: float = float("inf")
+        """A ``time.monotonic()`` past which a search raises ``SearchAborted`` (checked every
+        ``CHECK_EVERY`` nodes): a bot's guard against the deadline of its request."""
+        self.cpu_deadline: float = float("inf")
+        """The same for this thread's CPU time (``time.thread_time()``): a bot's budget of CPU."""
+        self._checkpoint: float = float("inf")
         # Every card's suit mask (the cards of its effective suit) and its power inside that suit, the
         # order equivalent cards are merged in.
         self.suit_of = self.eff
@@ -124,6 +140,28 @@ class Solver:
         self.suit_mask: dict[int, int] = {}
         for card, suit in enumerate(self.eff):
             self.suit_mask[suit] = self.suit_mask.get(suit, 0) | (1 << card)
+
+    def bound(
+        self,
+        *,
+        nodes: float = float("inf"),
+        deadline: float = float("inf"),
+        cpu_deadline: float = float("inf"),
+    ) -> None:
+        """Stop any search of this solver (``SearchAborted``) past ``nodes`` in all, past ``deadline`` on
+        the monotonic clock, or past ``cpu_deadline`` of this thread's CPU time."""
+        self.limit, self.deadline, self.cpu_deadline = nodes, deadline, cpu_deadline
+        timed = deadline < float("inf") or cpu_deadline < float("inf")
+        self._checkpoint = min(nodes, self.nodes + CHECK_EVERY) if timed else nodes
+
+    def _check(self) -> None:
+        if (
+            self.nodes > self.limit
+            or time.monotonic() > self.deadline
+            or time.thread_time() > self.cpu_deadline
+        ):
+            raise SearchAborted(self.nodes)
+        self.bound(nodes=self.limit, deadline=self.deadline, cpu_deadline=self.cpu_deadline)
 
     # ------------------------------------------------------------------ public
 
@@ -195,6 +233,8 @@ class Solver:
         """The making side's tricks among the ``left`` tricks not yet completed, fail-soft in
         (``alpha``, ``beta``)."""
         self.nodes += 1
+        if self.nodes > self._checkpoint:
+            self._check()
         if left == 0:
             return 0
         key = None

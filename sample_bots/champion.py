@@ -1,0 +1,164 @@
+"""The house champion: perfect-information Monte Carlo with every guess solved exactly.
+
+Card play. At each card decision the bot draws guesses of the hidden cards that fit everything public
+(``montecarlo.Sampler``: known voids, the called card never with the maker nor with a seat void in its
+suit, the picked-up and exposed cards with the dealer, and the other seats' bids, discard, call and plays
+weighted by how well the rules player would have made them with the guessed cards). Each guess is a full
+deal, which the double-dummy solver (``policy.solver``) plays perfectly from here for every legal card
+(``move_values``): the making side's final tricks. Tricks become points by RULES.md (``hand_points``: a
+march, a lone hand, a card called into the kitty and a euchre all score differently), and points become
+this seat's utility: its points minus the others' mean (classic: its team's minus the other team's), the
+quantity the arena's ``points per hand`` measures. The card with the best mean utility over the guesses is
+played; among equals (most decisions have several), the rules player's choice.
+
+Bidding, discarding, calling and the blind choices are the Monte-Carlo bot's: each option is simulated on
+the same guesses and played out by the rules player (``MonteCarloBot.evaluate``), with racing and the
+"leave the rules only when clearly better" guard. Solving those simulations exactly was not measured in
+the time there was (each option then costs a full-hand solve per guess, 24 ms median in Five-handed:
+``bench/solver.py``), so the rollouts stay.
+
+Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_work`` units of work
+(solver nodes, plus ``SAMPLE_WORK`` per guess drawn) once ``min_samples`` are in; ``budget_s`` of this
+thread's CPU time; or ``time_share`` of ``self.time_left()`` on the wall clock (the request's deadline less
+the SDK's margin; the time bank is never planned on, it is for accidents). A single solve is bounded too
+(``Solver.bound``: the work left, and the wall-clock stop), and a deal too big to solve even once in the
+budget (six or seven seats, early in the hand) falls back to the Monte-Carlo bot's rollouts. The work
+budget binds first on a machine that gives the bot its CPU, so the bot is deterministic given its ``seed``
+(each decision's generator is seeded from it, the game id, the seat and the position in the hand); the
+time limits bind only when the machine is slower than the work budget assumes.
+Figures: README's sample-bot table and ``bench/strength.py``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from arena.bot import run
+from arena.engine import ACTIONS, Action, Phase, View
+from arena.engine.actions import PLAY_BASE, encode
+from arena.engine.scoring import hand_points
+from arena.engine.state import GameState
+from sample_bots.montecarlo import SETTINGS, MonteCarloBot, Sampler, candidates
+from sample_bots.policy import choose, seen_from_view
+from sample_bots.policy.solver import TRICKS, Position, SearchAborted, Solver
+
+SAMPLE_WORK = 400
+"""Work units charged per guess drawn (replaying the history with the inference checks costs about as much
+as this many solver nodes)."""
+
+OWN_SETTINGS = ("play_samples", "min_samples", "play_work")
+
+
+class ChampionBot(MonteCarloBot):
+    name = "champion"
+    author = "euchre-arena"
+    version = "1"
+
+    objective = "points"
+    samples = 60
+    """Bidding-phase decisions: at most ``samples * bid_factor`` rollout guesses (racing stops most early)."""
+    play_samples: ClassVar[int] = 48
+    """Most guesses solved per card decision."""
+    min_samples: ClassVar[int] = 8
+    """Guesses solved before the work budget may stop a card decision."""
+    play_work: ClassVar[int] = 100_000
+    """Work units (solver nodes plus ``SAMPLE_WORK`` per guess) a card decision may spend."""
+    budget_s = 0.25
+    """CPU-time cap of a decision of any kind (this thread's ``time.thread_time``): a busy machine slows
+    the clock the deadline is measured by, not the CPU a search may use, so the budget that shapes the
+    search is CPU time, and the wall clock only guards the deadline (``time_share`` of ``time_left()``)."""
+
+    def __init__(self, samples: int | None = None, seed: int | None = None) -> None:
+        super().__init__(samples, seed)
+        self.play_stats: list[int] = []  # guesses solved per searched card decision (tests, benchmarks)
+
+    @classmethod
+    def configured(cls, **settings: Any) -> type[MonteCarloBot]:
+        """A subclass with other class settings (the Monte-Carlo bot's and this bot's own)."""
+        unknown = [k for k in settings if k not in (*SETTINGS, *OWN_SETTINGS)]
+        if unknown:
+            raise TypeError(f"unknown ChampionBot settings {unknown}")
+        return type(cls.__name__, (cls,), dict(settings))
+
+    def act(self, view: View) -> Action:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if view.phase is not Phase.PLAY:
+            return super().act(view)
+        return ACTIONS[self.play_card(view)]
+
+    def play_card(self, view: View) -> int:
+        """The card (action id) with the best mean utility over solved guesses; ties go to the rules."""
+        seen = seen_from_view(view)
+        default = choose(seen, self.style)
+        cards = candidates(seen, default)
+        if len(cards) == 1:
+            return cards[0]
+        started, cpu_stop = time.monotonic(), time.thread_time() + self.budget_s
+        stop_at = started + self.time_share * self.time_left()
+        rng = self.rng_for(view)
+        sampler = Sampler(view, self.style, self.inference, self.tries)
+        totals = dict.fromkeys(cards, 0.0)
+        done = work = failures = 0
+        seat = view.seat
+        while done < self.play_samples and failures < 20:
+            now = time.monotonic()
+            if done and (now >= stop_at or stop_at - now < 1.2 * (now - started) / done):
+                break  # the request's deadline (wall clock), with the margin ``time_share`` leaves
+            if done and time.thread_time() >= cpu_stop:
+                break  # this decision's budget of CPU time
+            if done >= self.min_samples and work >= self.play_work:
+                break
+            state = sampler.sample(rng)
+            work += SAMPLE_WORK
+            if state is None:
+                failures += 1
+                continue
+            position = Position.from_state(state)
+            solver = Solver(position)
+            nodes = max(self.play_work - work, self.play_work // 4)
+            solver.bound(nodes=nodes, deadline=stop_at, cpu_deadline=cpu_stop + self.budget_s / 4)
+            try:
+                values = solver.move_values(position)
+            except SearchAborted:
+                work += solver.nodes
+                if not done:  # too big to solve even once in the budget (six or seven seats, early on)
+                    self.play_stats.append(0)
+                    return self.rollout_choice(view)
+                break
+            work += solver.nodes
+            worth = utilities(state, seat)
+            for card in cards:
+                totals[card] += worth[values[card - PLAY_BASE]]
+            done += 1
+        self.play_stats.append(done)
+        if not done:
+            return default
+        best = max(totals.values())
+        if totals[default] >= best - 1e-9 * done:
+            return default
+        return max(cards, key=lambda c: totals[c])
+
+    def rollout_choice(self, view: View) -> int:
+        """The Monte-Carlo bot's choice (rules-player rollouts): for decisions too big to solve."""
+        return encode(super().act(view))
+
+
+def utilities(state: GameState, seat: int) -> list[float]:
+    """What the hand is worth to ``seat`` for each count of the making side's tricks (0..5), by RULES.md:
+    its points minus the mean of the others' (classic: its team's minus the other team's)."""
+    config, n = state.config, state.n
+    out = []
+    for tricks in range(TRICKS + 1):
+        _, points = hand_points(config, state.maker, state.partner, state.alone, tricks)
+        if config.team_play:
+            out.append(float(points[seat] - points[(seat + 1) % n]))
+        else:
+            out.append(points[seat] - (sum(points) - points[seat]) / (n - 1))
+    return out
+
+
+if __name__ == "__main__":
+    run(ChampionBot)
