@@ -144,9 +144,10 @@ def play_views(variant: str, seeds: range) -> list[View]:
 
 
 BUDGET_S = 0.05
-MARGIN_S = 0.15
-"""One guess solved past the budget: the slowest full-hand solve with move values from the first lead in
-Five-handed is about 0.1 s of CPU (bench/solver.py), plus the replay of the history."""
+MARGIN_S = 0.4
+"""One guess solved past the budget (the first guess is always finished): a full-hand solve with move values
+from the first lead takes about 0.1 s of CPU in Five-handed (bench/solver.py) and was seen at 0.285 s in
+Call-Ace (CI, 2026-12-02), plus the replay of the history."""
 
 
 @pytest.mark.parametrize("variant", ["five-handed", "call-ace", "classic"])
@@ -154,15 +155,16 @@ def test_the_time_budget_holds_in_process_cpu_time(variant: str) -> None:
     """With an unbounded work budget only the clock stops the search. The bot reads the wall clock, and a
     single thread's CPU time never exceeds the wall time it spans, so on a machine however busy the CPU
     each decision costs stays within the budget plus one guess; that is what is measured, by
-    ``time.process_time``, not an assumption of a quiet machine."""
+    ``time.thread_time`` of the thread that decides (the process's other threads, left by earlier tests,
+    are not the bot's), not an assumption of a quiet machine."""
     greedy = ChampionBot.configured(play_samples=10**6, play_work=10**9, samples=10**5, budget_s=BUDGET_S)
     worst = 0.0
     for view in play_views(variant, range(3))[:24]:
         bot = greedy()
         bot._deadline = time.monotonic() + 10.0
-        started = time.process_time()
+        started = time.thread_time()
         assert bot.act(view) in view.legal_actions
-        worst = max(worst, time.process_time() - started)
+        worst = max(worst, time.thread_time() - started)
     assert worst <= BUDGET_S + MARGIN_S, f"a decision took {worst:.3f} s of CPU for a {BUDGET_S} s budget"
 
 
@@ -171,9 +173,9 @@ def test_the_request_deadline_binds_below_the_budget() -> None:
     view = play_views("five-handed", range(1))[0]
     bot = greedy()
     bot._deadline = time.monotonic() + 0.04
-    started = time.process_time()
+    started = time.thread_time()
     bot.act(view)
-    assert time.process_time() - started <= 0.04 + MARGIN_S
+    assert time.thread_time() - started <= 0.04 + MARGIN_S
 
 
 def test_the_champion_is_deterministic_given_its_seed() -> None:

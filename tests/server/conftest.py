@@ -246,6 +246,8 @@ def server(
     name = request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")
     database = None
     if request.param == "postgresql":
+        if getattr(request.module, "SQLITE_ONLY", False):
+            pytest.skip("pages and bots alike on both databases: this module runs on SQLite only (time)")
         database = request.getfixturevalue("postgres").url(name.replace("-", "_"))
     toml = competition_toml(name, database, **sections)
     process = ServerProcess(tmp_path_factory.mktemp("server"), toml, database)

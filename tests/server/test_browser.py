@@ -23,6 +23,8 @@ BROKEN = (
     "import sys\nprint('Traceback: NameError: name strategy is not defined', file=sys.stderr)\nsys.exit(1)\n"
 )
 
+SQLITE_ONLY = True  # a browser sees the same pages on both databases (tests/server/conftest.py)
+
 
 def student(browser: Any, link: str, errors: list[str]) -> Any:
     page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone

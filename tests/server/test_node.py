@@ -11,6 +11,8 @@ from tests.server.conftest import Client, ServerProcess
 pytestmark = pytest.mark.needs_node
 COMPETITION = {"submissions": {"runtimes": ["python", "node"]}}
 
+SQLITE_ONLY = True  # a runtime's launch, which no database touches: tests/server/conftest.py
+
 
 def test_the_node_sample_bot_passes(server: ServerProcess) -> None:
     author = Client(server.url)
