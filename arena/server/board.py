@@ -33,7 +33,7 @@ from sqlalchemy import func, select
 from arena.server.config import CompetitionConfig, NewVersion
 from arena.server.db import Database
 from arena.server.models import Game, GameSeat, User, Version
-from arena.stats.confidence import look
+from arena.stats.confidence import Confidence, look
 from arena.stats.leaderboard import RankingConfig
 from arena.stats.rating import HistoryRow, RatedGame, apply_in_order
 from arena.stats.tally import Tally
@@ -184,6 +184,7 @@ class Board:
     rows: list[Row] = field(default_factory=list)
     ratings: dict[str, tuple[float, float]] = field(default_factory=dict)  # rating key -> (mu, sigma)
     order_note: str = ""
+    confidence: Confidence | None = None  # the last look's figures (None below two entrants)
     games: int = -1
     computed_at: float = 0.0
     cost_s: float = 0.0  # how long the last recomputation took
@@ -224,6 +225,7 @@ class Board:
             ranking = LADDER_RANKING
             conf = look(replay.tally, ranking.method, ranking.confidence, self.config.ladder.seed,
                         margin=ranking.tie_margin, plan=ranking.plan())  # fmt: skip
+            self.confidence = conf
             for i, name in enumerate(conf.order):
                 nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
                 figures[name] = (conf.entrants[i].points_per_hand, nxt)
