@@ -73,9 +73,7 @@ class Ladder:
         self.played = 0
         with db.session() as s:
             setting = s.get(Setting, PAUSED)
-            self.games_of = dict(
-                s.execute(select(GameSeat.name, func.count()).group_by(GameSeat.name)).tuples().all()
-            )
+            self.games_of = dict(s.execute(select(GameSeat.name, func.count()).group_by(GameSeat.name)).all())
         self.paused = config.ladder.paused if setting is None else setting.value == "1"
 
     def log_path(self, version_id: int) -> Path:
