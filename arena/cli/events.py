@@ -20,6 +20,18 @@ if TYPE_CHECKING:  # imported when a command runs, so that `arena --help` starts
     from arena.event.config import TournamentConfig
 
 
+# `run` and `demo` report progress alike: each option declared once.
+PROGRESS_EVERY: str = typer.Option(
+    "10s",
+    "--progress-every",
+    help="when the output is not a terminal (a log, CI): a progress line every this many seconds (10s) "
+    "or games (50); 0: none",
+)
+STANDINGS_EVERY: int = typer.Option(
+    0, "--standings-every", min=0, help="print the standings every this many games (0: only at the end)"
+)
+
+
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="tournament config (TOML); see docs/config.md"),
@@ -45,15 +57,8 @@ def run(
         None, help="dask: join a running cluster (tcp://HOST:PORT, or a scheduler file's path)"
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
-    progress_every: str = typer.Option(
-        "10s",
-        "--progress-every",
-        help="when the output is not a terminal (a log, CI): a progress line every this many seconds (10s) "
-        "or games (50); 0: none",
-    ),
-    standings_every: int = typer.Option(
-        0, "--standings-every", min=0, help="print the standings every this many games (0: only at the end)"
-    ),
+    progress_every: str = PROGRESS_EVERY,
+    standings_every: int = STANDINGS_EVERY,
     strict: bool = typer.Option(
         False,
         "--strict",
@@ -114,15 +119,8 @@ def demo(
     concurrency: int = typer.Option(4, help="games at once"),
     decision_ms: int = typer.Option(400, help="time per decision"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
-    progress_every: str = typer.Option(
-        "10s",
-        "--progress-every",
-        help="when the output is not a terminal (a log, CI): a progress line every this many seconds (10s) "
-        "or games (50); 0: none",
-    ),
-    standings_every: int = typer.Option(
-        0, "--standings-every", min=0, help="print the standings every this many games (0: only at the end)"
-    ),
+    progress_every: str = PROGRESS_EVERY,
+    standings_every: int = STANDINGS_EVERY,
 ) -> None:
     """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre.
 
