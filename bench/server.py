@@ -6,9 +6,10 @@ turn), and reports the time from upload to verdict (p50, p90, max). Then it lets
 ``--minutes`` and reports its games per minute. ``--compare`` also plays `arena run` with the same bots
 (launched, sandboxed alike, five-handed to 5 points, one table) for the same time, the issue's reference.
 ``--load`` then lets the ladder play as long again while ``--clients`` (50) concurrent clients on loopback
-each make ``--requests`` GETs of the leaderboard and of stored games' pages, in turn and as fast as they
-are answered (a bounded load: clients x requests in all), and reports each page's latency p50 and p99 and
-the ladder's games per minute meanwhile, against its rate just before.
+each make ``--requests`` GETs of the leaderboard and of stored games' pages, in turn, one every
+``--interval`` seconds (1: fifty people each opening a page every second; 0: each as fast as it is
+answered, a saturating load), and reports each page's latency p50 and p99 and the ladder's games per
+minute meanwhile, against its rate just before. The load is bounded both ways: clients x requests in all.
 
 It drives the server as the tests do (``tests/server/conftest.py``: a real process on loopback, clients
 over HTTP), so it needs the test extra.
@@ -47,15 +48,20 @@ def ladder_rate(server: ServerProcess, seconds: float) -> float:
     return (last - first) * 60 / seconds
 
 
-async def _load(url: str, clients: int, requests: int, games: int) -> dict[str, list[float]]:
-    """``clients`` httpx clients, each ``requests`` GETs: the leaderboard and a stored game, in turn."""
+async def _load(url: str, clients: int, requests: int, games: int, interval: float) -> dict[str, list[float]]:
+    """``clients`` httpx clients, each ``requests`` GETs: the leaderboard and a stored game, in turn, one
+    every ``interval`` seconds (the clients' starts spread over the first interval)."""
     import httpx
 
     times: dict[str, list[float]] = {"leaderboard": [], "game": []}
 
     async def one(c: int) -> None:
+        await asyncio.sleep(interval * c / clients)
         async with httpx.AsyncClient(base_url=url, timeout=120) as http:
+            start = time.monotonic()
             for r in range(requests):
+                if interval:
+                    await asyncio.sleep(max(0.0, start + r * interval - time.monotonic()))
                 kind = "leaderboard" if (c + r) % 2 == 0 else "game"
                 path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
                 began = time.monotonic()
@@ -68,12 +74,12 @@ async def _load(url: str, clients: int, requests: int, games: int) -> dict[str, 
 
 
 def under_load(
-    server: ServerProcess, clients: int, requests: int
+    server: ServerProcess, clients: int, requests: int, interval: float
 ) -> tuple[dict[str, list[float]], float, float]:
     """The pages' latencies under the load, and the ladder's games per minute during it."""
     games = Client(server.url).http.get("/api/leaderboard").json()["games"]
     first, began = games, time.monotonic()
-    times = asyncio.run(_load(server.url, clients, requests, games))
+    times = asyncio.run(_load(server.url, clients, requests, games, interval))
     last = Client(server.url).http.get("/api/leaderboard").json()["games"]
     seconds = time.monotonic() - began
     return times, (last - first) * 60 / seconds, seconds
@@ -129,6 +135,7 @@ def main() -> None:
     parser.add_argument("--load", action="store_true", help="the page-latency load test (see above)")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=40, help="per client")
+    parser.add_argument("--interval", type=float, default=1.0, help="seconds between a client's requests")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         toml = competition_toml("bench", submissions={"per_hour": 1000}, checks={"queue": 1000})
@@ -155,10 +162,12 @@ def main() -> None:
             print(f"ladder: {rate:.1f} games per minute with {args.bots} bots (one table)")
             if args.load:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)  # just before, as a fair reference
-                times, loaded, seconds = under_load(server, args.clients, args.requests)
+                times, loaded, seconds = under_load(server, args.clients, args.requests, args.interval)
+                pace = f"one request every {args.interval:g} s each" if args.interval else "saturating"
                 for kind, values in times.items():
                     print(
-                        f"{kind} page, {args.clients} concurrent clients: p50 {_pct(values, 0.5):.0f} ms, "
+                        f"{kind} page, {args.clients} concurrent clients ({pace}): "
+                        f"p50 {_pct(values, 0.5):.0f} ms, "
                         f"p99 {_pct(values, 0.99):.0f} ms ({len(values)} requests)"
                     )
                 print(

@@ -11,10 +11,10 @@ from importlib import resources
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.server.api import api_routes
 from arena.server.config import CompetitionConfig
@@ -58,20 +58,44 @@ def create_app(server: Server) -> Starlette:
         *api_routes(web),
     ]
 
-    class SecurityHeaders(BaseHTTPMiddleware):
-        async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-            response = await call_next(request)
-            response.headers.setdefault("X-Content-Type-Options", "nosniff")
-            response.headers.setdefault("X-Frame-Options", "DENY")
-            response.headers.setdefault("Referrer-Policy", "same-origin")
-            return response
-
     return Starlette(
         routes=routes,
         middleware=[Middleware(SecurityHeaders)],
         exception_handlers={HTTPException: http_error},
         lifespan=lambda _app: server.running(),
     )
+
+
+class SecurityHeaders:
+    """``nosniff``, no framing, same-origin referrers on every response.
+
+    A plain ASGI middleware that adds three headers to the response's start message: Starlette's
+    ``BaseHTTPMiddleware`` would run every request through an extra task and memory streams, a cost paid
+    on the event loop the ladder's games share.
+    """
+
+    HEADERS = (
+        (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"),
+        (b"referrer-policy", b"same-origin"),
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in self.HEADERS if n not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 def serve(config: CompetitionConfig, host: str, port: int, say: Callable[[str], None]) -> None:

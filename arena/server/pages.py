@@ -29,6 +29,7 @@ from arena.server.service import Server
 from arena.server.web import Visit, Web, _text
 
 LOG_TAIL_BYTES = 20_000
+BOARD_TTL_S = 1.0  # a spectator's leaderboard is at most this old (``arena.server.cache``)
 
 
 def _tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
@@ -104,22 +105,21 @@ def content_routes(web: Web) -> list[BaseRoute]:
             "queue": len(server.checks.waiting) + (server.checks.current is not None),
         }
 
+    def board_context(recent: int = 0) -> dict[str, object]:
+        server.board.refresh()
+        context: dict[str, object] = {"board": server.board, "state": ladder_state()}
+        if recent:
+            context["recent"] = games.recent(recent)
+        return context
+
     async def leaderboard(request: Request, visit: Visit) -> Response:
         access.require_public(visit.viewer, web.config)
-        server.board.refresh()
-        return web.page(
-            request,
-            visit,
-            "leaderboard.html",
-            board=server.board,
-            state=ladder_state(),
-            recent=games.recent(15),
-        )
+        return web.public_page(request, visit, ("leaderboard",), BOARD_TTL_S, "leaderboard.html",
+                               lambda: board_context(recent=15))  # fmt: skip
 
     async def leaderboard_rows(request: Request, visit: Visit) -> Response:
         access.require_public(visit.viewer, web.config)
-        server.board.refresh()
-        return web.page(request, visit, "board_rows.html", board=server.board, state=ladder_state())
+        return web.public_page(request, visit, ("rows",), BOARD_TTL_S, "board_rows.html", board_context)
 
     async def home(request: Request, visit: Visit) -> Response:
         user_id = access.require_login(visit.viewer)
@@ -153,6 +153,7 @@ def content_routes(web: Web) -> list[BaseRoute]:
         user_id = access.require_login(visit.viewer)
         text = _text(form, "description", 10 * DESCRIPTION_MAX)
         server.board.describe(user_id, server.accounts.set_description(user_id, text))
+        server.pages.clear()
         return web.redirect("/me")
 
     async def activate(request: Request, visit: Visit) -> Response:
@@ -202,7 +203,16 @@ def content_routes(web: Web) -> list[BaseRoute]:
 
     async def game_page(request: Request, visit: Visit) -> Response:
         access.require_public(visit.viewer, web.config)
-        detail = games.detail(request.path_params["id"])
+        game_id = request.path_params["id"]
+        return web.public_page(request, visit, ("game", game_id), None, "game.html",
+                               lambda: game_context(game_id, visit.viewer))  # fmt: skip
+
+    def game_context(game_id: str, viewer: access.Viewer) -> dict[str, object]:
+        """A stored game's page: its seats, its replay, and the logs ``viewer`` may open.
+
+        :raises Refused: 404, no such game.
+        """
+        detail = games.detail(game_id)
         if detail is None:
             raise not_found("game")
         game = detail.game
@@ -227,11 +237,9 @@ def content_routes(web: Web) -> list[BaseRoute]:
             ],
         }  # fmt: skip
         logs = {
-            s.seat
-            for s in game.seats
-            if s.user_id is not None and access.may_see_private(visit.viewer, s.user_id)
+            s.seat for s in game.seats if s.user_id is not None and access.may_see_private(viewer, s.user_id)
         }
-        return web.page(request, visit, "game.html", detail=detail, replay=pack(replay), logs=logs)
+        return {"detail": detail, "replay": pack(replay), "logs": logs}
 
     async def game_log(request: Request, visit: Visit) -> Response:
         """One version's stderr during one game (``gamelogs``): for its owner and the organiser."""

@@ -22,6 +22,7 @@ from arena.results import outdir
 from arena.sandbox import SandboxMode, bubblewrap_problem
 from arena.server.accounts import Accounts
 from arena.server.board import Board
+from arena.server.cache import PageCache
 from arena.server.checks import CheckQueue
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database, open_database
@@ -87,11 +88,13 @@ class Server:
         self.board.refresh(force=True)
         self.ladder = Ladder(config, self.db, self.submissions, self.board, key)
         self.checks = CheckQueue(config, self.submissions, self._verdict)
+        self.pages = PageCache()
         self.started_at = 0.0
 
     def _verdict(self) -> None:
         self.ladder.changed.set()
         self.board.refresh(force=True)
+        self.pages.clear()
 
     def field_changed(self) -> None:
         """An entrant was enabled, disabled or chose another version: the ladder re-reads its field."""

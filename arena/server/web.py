@@ -130,6 +130,32 @@ class Web:
         )
         return HTMLResponse(html, status)
 
+    def public_page(
+        self,
+        request: Request,
+        visit: Visit,
+        key: tuple[str, ...],
+        ttl_s: float | None,
+        template: str,
+        context: Callable[[], dict[str, Any]],
+    ) -> HTMLResponse:
+        """A page every spectator sees alike, rendered once for all of them (``arena.server.cache``);
+        ``context`` is called only when it is rendered. A logged-in visitor's page is their own."""
+        if visit.viewer.logged_in:
+            return self.page(request, visit, template, **context())
+        html = self.server.pages.get(key, ttl_s)
+        if html is None:
+            html = self.env.get_template(template).render(
+                viewer=Viewer(),
+                csrf="",  # a spectator's page has no form: no visitor's token may be kept in it
+                config=self.config,
+                open_signup=self.config.people.signup is Signup.OPEN,
+                request_path=request.url.path,
+                **context(),
+            )
+            self.server.pages.put(key, html)
+        return HTMLResponse(html)
+
     def redirect(self, url: str) -> RedirectResponse:
         return RedirectResponse(url, 303)
 

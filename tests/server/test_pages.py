@@ -254,6 +254,39 @@ def test_descriptions_and_notes_are_shown(server: ServerProcess, people: dict[st
     assert "v2: plain random" in Client(server.url).get(f"/entrants/{user_id}").text
 
 
+def test_a_spectator_s_pages_are_shared_but_never_a_visitor_s_own(
+    server: ServerProcess, people: dict[str, Client]
+) -> None:
+    """Spectators share one rendering of the leaderboard and of a stored game (``arena.server.cache``):
+    it must hold no visitor's token or name, and a logged-in visitor's page must stay their own."""
+    owner = people["owner"]
+    game = next(iter(owner_games(server, "noisy-owner")[1]))
+    first, second = Client(server.url), Client(server.url)
+    seen = [first.get(f"/games/{game}"), owner.get(f"/games/{game}"), second.get(f"/games/{game}")]
+    assert [page.status_code for page in seen] == [200, 200, 200]
+    assert seen[0].text == seen[2].text  # one rendering for both spectators
+    assert seen[0].cookies.get("arena") != seen[2].cookies.get("arena")  # each still has a cookie of theirs
+    for page in (seen[0], seen[2]):
+        assert 'name="csrf"' not in page.text and "log out" not in page.text
+        assert "log for this game" not in page.text
+    assert "log out noisy-owner" in seen[1].text
+    assert "my bot&#39;s log for this game" in seen[1].text
+    assert "log out noisy-owner" in owner.get("/").text
+    board = Client(server.url).get("/").text
+    assert 'name="csrf"' not in board and "log out" not in board
+    for _ in range(2):  # a missing game is not kept as a page
+        assert Client(server.url).get("/games/g999999").status_code == 404
+    # The spectators' leaderboard is at most a second old: it catches up with the games stored.
+    stored = httpx.get(f"{server.url}/api/leaderboard", timeout=30).json()["games"]
+    deadline = time.monotonic() + 60
+    while True:
+        shown = Client(server.url).get("/").text.split('class="state" hidden data-games="')[1]
+        if int(shown.split('"')[0]) >= stored:
+            break
+        assert time.monotonic() < deadline, shown[:200]
+        time.sleep(0.3)
+
+
 def test_the_openapi_document_is_valid_and_describes_every_api_route(
     server: ServerProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
