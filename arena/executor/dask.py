@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import dask.config
+from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, Security
 from distributed.protocol import to_serialize
 
@@ -114,7 +115,15 @@ def _unreachable(why: str) -> ConfigError:
     return ConfigError(f"cannot reach the Dask cluster: {why}")
 
 
-async def _scheduler_file(path: Path, patience_s: float = 20.0) -> None:
+def connect_patience_s() -> float:
+    """How long to wait to join a cluster: Dask's own connect timeout (``distributed.comm.timeouts.connect``,
+    30 s unless set, e.g. by ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``), the setting an operator of a
+    Dask cluster already knows, rather than a knob of ours."""
+    value = dask.config.get("distributed.comm.timeouts.connect", "30s")
+    return float(parse_timedelta(value, default="seconds") or 30.0)
+
+
+async def _scheduler_file(path: Path, patience_s: float) -> None:
     """Wait a while for a scheduler's file (the scheduler may be starting): Dask itself waits forever.
 
     :raises ConfigError: it did not appear (``start`` says the cluster cannot be reached).
@@ -202,13 +211,14 @@ class DaskExecutor:
         quiet_dask_logs()
         try:
             if spec.scheduler or spec.scheduler_file:
+                patience = connect_patience_s()
                 if spec.scheduler_file:
-                    await _scheduler_file(Path(spec.scheduler_file))
+                    await _scheduler_file(Path(spec.scheduler_file), patience)
                 self.client = await Client(
                     spec.scheduler,
                     scheduler_file=spec.scheduler_file,
                     asynchronous=True,
-                    timeout="20s",
+                    timeout=patience,
                     security=self._security(),
                 )
                 where = spec.scheduler or f"the scheduler in {spec.scheduler_file}"

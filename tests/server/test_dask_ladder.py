@@ -7,6 +7,7 @@ reached, or bad TLS files, are one line and exit 2 at ``arena serve``."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -111,6 +112,8 @@ def _serve(tmp_path: Path, toml: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
+        # Dask's connect timeout is the arena's patience for a missing scheduler (30 s unless set).
+        env=dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="3s"),
     )
 
 
@@ -131,4 +134,6 @@ def test_an_executor_that_cannot_start_is_one_line_and_exit_2(
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], done.stderr
+    if "scheduler_file" in executor:
+        assert "after 3 s" in lines[0]  # the patience set through Dask's own configuration
     assert "serving" not in done.stdout
