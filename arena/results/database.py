@@ -29,7 +29,25 @@ FORMAT = "euchre-arena/results/v1"
 DB_NAME = "event.sqlite"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 30.0
-"""How long a statement waits for another process's lock before it is refused as locked."""
+"""How long a statement waits for another process's lock before it is refused as locked (unless the
+environment's ``ARENA_DB_WAIT_S`` says otherwise: a script that must not hang, a test)."""
+
+
+def busy_timeout_s() -> float:
+    """``ARENA_DB_WAIT_S`` if set, else ``BUSY_TIMEOUT_S``.
+
+    :raises StoreError: it is set to anything but a number of seconds from 0 to 3600.
+    """
+    raw = os.environ.get("ARENA_DB_WAIT_S")
+    if raw is None:
+        return BUSY_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 3600:
+        raise StoreError(f"ARENA_DB_WAIT_S must be a number of seconds from 0 to 3600, not {raw!r}")
+    return value
 
 
 def store_error(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
@@ -246,9 +264,9 @@ def wal_pages(wal: Path, page_size: int) -> set[int]:
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     if not readonly:
-        return sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        return sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_s())
     uri = "file:" + urllib.parse.quote(os.fspath(path.resolve()))
-    db = sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+    db = sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None, timeout=busy_timeout_s())
     try:
         db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
     except sqlite3.OperationalError as exc:
@@ -258,6 +276,6 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         # A WAL database in a directory we may not write needs its -shm file; without one, read the file
         # as it stands (immutable: SQLite then takes no locks and touches nothing).
         db = sqlite3.connect(
-            uri + "?mode=ro&immutable=1", uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_S
+            uri + "?mode=ro&immutable=1", uri=True, isolation_level=None, timeout=busy_timeout_s()
         )
     return db

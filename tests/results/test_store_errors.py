@@ -245,13 +245,14 @@ def test_a_read_only_directory_is_a_store_error_for_the_writer_and_no_error_for_
 # ------------------------------------------------------------------ through the real command line
 
 
-def arena(*args: str) -> subprocess.Popen[str]:
+def arena(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "arena", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
 
 
@@ -292,8 +293,12 @@ def test_every_reading_command_prints_one_line_and_exits_2(event: Path, case: st
 
 
 def test_a_locked_database_is_one_line_and_exit_2_for_every_command(locked: Path) -> None:
-    """The commands wait for the lock (30 s) and then give up: all at once, so the test waits once."""
-    running = [(command, arena(command[0], str(locked), *command[1:])) for command in READERS]
+    """The commands wait for the lock (30 s, here the 2 s ``ARENA_DB_WAIT_S`` gives) and then give up;
+    a bad ``ARENA_DB_WAIT_S`` is one line too."""
+    wait = dict(os.environ, ARENA_DB_WAIT_S="2")
+    running = [(command, arena(command[0], str(locked), *command[1:], env=wait)) for command in READERS]
     for command, process in running:
         line = one_error_line(process)
         assert "is locked by another process" in line and str(locked / DB) in line, (command, line)
+    line = one_error_line(arena("games", str(locked), env=dict(os.environ, ARENA_DB_WAIT_S="soon")))
+    assert "ARENA_DB_WAIT_S must be a number of seconds" in line, line
