@@ -1,0 +1,649 @@
+"""Unrated games: "is my new version better?" (an SPRT match, as ``arena match NEW OLD``) and challenges.
+
+**Matches.** When an entrant's newly uploaded version becomes active (or when it asks on the version's
+page), the server plays the new version against the one it replaced on the same deals: the schedule of
+``arena match`` (``arena.conductor.match.match_schedule``): each deal at the candidate's table from every
+seat, then at the baseline's, against the same field (the top of the board when the match was asked, other
+entrants' active versions, topped up with house bots, fixed for the whole match), and the paired per-deal
+differences feed the same SPRT (``arena.stats.sprt.run_sprt`` on ``deal_differences``), which is read back
+from the stored games at every look, in schedule order, so where it stops depends on neither the tables nor
+restarts. It ends at the first decision (H1: better; H0: not better) or at its budget of deals.
+
+**Challenges.** An entrant asks for a few games against chosen opponents (their active versions when
+asked); each game seats the challenger, the opponents and house bots, shuffled by the game's public seed.
+Rate-limited per day (``[ladder] challenges_per_day``), since every game costs the ladder a slot.
+
+**Unrated.** Both are stored in tables of their own (``unrated_matches``, ``unrated_games``): the board,
+the ratings, the ladder's game list and the exports read ``games`` only, so no unrated game can reach a
+rating, and a challenge cannot be used to farm one (Halite II's complaint, HaliteChallenge/Halite-II#247).
+
+**Spare capacity.** The games are played at the ladder's own tables, by its executor: a table about to
+start a game first offers its slot here (:meth:`UnratedGames.offer`). A table with no ladder game to play
+(fewer than two versions, or the ladder paused) is spare, and always takes an unrated game; otherwise
+unrated games take at most ``[ladder] match_share`` of the slots (:func:`takes_slot`). So they never add
+concurrency beyond ``[ladder] tables`` (the machine is sized for it), and never take more than that share
+from the ladder: "only when the tables are idle" would starve them on a busy ladder, which is always busy.
+The bots of unrated games are the executor's entrants ``sID`` (``v`` is the ladder's), started when a game
+needs them and stopped when no running match does.
+
+A restart resumes every running match where its stored games end: a game in flight is simply played again
+(its deal and seating come from the match's seed and the game's place, so it is the same game).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select, update
+
+from arena.conductor.match import BASELINE, CANDIDATE, deal_differences, match_schedule
+from arena.errors import ArenaError
+from arena.event.deals import deal_seed
+from arena.event.faults import ForfeitResult
+from arena.event.schedule import game_seed
+from arena.event.table import TableSpec
+from arena.results.record import GameRecord, ScheduledGame
+from arena.server.board import Board
+from arena.server.config import CompetitionConfig
+from arena.server.db import Database
+from arena.server.errors import Refused, not_found
+from arena.server.ladder import Ladder
+from arena.server.models import UnratedGame, UnratedMatch, User, Version
+from arena.server.submissions import Submissions
+from arena.stats.rating import RatedGame
+from arena.stats.sprt import SprtResult, SprtSettings, SprtState, run_sprt
+
+log = logging.getLogger("arena.server")
+SPRT, CHALLENGE = "sprt", "challenge"
+RUNNING, DONE = "running", "done"
+DAY_S = 86400.0
+RETRY_S = 2.0  # a table's wait after an unrated game the executor could not play
+DECISIONS = {SprtResult.H1: "better", SprtResult.H0: "not better", SprtResult.UNDECIDED: "undecided"}
+
+
+def side_name(version_id: int) -> str:
+    """The executor's name of a version in unrated games (``v12`` is its ladder name)."""
+    return f"s{version_id}"
+
+
+def takes_slot(share: float, side_started: int, ladder_started: int, ladder_waiting: bool) -> bool:
+    """Whether a table's next slot goes to an unrated game (see the module's docstring): always when the
+    ladder has no game for it, never when ``share`` is 0 and it has, else while unrated games have had less
+    than ``share`` of the slots since the server started."""
+    if not ladder_waiting:
+        return True
+    return side_started < share * (side_started + ladder_started + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A stored match or challenge, as the driver plays it."""
+
+    id: int
+    kind: str
+    user_id: int
+    version_id: int
+    baseline_id: int | None
+    field: tuple[str, ...]
+    seed: int
+    budget: int
+    settings: dict[str, Any]
+    status: str
+
+    @property
+    def sprt(self) -> SprtSettings:
+        return SprtSettings(**self.settings)
+
+    def names(self) -> dict[str, str]:
+        """The schedule's roles as the executor's names."""
+        out = {CANDIDATE: side_name(self.version_id)}
+        if self.baseline_id is not None:
+            out[BASELINE] = side_name(self.baseline_id)
+        return out
+
+
+def plan_of(row: UnratedMatch) -> Plan:
+    return Plan(
+        row.id,
+        row.kind,
+        row.user_id,
+        row.version_id,
+        row.baseline_id,
+        tuple(json.loads(row.field)),
+        row.seed,
+        row.budget,
+        json.loads(row.settings or "{}"),
+        row.status,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedGame:
+    """One game of a plan: its place, id, seats (executor names) and public seed (the deal's, with
+    the key)."""
+
+    match_id: int
+    idx: int
+    game_id: str
+    seats: tuple[str, ...]
+    seed: int
+    block: str = ""
+
+
+@functools.lru_cache(maxsize=64)
+def _schedule(seed: int, seats: int, field: tuple[str, ...], deals: int) -> tuple[ScheduledGame, ...]:
+    return tuple(match_schedule(seed, seats, field, deals))
+
+
+def planned(plan: Plan, idx: int, seats: int) -> PlannedGame | None:
+    """Game ``idx`` of ``plan``, or None past its budget. An SPRT match's games are ``arena match``'s
+    schedule (deal ``k``: the candidate's table at every rotation, then the baseline's); a challenge's
+    game seats the challenger, its opponents and house bots, shuffled by the game's seed."""
+    if plan.kind == SPRT:
+        schedule = _schedule(plan.seed, seats, plan.field, plan.budget)
+        if idx >= len(schedule):
+            return None
+        game = schedule[idx]
+        names = plan.names()
+        order = tuple(names.get(n, n) for n in game.seats)
+        return PlannedGame(plan.id, idx, f"M{plan.id}-{game.game_id}", order, game.seed, game.block)
+    if idx >= plan.budget:
+        return None
+    seed = game_seed(plan.seed, f"c{idx:05d}")
+    lineup = [side_name(plan.version_id), *plan.field]
+    lineup += [f"house-{i}" for i in range(1, seats - len(lineup) + 1)]
+    random.Random(seed).shuffle(lineup)
+    return PlannedGame(plan.id, idx, f"C{plan.id}-{idx:05d}", tuple(lineup), seed)
+
+
+def sprt_state(plan: Plan, rows: Sequence[UnratedGame], seats: int) -> SprtState:
+    """The match's SPRT from its stored games: ``arena match``'s paired differences, deal by deal."""
+    roles = {v: k for k, v in plan.names().items()}
+    games = []
+    for row in sorted(rows, key=lambda r: r.idx):
+        game = planned(plan, row.idx, seats)
+        if game is None:
+            continue
+        names = tuple(roles.get(n, n) for n in json.loads(row.seats))
+        forfeited = tuple(roles.get(n, n) for n in json.loads(row.forfeited))
+        games.append(
+            RatedGame(
+                row.idx,
+                game.game_id,
+                names,
+                tuple(json.loads(row.ranks)),
+                tuple(json.loads(row.scores)),
+                forfeited,
+                row.rated,
+                (),
+                game.block,
+                row.hands,
+            )
+        )
+    return run_sprt(deal_differences(games, seats), plan.sprt)
+
+
+@dataclass
+class MatchView:
+    """A match or challenge as its page and the API show it."""
+
+    plan: Plan
+    entrant: str
+    labels: dict[str, str]  # executor name -> "alice v3" (house bots as they are)
+    games: list[UnratedGame]
+    seats: int
+    created_at: float
+    finished_at: float | None
+    result: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def state(self) -> SprtState | None:
+        return sprt_state(self.plan, self.games, self.seats) if self.plan.kind == SPRT else None
+
+    @property
+    def decision(self) -> str:
+        """better | not better | undecided (after the budget) | running; a challenge: running | done."""
+        if self.plan.kind == CHALLENGE:
+            return self.plan.status
+        state = self.state
+        if state is not None and state.result is not SprtResult.UNDECIDED:
+            return DECISIONS[state.result]
+        return self.result.get("decision", "running") if self.plan.status == DONE else "running"
+
+    def label(self, name: str) -> str:
+        return self.labels.get(name, name)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Each stored game: its seats by label, scores and ranks."""
+        return [
+            {
+                "idx": g.idx,
+                "seats": [self.label(n) for n in json.loads(g.seats)],
+                "scores": json.loads(g.scores),
+                "ranks": json.loads(g.ranks),
+                "hands": g.hands,
+                "rated": g.rated,
+            }
+            for g in sorted(self.games, key=lambda g: g.idx)
+        ]
+
+    def summary(self) -> dict[str, Any]:
+        """A challenge's figures for the challenger: points per hand, wins, and above/below each opponent."""
+        me = side_name(self.plan.version_id)
+        points = hands = wins = 0
+        against = {n: [0, 0] for n in self.plan.field}
+        for g in self.games:
+            seats, ranks, scores = json.loads(g.seats), json.loads(g.ranks), json.loads(g.scores)
+            mine = seats.index(me)
+            points, hands, wins = points + scores[mine], hands + g.hands, wins + (ranks[mine] == 1)
+            for seat, name in enumerate(seats):
+                if name in against:
+                    against[name][0 if ranks[mine] < ranks[seat] else 1] += ranks[mine] != ranks[seat]
+        return {
+            "points_per_hand": points / hands if hands else None,
+            "wins": wins,
+            "opponents": [
+                {"opponent": self.label(n), "above": a, "below": b} for n, (a, b) in against.items()
+            ],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        plan = self.plan
+        out: dict[str, Any] = {
+            "id": plan.id,
+            "kind": plan.kind,
+            "entrant": self.entrant,
+            "version": self.label(side_name(plan.version_id)),
+            "status": plan.status,
+            "decision": self.decision,
+            "budget": plan.budget,
+            "games": len(self.games),
+            "field": [self.label(n) for n in plan.field],
+            "created_at": self.created_at,
+            "finished_at": self.finished_at,
+        }
+        if plan.kind == SPRT and plan.baseline_id is not None:
+            state = self.state
+            out["baseline"] = self.label(side_name(plan.baseline_id))
+            out["sprt"] = plan.sprt.to_dict() | (state.to_dict() if state is not None else {})
+        else:
+            out["summary"] = self.summary()
+            out["results"] = self.rows()
+        return out
+
+
+class UnratedGames:
+    """Asking for, storing and playing matches and challenges (see the module's docstring)."""
+
+    def __init__(
+        self,
+        config: CompetitionConfig,
+        db: Database,
+        submissions: Submissions,
+        board: Board,
+        ladder: Ladder,
+        key: bytes,
+    ) -> None:
+        self.config = config
+        self.db = db
+        self.submissions = submissions
+        self.board = board
+        self.ladder = ladder
+        self.key = key
+        self.seats = config.game.num_players
+        self.in_flight: set[tuple[int, int]] = set()
+        self.started = 0
+        self.played = 0
+        self.added: set[str] = set()
+        self._adding = asyncio.Lock()
+        self._active = self._actives()
+
+    # --- asking ----------------------------------------------------------------------------------
+
+    def _actives(self) -> dict[int, tuple[int, int]]:
+        with self.db.session() as s:
+            rows = s.execute(select(Version.user_id, Version.id, Version.number).where(Version.active)).all()
+        return {u: (v, n) for u, v, n in rows}
+
+    def activations(self) -> None:
+        """Start a match for each entrant whose active version changed to a newer one since the last call
+        (a verdict, or the entrant's choice): new against the one it replaced. An entrant's older running
+        match is stopped: the question has moved on."""
+        now = self._actives()
+        for user_id, (version_id, number) in now.items():
+            before = self._active.get(user_id)
+            if before is None or before[0] == version_id or before[1] > number:
+                continue
+            with self.db.session() as s:
+                s.execute(
+                    update(UnratedMatch)
+                    .where(
+                        UnratedMatch.user_id == user_id,
+                        UnratedMatch.kind == SPRT,
+                        UnratedMatch.status == RUNNING,
+                    )
+                    .values(
+                        status=DONE,
+                        finished_at=time.time(),
+                        result=json.dumps({"decision": "stopped: a newer version became active"}),
+                    )
+                )
+            self._new_match(user_id, version_id, before[0])
+        self._active = now
+
+    def _passed(self, user_id: int, version_id: int) -> Version:
+        """:raises Refused: 404 not the entrant's version, 400 one that has not passed its check."""
+        with self.db.session() as s:
+            row = s.get(Version, version_id)
+            if row is None or row.user_id != user_id:
+                raise not_found("version")
+            if row.status != "passed":
+                raise Refused(400, f"v{row.number} has not passed its check, so it cannot play")
+            s.expunge(row)
+        return row
+
+    def ask_match(self, user_id: int, version_id: int, baseline_id: int | None = None) -> int:
+        """An SPRT match of one of the entrant's versions against another of its versions (by default the
+        newest passed one before it); the match's id. One running match per entrant at a time.
+
+        :raises Refused: 404 a version that is not the entrant's; 400 one that has not passed, or the same
+            version twice, or no version to compare with; 429 a match of the entrant's still running.
+        """
+        candidate = self._passed(user_id, version_id)
+        if baseline_id is None:
+            with self.db.session() as s:
+                baseline_id = s.scalar(
+                    select(Version.id)
+                    .where(
+                        Version.user_id == user_id,
+                        Version.status == "passed",
+                        Version.number < candidate.number,
+                    )
+                    .order_by(Version.number.desc())
+                )
+            if baseline_id is None:
+                raise Refused(400, f"v{candidate.number} has no earlier passed version to be compared with")
+        self._passed(user_id, baseline_id)
+        if baseline_id == version_id:
+            raise Refused(400, "a version cannot be compared with itself")
+        with self.db.session() as s:
+            running = s.scalar(
+                select(UnratedMatch.id).where(
+                    UnratedMatch.user_id == user_id, UnratedMatch.kind == SPRT, UnratedMatch.status == RUNNING
+                )
+            )
+        if running is not None:
+            raise Refused(429, f"match {running} is still running: one match at a time", 60)
+        return self._new_match(user_id, version_id, baseline_id)
+
+    def _field(self, user_id: int) -> list[str]:
+        """The current field: other entrants' active versions, best on the board first."""
+        self.board.refresh()
+        active = {v.id for v, _ in self.submissions.active_field() if v.user_id != user_id}
+        ranked = [r.version_id for r in self.board.rows if r.version_id in active]
+        ranked += sorted(active - set(ranked))
+        return [side_name(v) for v in ranked]
+
+    def _new_match(self, user_id: int, version_id: int, baseline_id: int) -> int:
+        field = self._field(user_id)[: self.seats - 1]
+        field += [f"house-{i}" for i in range(1, self.seats - len(field))]
+        settings = SprtSettings(
+            h0=0.0, h1=self.config.ladder.match_h1, min_deals=self.config.ladder.match_min_deals
+        )
+        return self._insert(
+            SPRT, user_id, version_id, baseline_id, field, self.config.ladder.match_deals, settings.to_dict()
+        )
+
+    def _insert(
+        self,
+        kind: str,
+        user_id: int,
+        version_id: int,
+        baseline_id: int | None,
+        field: list[str],
+        budget: int,
+        settings: dict[str, Any],
+    ) -> int:
+        with self.db.session() as s:
+            row = UnratedMatch(
+                kind=kind,
+                user_id=user_id,
+                version_id=version_id,
+                baseline_id=baseline_id,
+                field=json.dumps(field),
+                seed=secrets.randbits(62),
+                budget=budget,
+                settings=json.dumps(settings),
+                status=RUNNING,
+                result="{}",
+                created_at=time.time(),
+            )
+            s.add(row)
+            s.flush()
+            match_id = row.id
+        self.ladder.changed.set()  # an idle table wakes up for it
+        return match_id
+
+    def ask_challenge(self, user_id: int, opponents: Sequence[int], games: int) -> int:
+        """Unrated games of the entrant's active version against other entrants' active versions
+        (``opponents``: their entrant ids); the challenge's id.
+
+        :raises Refused: 400 no active version, no or too many opponents, a bad number of games;
+            404 an opponent that is not an entrant with an active version; 429 the day's challenges used.
+        """
+        limits = self.config.ladder
+        if not 1 <= games <= limits.challenge_games:
+            raise Refused(400, f"a challenge is 1 to {limits.challenge_games} games")
+        wanted = list(dict.fromkeys(opponents))
+        if not 1 <= len(wanted) <= self.seats - 1 or user_id in wanted:
+            raise Refused(400, f"choose 1 to {self.seats - 1} opponents (other entrants)")
+        mine = self.submissions.active_of(user_id)
+        if mine is None:
+            raise Refused(400, "you have no active version to play with")
+        active = {v.user_id: v.id for v, _ in self.submissions.active_field()}
+        if any(o not in active for o in wanted):
+            raise not_found("opponent")
+        now = time.time()
+        with self.db.session() as s:
+            recent = s.scalar(
+                select(func.count()).where(
+                    UnratedMatch.user_id == user_id,
+                    UnratedMatch.kind == CHALLENGE,
+                    UnratedMatch.created_at > now - DAY_S,
+                )
+            )
+        if (recent or 0) >= limits.challenges_per_day:
+            raise Refused(429, f"at most {limits.challenges_per_day} challenges a day: try again later", 3600)
+        field = [side_name(active[o]) for o in wanted]
+        return self._insert(CHALLENGE, user_id, mine.id, None, field, games, {})
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    def view(self, match_id: int) -> MatchView:
+        """:raises Refused: 404."""
+        with self.db.session() as s:
+            row = s.get(UnratedMatch, match_id)
+            if row is None:
+                raise not_found("match")
+            return self._view(s, row)
+
+    def _view(self, s: Any, row: UnratedMatch) -> MatchView:
+        plan = plan_of(row)
+        games = list(s.scalars(select(UnratedGame).where(UnratedGame.match_id == row.id)))
+        for g in games:
+            s.expunge(g)
+        ids = {plan.version_id, *([plan.baseline_id] if plan.baseline_id else [])}
+        ids |= {int(n[1:]) for n in plan.field if n.startswith("s")}
+        labels = {
+            side_name(v): f"{u} v{n}"
+            for v, n, u in s.execute(
+                select(Version.id, Version.number, User.name).join(User).where(Version.id.in_(ids))
+            )
+        }
+        user = s.get(User, row.user_id)
+        return MatchView(
+            plan,
+            user.name if user else "?",
+            labels,
+            games,
+            self.seats,
+            row.created_at,
+            row.finished_at,
+            json.loads(row.result or "{}"),
+        )
+
+    def of_version(self, version_id: int) -> list[MatchView]:
+        """The SPRT matches with this version as the candidate, newest first."""
+        return self._list(UnratedMatch.kind == SPRT, UnratedMatch.version_id == version_id)
+
+    def challenges_of(self, user_id: int) -> list[MatchView]:
+        return self._list(UnratedMatch.kind == CHALLENGE, UnratedMatch.user_id == user_id)
+
+    def _list(self, *where: Any) -> list[MatchView]:
+        with self.db.session() as s:
+            rows = s.scalars(select(UnratedMatch).where(*where).order_by(UnratedMatch.id.desc()).limit(50))
+            return [self._view(s, r) for r in rows]
+
+    def challengeable(self, user_id: int) -> list[tuple[int, str]]:
+        """Entrants a challenge may name: those with an active version, but ``user_id``."""
+        return sorted(
+            (
+                (v.user_id, f"{v.user} {v.label}")
+                for v, _ in self.submissions.active_field()
+                if v.user_id != user_id
+            ),
+            key=lambda p: p[1],
+        )
+
+    # --- playing ---------------------------------------------------------------------------------
+
+    def next_game(self) -> PlannedGame | None:
+        """The next game to play: the oldest running plan's first game neither stored nor in flight (plans
+        of disabled entrants wait)."""
+        with self.db.session() as s:
+            rows = list(
+                s.scalars(
+                    select(UnratedMatch)
+                    .join(User, User.id == UnratedMatch.user_id)
+                    .where(UnratedMatch.status == RUNNING, ~User.disabled)
+                    .order_by(UnratedMatch.id)
+                )
+            )
+            plans = [plan_of(r) for r in rows]
+            stored = {
+                p.id: set(s.scalars(select(UnratedGame.idx).where(UnratedGame.match_id == p.id)))
+                for p in plans
+            }
+        for plan in plans:
+            idx = 0
+            while (plan.id, idx) in self.in_flight or idx in stored[plan.id]:
+                idx += 1
+            game = planned(plan, idx, self.seats)
+            if game is not None:
+                return game
+            if not any(m == plan.id for m, _ in self.in_flight):
+                self._settle(plan.id)  # every game stored (a restart after the last one)
+        return None
+
+    def store(self, game: PlannedGame, record: GameRecord, void: bool) -> None:
+        """One finished game, then its plan's look: done at a decision or at the budget."""
+        forfeited = [game.seats[i] for i in record.forfeited]
+        with self.db.session() as s:
+            if s.get(UnratedGame, (game.match_id, game.idx)) is not None:
+                return
+            s.add(
+                UnratedGame(
+                    match_id=game.match_id,
+                    idx=game.idx,
+                    seats=json.dumps(game.seats),
+                    scores=json.dumps([st.score for st in record.seats]),
+                    ranks=json.dumps([st.rank for st in record.seats]),
+                    forfeited=json.dumps(forfeited),
+                    hands=len(record.hands),
+                    rated=not void,
+                    created_at=time.time(),
+                )
+            )
+        self._settle(game.match_id)
+
+    def _settle(self, match_id: int) -> None:
+        with self.db.session() as s:
+            row = s.get(UnratedMatch, match_id)
+            if row is None or row.status != RUNNING:
+                return
+            view = self._view(s, row)
+            plan = view.plan
+            if plan.kind == SPRT:
+                state = view.state
+                assert state is not None
+                if state.result is SprtResult.UNDECIDED and state.deals < plan.budget:
+                    return
+                row.result = json.dumps(state.to_dict() | {"decision": DECISIONS[state.result]})
+            elif len(view.games) < plan.budget:
+                return
+            else:
+                row.result = json.dumps(view.summary())
+            row.status, row.finished_at = DONE, time.time()
+        log.info("unrated %s %d: %s", plan.kind, match_id, view.decision)
+
+    async def offer(self, ladder_waiting: bool) -> bool:
+        """A table's slot, offered before its next ladder game: True when an unrated game took it."""
+        ladder = self.ladder
+        share = self.config.ladder.match_share
+        if not takes_slot(share, self.started, ladder.played + ladder.in_flight, ladder_waiting):
+            return False
+        game = self.next_game()
+        if game is None:
+            await self._release()
+            return False
+        key = (game.match_id, game.idx)
+        self.in_flight.add(key)
+        self.started += 1
+        try:
+            await self._ensure(game.seats)
+            executor = ladder.executor
+            absent = frozenset(n for n in game.seats if n in executor.unavailable())
+            policy = ladder.tournament.faults
+            spec = TableSpec(
+                game.game_id, ladder.tournament.game, deal_seed(self.key, game.seed), game.seats, policy
+            )
+            record = await executor.play(spec, absent, game.seed)
+            void = policy.forfeit_result is ForfeitResult.VOID and bool(record.forfeited)
+            self.store(game, record, void)
+            self.played += 1
+        except ArenaError as exc:  # nothing stored: the same game is played again later
+            log.warning("an unrated game was not played: %s", exc)
+            await asyncio.sleep(RETRY_S)
+        finally:
+            self.in_flight.discard(key)
+        return True
+
+    async def _ensure(self, names: Sequence[str]) -> None:
+        async with self._adding:
+            new = [n for n in names if n.startswith("s") and n not in self.added]
+            specs = []
+            for name in new:
+                version = self.submissions.get(int(name[1:]))
+                specs.append(self.ladder.entrant_spec(name, version, self.submissions.directory(version)))
+            await self.ladder.executor.add(specs)
+            self.added |= set(new)
+
+    async def _release(self) -> None:
+        """Stop the bots of unrated games that no running plan needs any more."""
+        async with self._adding:
+            with self.db.session() as s:
+                rows = s.scalars(select(UnratedMatch).where(UnratedMatch.status == RUNNING))
+                needed = {n for r in rows for n in [*plan_of(r).names().values(), *plan_of(r).field]}
+            gone = sorted(self.added - needed) if not self.in_flight else []  # none mid-game
+            if gone:
+                await self.ladder.executor.remove(gone)
+                self.added -= set(gone)
