@@ -304,6 +304,7 @@ class UnratedGames:
         self.started = 0
         self.played = 0
         self.added: set[str] = set()
+        self.finished: set[tuple[int, int]] = set()  # games in flight whose plan has just ended
         self._adding = asyncio.Lock()
         self._active = self._actives()
 
@@ -593,6 +594,7 @@ class UnratedGames:
             else:
                 row.result = json.dumps(view.summary())
             row.status, row.finished_at = DONE, time.time()
+            self.finished |= {k for k in self.in_flight if k[0] == match_id}
         log.info("unrated %s %d: %s", plan.kind, match_id, view.decision)
 
     async def offer(self, ladder_waiting: bool) -> bool:
@@ -625,6 +627,9 @@ class UnratedGames:
             await asyncio.sleep(RETRY_S)
         finally:
             self.in_flight.discard(key)
+        if key in self.finished:
+            self.finished.discard(key)
+            await self._release()
         return True
 
     async def _ensure(self, names: Sequence[str]) -> None:
