@@ -56,13 +56,17 @@ class FakeExecutor:
             scores.append(max(0, round(per_hand * HANDS)))
         order = sorted(range(len(scores)), key=lambda i: -scores[i])
         ranks = [order.index(i) + 1 for i in range(len(scores))]
-        seats = tuple(SeatStats(n, sc, r, False, 0, 0, 0) for n, sc, r in zip(spec.seat_names, scores, ranks))
+        seats = tuple(
+            SeatStats(n, sc, r, False, 0, 0, 0)
+            for n, sc, r in zip(spec.seat_names, scores, ranks, strict=True)
+        )
         hands = tuple((i, "{}") for i in range(HANDS))
         return GameRecord(spec.game_id, {}, seats, hands, (), (), (), 0)
 
 
 def _server(tmp: Path, **ladder: object) -> Server:
-    lines = ['name = "drv"', 'sandbox = "none"', "[game]", 'variant = "five-handed"', "target = 5", "[ladder]"]
+    lines = ['name = "drv"', 'sandbox = "none"', "[game]", 'variant = "five-handed"', "target = 5"]
+    lines.append("[ladder]")
     lines += [f"{k} = {v}" for k, v in ladder.items()]
     (tmp / "c.toml").write_text("\n".join(lines) + "\n")
     return Server(load_competition(tmp / "c.toml"), "http://127.0.0.1:1")
@@ -135,7 +139,8 @@ def test_the_sprt_decides_better_and_not_better_and_waits_for_an_identical_versi
     played = server.ladder.executor.played
     first = [p for p in played if "-d00001-" in p.game_id]
     assert len(first) == 10 and len({p.seed for p in first}) == 1
-    assert sorted(p.seat_names.index(f"s{new}") for p in first if f"s{new}" in p.seat_names) == [0, 1, 2, 3, 4]
+    seats = sorted(p.seat_names.index(f"s{new}") for p in first if f"s{new}" in p.seat_names)
+    assert seats == [0, 1, 2, 3, 4]
     assert not any(f"s{old}" in p.seat_names and f"s{new}" in p.seat_names for p in played)
     with server.db.session() as s:  # unrated: nothing in the ladder's games, nothing on the board
         assert s.scalar(select(func.count()).select_from(Game)) == 0
@@ -159,15 +164,14 @@ def test_a_restart_resumes_a_match_where_its_stored_games_end_with_the_same_resu
     again.ladder.executor = FakeExecutor({f"s{new}": 0.3}, 1.0)
     _drive(again, match_id)
     resumed = again.unrated.view(match_id)
-    assert [s.game_id for s in again.ladder.executor.played][0].endswith("-d00003-c3")  # game 23 next
+    assert again.ladder.executor.played[0].game_id.endswith("-d00003-c3")  # game 23 next
     with again.db.session() as s:  # each game once
         assert s.scalar(select(func.count()).select_from(UnratedGame)) == resumed.to_dict()["games"]
     # an uninterrupted replay of the same games gives the same test
     whole = FakeExecutor({f"s{new}": 0.3}, 1.0)
     for row in resumed.games:
         assert json.loads(row.scores) == [
-            st.score
-            for st in asyncio.run(whole.play(_spec(resumed.plan.id, row, again), (), 0)).seats
+            st.score for st in asyncio.run(whole.play(_spec(resumed.plan.id, row, again), (), 0)).seats
         ]
 
 
@@ -195,7 +199,8 @@ def test_a_newer_version_becoming_active_starts_its_match_against_the_one_it_rep
 
 
 def test_the_share_of_slots_and_an_idle_table() -> None:
-    slots = [takes_slot(0.25, side, ladder, True) for side, ladder in [(0, 0), (1, 0), (1, 1), (1, 2), (1, 3)]]
+    counts = [(0, 0), (1, 0), (1, 1), (1, 2), (1, 3)]
+    slots = [takes_slot(0.25, side, ladder, True) for side, ladder in counts]
     assert slots == [True, False, False, False, True]
     assert not takes_slot(0.0, 0, 0, True)  # no share: only idle tables
     assert takes_slot(0.0, 100, 0, False)  # an idle table is spare, whatever the share
@@ -210,7 +215,7 @@ def test_a_challenge_plays_its_games_and_rates_nothing(make: Any) -> None:
     _drive(server, challenge)
     found = server.unrated.view(challenge).to_dict()
     assert found["kind"] == CHALLENGE and found["games"] == 4 and found["status"] == DONE
-    assert all(f"e2 v1" in r["seats"] and "e1 v1" in r["seats"] for r in found["results"])
+    assert all("e2 v1" in r["seats"] and "e1 v1" in r["seats"] for r in found["results"])
     with server.db.session() as s:
         assert s.scalar(select(func.count()).select_from(Game)) == 0
         assert s.scalar(select(func.count()).select_from(UnratedMatch)) == 1
