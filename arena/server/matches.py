@@ -36,6 +36,7 @@ import asyncio
 import functools
 import json
 import logging
+import math
 import random
 import secrets
 import time
@@ -274,7 +275,10 @@ class MatchView:
         if plan.kind == SPRT and plan.baseline_id is not None:
             state = self.state
             out["baseline"] = self.label(side_name(plan.baseline_id))
-            out["sprt"] = plan.sprt.to_dict() | (state.to_dict() if state is not None else {})
+            figures = state.to_dict() if state is not None else {}
+            out["sprt"] = plan.sprt.to_dict() | {  # JSON has no infinity (the spread of fewer than 2 deals)
+                k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in figures.items()
+            }
         else:
             out["summary"] = self.summary()
             out["results"] = self.rows()

@@ -1,0 +1,119 @@
+"""Against a real server: a newly active version's SPRT match against the one it replaced decides "better"
+for a bot that plays well (the sample rules bot) over one that always takes its last legal action, and "not
+better" the other way round; its version page shows the LLR, the bounds and the games. A stranger can
+neither start nor see another entrant's match (404, as for an id that does not exist); a form without its
+CSRF token is refused. The driver's other cases (undecided at the budget, a restart) are in
+tests/server/test_match_driver.py, with a fake executor.
+
+SQLite only (time: real bots play about a hundred games here); the same tables and queries run on
+PostgreSQL in tests/server/test_challenges.py."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import httpx
+
+from tests.helpers import ROOT
+from tests.server.conftest import Client, ServerProcess
+
+SQLITE_ONLY = True
+COMPETITION = {"ladder": {"match_min_deals": 2, "match_deals": 6, "match_h1": 0.3, "match_share": 0.5}}
+RULES_BOT = (ROOT / "sample_bots" / "rules.py").read_bytes()
+LAST_BOT = b"""from arena.bot import Bot, run
+from arena.engine import Action, View
+
+
+class LastBot(Bot):
+    name = "last"
+
+    async def act(self, view: View) -> Action:
+        return view.legal_actions[-1]
+
+
+if __name__ == "__main__":
+    run(LastBot)
+"""
+TOKEN = re.compile(r'<code id="token">([^<]+)</code>')
+
+
+def token(client: Client) -> dict[str, str]:
+    client.get("/me")
+    found = TOKEN.search(client.post("/me/token").text)
+    assert found is not None
+    return {"Authorization": f"Bearer {found.group(1)}"}
+
+
+def uploaded(client: Client, data: bytes) -> int:
+    response = client.upload("bot.py", data)
+    assert response.status_code == 303, response.text
+    location = response.headers["location"]
+    assert "VERDICT: PASS" in client.verdict(location)
+    return int(location.rsplit("/", 1)[1])
+
+
+def decided(server: ServerProcess, headers: dict[str, str], version_id: int, timeout_s: float = 240) -> Any:
+    """The version's newest match once it has ended (polled as its page's refresh would)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        got = httpx.get(f"{server.url}/api/versions/{version_id}/matches", headers=headers, timeout=30)
+        assert got.status_code == 200, got.text
+        matches = got.json()["matches"]
+        if matches and matches[0]["status"] == "done":
+            return matches[0]
+        time.sleep(0.3)
+    raise AssertionError(f"no decision for version {version_id} in {timeout_s} s")
+
+
+def test_a_better_version_is_found_better_and_a_worse_one_not_better(server: ServerProcess) -> None:
+    ada = Client(server.url)
+    ada.sign_up("ada")
+    headers = token(ada)
+    weak = uploaded(ada, LAST_BOT)
+    strong = uploaded(ada, RULES_BOT)  # active once passed: its match against v1 starts by itself
+    match = decided(server, headers, strong)
+    assert (match["version"], match["baseline"], match["decision"]) == ("ada v2", "ada v1", "better")
+    sprt = match["sprt"]
+    assert sprt["result"] == "H1" and sprt["llr"] >= sprt["upper"] and match["games"] >= sprt["deals"] * 10
+    page = ada.get(f"/versions/{strong}").text
+    assert "better" in page and f"LLR {sprt['llr']:.2f}" in page and f"{sprt['upper']:.2f}" in page
+    detail = ada.get(f"/matches/{match['id']}")
+    assert detail.status_code == 200 and 'id="decision">better<' in detail.text
+    worse = uploaded(ada, LAST_BOT)  # v3, the weak bot again, against v2
+    match = decided(server, headers, worse)
+    assert (match["baseline"], match["decision"], match["sprt"]["result"]) == ("ada v2", "not better", "H0")
+    # asked on the page (a form with its CSRF token): v1 against v3, by the page's own form
+    asked = ada.post(f"/versions/{weak}/match", {"baseline": str(worse)})
+    assert asked.status_code == 303 and asked.headers["location"].startswith("/matches/")
+    # no match ever reaches the ladder's games or the board
+    assert server.rows("SELECT count(*) FROM games WHERE id LIKE 'M%'") == [(0,)]
+    assert server.rows("SELECT count(*) FROM game_seats WHERE name LIKE 's%'") == [(0,)]
+    assert httpx.get(f"{server.url}/api/leaderboard", timeout=30).json()["games"] == 0
+
+
+def test_a_stranger_can_neither_start_nor_see_another_entrants_match(server: ServerProcess) -> None:
+    (version_id, match_id) = server.rows(
+        "SELECT version_id, id FROM unrated_matches WHERE kind = 'sprt' ORDER BY id LIMIT 1"
+    )[0]
+    eve = Client(server.url)
+    eve.sign_up("eve")
+    headers = token(eve)
+    mine = eve.get(f"/matches/{match_id}")
+    assert mine.status_code == 404 and "ada" not in mine.text
+    assert eve.post(f"/versions/{version_id}/match").status_code == 404
+    assert Client(server.url).get(f"/matches/{match_id}").status_code == 404  # a spectator alike
+    for path in (f"/api/matches/{match_id}", f"/api/versions/{version_id}/matches"):
+        assert httpx.get(f"{server.url}{path}", headers=headers, timeout=30).status_code == 404
+    api = httpx.post(f"{server.url}/api/versions/{version_id}/matches", headers=headers, data={}, timeout=30)
+    assert api.status_code == 404
+    assert httpx.get(f"{server.url}/api/matches/{match_id}", timeout=30).status_code == 401
+    ada = Client(server.url)
+    assert ada.login("ada").status_code == 303
+    before = server.rows("SELECT count(*) FROM unrated_matches")
+    assert ada.post(f"/versions/{version_id}/match", csrf=False).status_code == 403
+    refused = ada.http.post(f"/versions/{version_id}/match", data={"csrf": "forged"})
+    assert refused.status_code == 403
+    assert server.rows("SELECT count(*) FROM unrated_matches") == before
+    assert ada.get(f"/matches/{match_id}").status_code == 200  # its owner sees it
