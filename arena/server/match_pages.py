@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Route
 from arena.server import access
 from arena.server.access import Viewer
 from arena.server.errors import Refused
-from arena.server.matches import MatchView
+from arena.server.match_plans import MatchView
 from arena.server.web import Visit, Web
 
 

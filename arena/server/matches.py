@@ -33,47 +33,44 @@ A restart resumes every running match where its stored games end: a game in flig
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
-import math
-import random
 import secrets
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select, update
 
-from arena.conductor.match import BASELINE, CANDIDATE, deal_differences, match_schedule
 from arena.errors import ArenaError
 from arena.event.deals import deal_seed
 from arena.event.faults import ForfeitResult
-from arena.event.schedule import game_seed
 from arena.event.table import TableSpec
-from arena.results.record import GameRecord, ScheduledGame
+from arena.results.record import GameRecord
 from arena.server.board import Board
 from arena.server.config import CompetitionConfig
 from arena.server.db import Database
 from arena.server.errors import Refused, not_found
 from arena.server.ladder import Ladder
+from arena.server.match_plans import (
+    CHALLENGE,
+    DECISIONS,
+    DONE,
+    RUNNING,
+    SPRT,
+    MatchView,
+    PlannedGame,
+    plan_of,
+    planned,
+    side_name,
+)
 from arena.server.models import UnratedGame, UnratedMatch, User, Version
 from arena.server.submissions import Submissions
-from arena.stats.rating import RatedGame
-from arena.stats.sprt import SprtResult, SprtSettings, SprtState, run_sprt
+from arena.stats.sprt import SprtResult, SprtSettings
 
 log = logging.getLogger("arena.server")
-SPRT, CHALLENGE = "sprt", "challenge"
-RUNNING, DONE = "running", "done"
 DAY_S = 86400.0
 RETRY_S = 2.0  # a table's wait after an unrated game the executor could not play
-DECISIONS = {SprtResult.H1: "better", SprtResult.H0: "not better", SprtResult.UNDECIDED: "undecided"}
-
-
-def side_name(version_id: int) -> str:
-    """The executor's name of a version in unrated games (``v12`` is its ladder name)."""
-    return f"s{version_id}"
 
 
 def takes_slot(share: float, side_started: int, ladder_started: int, ladder_waiting: bool) -> bool:
@@ -83,206 +80,6 @@ def takes_slot(share: float, side_started: int, ladder_started: int, ladder_wait
     if not ladder_waiting:
         return True
     return side_started < share * (side_started + ladder_started + 1)
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """A stored match or challenge, as the driver plays it."""
-
-    id: int
-    kind: str
-    user_id: int
-    version_id: int
-    baseline_id: int | None
-    field: tuple[str, ...]
-    seed: int
-    budget: int
-    settings: dict[str, Any]
-    status: str
-
-    @property
-    def sprt(self) -> SprtSettings:
-        return SprtSettings(**self.settings)
-
-    def names(self) -> dict[str, str]:
-        """The schedule's roles as the executor's names."""
-        out = {CANDIDATE: side_name(self.version_id)}
-        if self.baseline_id is not None:
-            out[BASELINE] = side_name(self.baseline_id)
-        return out
-
-
-def plan_of(row: UnratedMatch) -> Plan:
-    return Plan(
-        row.id,
-        row.kind,
-        row.user_id,
-        row.version_id,
-        row.baseline_id,
-        tuple(json.loads(row.field)),
-        row.seed,
-        row.budget,
-        json.loads(row.settings or "{}"),
-        row.status,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedGame:
-    """One game of a plan: its place, id, seats (executor names) and public seed (the deal's, with
-    the key)."""
-
-    match_id: int
-    idx: int
-    game_id: str
-    seats: tuple[str, ...]
-    seed: int
-    block: str = ""
-
-
-@functools.lru_cache(maxsize=64)
-def _schedule(seed: int, seats: int, field: tuple[str, ...], deals: int) -> tuple[ScheduledGame, ...]:
-    return tuple(match_schedule(seed, seats, field, deals))
-
-
-def planned(plan: Plan, idx: int, seats: int) -> PlannedGame | None:
-    """Game ``idx`` of ``plan``, or None past its budget. An SPRT match's games are ``arena match``'s
-    schedule (deal ``k``: the candidate's table at every rotation, then the baseline's); a challenge's
-    game seats the challenger, its opponents and house bots, shuffled by the game's seed."""
-    if plan.kind == SPRT:
-        schedule = _schedule(plan.seed, seats, plan.field, plan.budget)
-        if idx >= len(schedule):
-            return None
-        game = schedule[idx]
-        names = plan.names()
-        order = tuple(names.get(n, n) for n in game.seats)
-        return PlannedGame(plan.id, idx, f"M{plan.id}-{game.game_id}", order, game.seed, game.block)
-    if idx >= plan.budget:
-        return None
-    seed = game_seed(plan.seed, f"c{idx:05d}")
-    lineup = [side_name(plan.version_id), *plan.field]
-    lineup += [f"house-{i}" for i in range(1, seats - len(lineup) + 1)]
-    random.Random(seed).shuffle(lineup)
-    return PlannedGame(plan.id, idx, f"C{plan.id}-{idx:05d}", tuple(lineup), seed)
-
-
-def sprt_state(plan: Plan, rows: Sequence[UnratedGame], seats: int) -> SprtState:
-    """The match's SPRT from its stored games: ``arena match``'s paired differences, deal by deal."""
-    roles = {v: k for k, v in plan.names().items()}
-    games = []
-    for row in sorted(rows, key=lambda r: r.idx):
-        game = planned(plan, row.idx, seats)
-        if game is None:
-            continue
-        names = tuple(roles.get(n, n) for n in json.loads(row.seats))
-        forfeited = tuple(roles.get(n, n) for n in json.loads(row.forfeited))
-        games.append(
-            RatedGame(
-                row.idx,
-                game.game_id,
-                names,
-                tuple(json.loads(row.ranks)),
-                tuple(json.loads(row.scores)),
-                forfeited,
-                row.rated,
-                (),
-                game.block,
-                row.hands,
-            )
-        )
-    return run_sprt(deal_differences(games, seats), plan.sprt)
-
-
-@dataclass
-class MatchView:
-    """A match or challenge as its page and the API show it."""
-
-    plan: Plan
-    entrant: str
-    labels: dict[str, str]  # executor name -> "alice v3" (house bots as they are)
-    games: list[UnratedGame]
-    seats: int
-    created_at: float
-    finished_at: float | None
-    result: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def state(self) -> SprtState | None:
-        return sprt_state(self.plan, self.games, self.seats) if self.plan.kind == SPRT else None
-
-    @property
-    def decision(self) -> str:
-        """better | not better | undecided (after the budget) | running; a challenge: running | done."""
-        if self.plan.kind == CHALLENGE:
-            return self.plan.status
-        state = self.state
-        if state is not None and state.result is not SprtResult.UNDECIDED:
-            return DECISIONS[state.result]
-        return self.result.get("decision", "running") if self.plan.status == DONE else "running"
-
-    def label(self, name: str) -> str:
-        return self.labels.get(name, name)
-
-    def rows(self) -> list[dict[str, Any]]:
-        """Each stored game: its seats by label, scores and ranks."""
-        return [
-            {
-                "idx": g.idx,
-                "seats": [self.label(n) for n in json.loads(g.seats)],
-                "scores": json.loads(g.scores),
-                "ranks": json.loads(g.ranks),
-                "hands": g.hands,
-                "rated": g.rated,
-            }
-            for g in sorted(self.games, key=lambda g: g.idx)
-        ]
-
-    def summary(self) -> dict[str, Any]:
-        """A challenge's figures for the challenger: points per hand, wins, and above/below each opponent."""
-        me = side_name(self.plan.version_id)
-        points = hands = wins = 0
-        against = {n: [0, 0] for n in self.plan.field}
-        for g in self.games:
-            seats, ranks, scores = json.loads(g.seats), json.loads(g.ranks), json.loads(g.scores)
-            mine = seats.index(me)
-            points, hands, wins = points + scores[mine], hands + g.hands, wins + (ranks[mine] == 1)
-            for seat, name in enumerate(seats):
-                if name in against:
-                    against[name][0 if ranks[mine] < ranks[seat] else 1] += ranks[mine] != ranks[seat]
-        return {
-            "points_per_hand": points / hands if hands else None,
-            "wins": wins,
-            "opponents": [
-                {"opponent": self.label(n), "above": a, "below": b} for n, (a, b) in against.items()
-            ],
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        plan = self.plan
-        out: dict[str, Any] = {
-            "id": plan.id,
-            "kind": plan.kind,
-            "entrant": self.entrant,
-            "version": self.label(side_name(plan.version_id)),
-            "status": plan.status,
-            "decision": self.decision,
-            "budget": plan.budget,
-            "games": len(self.games),
-            "field": [self.label(n) for n in plan.field],
-            "created_at": self.created_at,
-            "finished_at": self.finished_at,
-        }
-        if plan.kind == SPRT and plan.baseline_id is not None:
-            state = self.state
-            out["baseline"] = self.label(side_name(plan.baseline_id))
-            figures = state.to_dict() if state is not None else {}
-            out["sprt"] = plan.sprt.to_dict() | {  # JSON has no infinity (the spread of fewer than 2 deals)
-                k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in figures.items()
-            }
-        else:
-            out["summary"] = self.summary()
-            out["results"] = self.rows()
-        return out
 
 
 class UnratedGames:
@@ -309,6 +106,7 @@ class UnratedGames:
         self.played = 0
         self.added: set[str] = set()
         self.finished: set[tuple[int, int]] = set()  # games in flight whose plan has just ended
+        self.pending = True  # there may be running plans: False once none was found, until one is asked
         self._adding = asyncio.Lock()
         self._active = self._actives()
 
@@ -323,6 +121,7 @@ class UnratedGames:
         """Start a match for each entrant whose active version changed to a newer one since the last call
         (a verdict, or the entrant's choice): new against the one it replaced. An entrant's older running
         match is stopped: the question has moved on."""
+        self.pending = True  # an entrant enabled again: its plans play on
         now = self._actives()
         for user_id, (version_id, number) in now.items():
             before = self._active.get(user_id)
@@ -435,6 +234,7 @@ class UnratedGames:
             s.add(row)
             s.flush()
             match_id = row.id
+        self.pending = True
         self.ladder.changed.set()  # an idle table wakes up for it
         return match_id
 
@@ -544,6 +344,8 @@ class UnratedGames:
                 )
             )
             plans = [plan_of(r) for r in rows]
+            if not rows and not self.in_flight:
+                self.pending = False  # a ladder game's slot costs no query until a plan is asked for
             stored = {
                 p.id: set(s.scalars(select(UnratedGame.idx).where(UnratedGame.match_id == p.id)))
                 for p in plans
@@ -605,7 +407,9 @@ class UnratedGames:
         """A table's slot, offered before its next ladder game: True when an unrated game took it."""
         ladder = self.ladder
         share = self.config.ladder.match_share
-        if not takes_slot(share, self.started, ladder.played + ladder.in_flight, ladder_waiting):
+        if not self.pending or not takes_slot(
+            share, self.started, ladder.played + ladder.in_flight, ladder_waiting
+        ):
             return False
         game = self.next_game()
         if game is None:

@@ -19,7 +19,8 @@ from sqlalchemy import func, select
 from arena.event.table import TableSpec
 from arena.results.record import GameRecord, SeatStats
 from arena.server.config import load_competition
-from arena.server.matches import CHALLENGE, DONE, takes_slot
+from arena.server.match_plans import CHALLENGE, DONE
+from arena.server.matches import takes_slot
 from arena.server.models import Game, UnratedGame, UnratedMatch, User, Version
 from arena.server.service import Server
 
@@ -176,7 +177,7 @@ def test_a_restart_resumes_a_match_where_its_stored_games_end_with_the_same_resu
 
 
 def _spec(match_id: int, row: UnratedGame, server: Server) -> TableSpec:
-    from arena.server.matches import planned
+    from arena.server.match_plans import planned
 
     game = planned(server.unrated.view(match_id).plan, row.idx, 5)
     assert game is not None
