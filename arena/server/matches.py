@@ -358,7 +358,7 @@ class UnratedGames:
             if game is not None:
                 return game
             if not any(m == plan.id for m, _ in self.in_flight):
-                self._settle(plan.id)  # every game stored (a restart after the last one)
+                self._settle(plan.id, every=True)  # every game stored (a restart after the last one)
         return None
 
     def store(self, game: PlannedGame, record: GameRecord, void: bool) -> None:
@@ -382,7 +382,9 @@ class UnratedGames:
             )
         self._settle(game.match_id)
 
-    def _settle(self, match_id: int) -> None:
+    def _settle(self, match_id: int, every: bool = False) -> None:
+        """Mark the plan done once decided or its budget spent (``every``: all its games are stored, even if
+        a deal without a hand left the test short of its budget)."""
         with self.db.session() as s:
             row = s.get(UnratedMatch, match_id)
             if row is None or row.status != RUNNING:
@@ -392,7 +394,7 @@ class UnratedGames:
             if plan.kind == SPRT:
                 state = view.state
                 assert state is not None
-                if state.result is SprtResult.UNDECIDED and state.deals < plan.budget:
+                if state.result is SprtResult.UNDECIDED and state.deals < plan.budget and not every:
                     return
                 row.result = json.dumps(state.to_dict() | {"decision": DECISIONS[state.result]})
             elif len(view.games) < plan.budget:
