@@ -117,3 +117,35 @@ def test_a_stranger_can_neither_start_nor_see_another_entrants_match(server: Ser
     assert refused.status_code == 403
     assert server.rows("SELECT count(*) FROM unrated_matches") == before
     assert ada.get(f"/matches/{match_id}").status_code == 200  # its owner sees it
+
+
+def test_a_match_resumes_after_kill_9_where_its_stored_games_end(server: ServerProcess) -> None:
+    ada = Client(server.url)
+    assert ada.login("ada").status_code == 303
+    headers = token(ada)
+    (v1,), (v2,) = server.rows("SELECT id FROM versions ORDER BY id LIMIT 2")
+    deadline = time.monotonic() + 240
+    while True:  # the page's match of the test above first ends (one match at a time)
+        asked = httpx.post(
+            f"{server.url}/api/versions/{v2}/matches", headers=headers, data={"baseline": str(v1)}, timeout=30
+        )
+        if asked.status_code == 201 or time.monotonic() > deadline:
+            break
+        assert asked.status_code == 429, asked.text
+        time.sleep(0.3)
+    assert asked.status_code == 201, asked.text
+    match_id = asked.json()["id"]
+    count = f"SELECT count(*) FROM unrated_games WHERE match_id = {match_id}"
+    while server.rows(count)[0][0] < 2 and time.monotonic() < deadline:  # of at least 20 (2 deals)
+        time.sleep(0.05)
+    server.kill()
+    stored = server.rows(f"SELECT idx, scores FROM unrated_games WHERE match_id = {match_id} ORDER BY idx")
+    assert stored and server.rows(f"SELECT status FROM unrated_matches WHERE id = {match_id}") == [
+        ("running",)
+    ]
+    server.start()
+    match = decided(server, headers, v2)
+    assert match["id"] == match_id and match["decision"] == "better"
+    after = server.rows(f"SELECT idx, scores FROM unrated_games WHERE match_id = {match_id} ORDER BY idx")
+    assert after[: len(stored)] == stored  # kept, none played twice (one row per place), none skipped
+    assert [idx for idx, _ in after] == list(range(len(after))) and match["games"] == len(after)
