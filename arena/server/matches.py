@@ -27,7 +27,8 @@ The bots of unrated games are the executor's entrants ``sID`` (``v`` is the ladd
 needs them and stopped when no running match does.
 
 A restart resumes every running match where its stored games end: a game in flight is simply played again
-(its deal and seating come from the match's seed and the game's place, so it is the same game).
+(its deal and seating come from the key, the match's id, its public seed, and the game's place, so it is the
+same game).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -224,7 +224,7 @@ class UnratedGames:
                 version_id=version_id,
                 baseline_id=baseline_id,
                 field=json.dumps(field),
-                seed=secrets.randbits(62),
+                seed=0,
                 budget=budget,
                 settings=json.dumps(settings),
                 status=RUNNING,
@@ -233,7 +233,7 @@ class UnratedGames:
             )
             s.add(row)
             s.flush()
-            match_id = row.id
+            match_id = row.seed = row.id  # public, as a ladder game's seed is: its deals need the secret key
         self.pending = True
         self.ladder.changed.set()  # an idle table wakes up for it
         return match_id

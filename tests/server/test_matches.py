@@ -5,21 +5,26 @@ neither start nor see another entrant's match (404, as for an id that does not e
 CSRF token is refused. The driver's other cases (undecided at the budget, a restart) are in
 tests/server/test_match_driver.py, with a fake executor.
 
-SQLite only (time: real bots play about a hundred games here); the same tables and queries run on
-PostgreSQL in tests/server/test_challenges.py."""
+Its own server, on SQLite only (time: real bots play about a hundred games here; the same tables and
+queries run on PostgreSQL in tests/server/test_challenges.py), with a fixed deal key: a match's deals follow
+from the key and the match's id, and every bot here is deterministic given its game (the random house bots
+are seeded by the game's id), so each match's games, and so its decision, are the same on every run; they
+do not hang on how fast the machine is, only on the bots' answers within their time."""
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import pytest
 
+from arena.event.deals import write_key_file
 from tests.helpers import ROOT
-from tests.server.conftest import Client, ServerProcess
+from tests.server.conftest import Client, ServerProcess, competition_toml
 
-SQLITE_ONLY = True
 COMPETITION = {"ladder": {"match_min_deals": 2, "match_deals": 6, "match_h1": 0.3, "match_share": 0.5}}
 RULES_BOT = (ROOT / "sample_bots" / "rules.py").read_bytes()
 LAST_BOT = b"""from arena.bot import Bot, run
@@ -36,6 +41,21 @@ class LastBot(Bot):
 if __name__ == "__main__":
     run(LastBot)
 """
+KEY = bytes(range(32))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    directory = tmp_path_factory.mktemp("server")
+    process = ServerProcess(directory, competition_toml("test-matches", None, **COMPETITION))
+    data = directory / "results" / "test-matches"
+    data.mkdir(parents=True, mode=0o700)
+    write_key_file(data, KEY)
+    process.start()
+    yield process
+    process.stop()
+
+
 TOKEN = re.compile(r'<code id="token">([^<]+)</code>')
 
 
