@@ -98,9 +98,11 @@ def test_a_better_version_is_found_better_and_a_worse_one_not_better(server: Ser
     sprt = match["sprt"]
     assert sprt["result"] == "H1" and sprt["llr"] >= sprt["upper"] and match["games"] >= sprt["deals"] * 10
     page = ada.get(f"/versions/{strong}").text
-    assert "better" in page and f"LLR {sprt['llr']:.2f}" in page and f"{sprt['upper']:.2f}" in page
+    llr = f"LLR {sprt['llr']:+.2f} of bounds [{sprt['lower']:+.2f}, {sprt['upper']:+.2f}]"
+    assert "better" in page and llr in page and f"{match['games']} games" in page
     detail = ada.get(f"/matches/{match['id']}")
-    assert detail.status_code == 200 and 'id="decision">better<' in detail.text
+    assert detail.status_code == 200 and 'id="decision">better<' in detail.text and llr in detail.text
+    assert f"{sprt['deals']} of 6 deals · {match['games']} games" in detail.text
     worse = uploaded(ada, LAST_BOT)  # v3, the weak bot again, against v2
     match = decided(server, headers, worse)
     assert (match["baseline"], match["decision"], match["sprt"]["result"]) == ("ada v2", "not better", "H0")
