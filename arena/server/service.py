@@ -87,9 +87,9 @@ class Server:
         self.board = Board(self.db, config)
         self.board.refresh(force=True)
         self.ladder = Ladder(config, self.db, self.submissions, self.board, key)
-        self.checks = CheckQueue(config, self.submissions, self._verdict)
         self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key)
         self.ladder.spare = self.unrated.offer
+        self.checks = CheckQueue(config, self.submissions, self._verdict)
         self.started_at = 0.0
 
     def _verdict(self) -> None:
