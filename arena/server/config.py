@@ -150,6 +150,9 @@ class LadderSpec:
         Range(0, 1, "a fraction", integer=False, open_hi=True, to_float=True),
         "the share of the tables' games that unrated games may take while the ladder has games to play",
     )
+    match_on_activate: bool = option(
+        True, Flag(), "a newer version becoming active starts its SPRT match against the one it replaced"
+    )
     match_deals: int = option(200, Range(2, 100_000), "an SPRT match's budget of deals")
     match_min_deals: int = option(10, Range(2, 100_000), "deals before the SPRT's first look")
     match_h1: float = option(

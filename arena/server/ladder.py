@@ -187,6 +187,8 @@ class Ladder:
             seats = None if self.paused else self.pick(secrets.randbits(62))
             if self.spare is not None and await self.spare(seats is not None):
                 continue
+            if self.paused:  # paused while an unrated game's bots were being stopped: no ladder game now
+                seats = None
             if seats is None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), IDLE_S)

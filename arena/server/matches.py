@@ -127,6 +127,8 @@ class UnratedGames:
             before = self._active.get(user_id)
             if before is None or before[0] == version_id or before[1] > number:
                 continue
+            if not self.config.ladder.match_on_activate:
+                continue
             with self.db.session() as s:
                 s.execute(
                     update(UnratedMatch)

@@ -25,7 +25,15 @@ from arena.event.deals import write_key_file
 from tests.helpers import ROOT
 from tests.server.conftest import Client, ServerProcess, competition_toml
 
-COMPETITION = {"ladder": {"match_min_deals": 2, "match_deals": 6, "match_h1": 0.3, "match_share": 0.5}}
+COMPETITION = {
+    "ladder": {
+        "match_on_activate": True,
+        "match_min_deals": 2,
+        "match_deals": 6,
+        "match_h1": 0.3,
+        "match_share": 0.5,
+    }
+}
 RULES_BOT = (ROOT / "sample_bots" / "rules.py").read_bytes()
 LAST_BOT = b"""from arena.bot import Bot, run
 from arena.engine import Action, View
