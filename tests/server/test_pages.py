@@ -195,17 +195,17 @@ def test_the_organiser_exports_the_ladder_as_arena_export_does(
         hands = organiser.get("/admin/export/hands.jsonl")
         table = organiser.get("/admin/export/games.csv")
         exported = export_as_an_event(server, tmp_path)  # while the same games are stored
+        # read before the ladder resumes (after it, a game may be stored before the reads)
+        games = read_rows(server, "SELECT id, seq, hands, result, rated FROM games ORDER BY seq")
+        joined = "SELECT h.record FROM hands h JOIN games g ON g.id = h.game_id ORDER BY g.seq, h.hand_index"
+        stored = [r for (r,) in read_rows(server, joined)]
+        seats = read_rows(server, "SELECT game_id, name, score, rank FROM game_seats ORDER BY game_id, seat")
+        faults = dict(read_rows(server, "SELECT game_id, COUNT(*) FROM faults GROUP BY game_id"))
     assert hands.status_code == 200 and 'filename="hands.jsonl"' in hands.headers["content-disposition"]
     assert table.status_code == 200 and table.headers["content-type"].startswith("text/csv")
     lines = hands.text.splitlines()
     rows = list(csv.DictReader(io.StringIO(table.text)))
     assert table.text.splitlines()[0] == ",".join(GAME_COLUMNS)
-    games = read_rows(server, "SELECT id, seq, hands, result, rated FROM games ORDER BY seq")
-    stored = [r for (r,) in read_rows(
-        server, "SELECT h.record FROM hands h JOIN games g ON g.id = h.game_id ORDER BY g.seq, h.hand_index"
-    )]  # fmt: skip
-    seats = read_rows(server, "SELECT game_id, name, score, rank FROM game_seats ORDER BY game_id, seat")
-    faults = dict(read_rows(server, "SELECT game_id, COUNT(*) FROM faults GROUP BY game_id"))
     assert lines == stored and len(rows) == len(games) >= 3
     line = 1
     for row, (game_id, seq, count, result, rated) in zip(rows, games, strict=True):
