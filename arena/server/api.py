@@ -20,6 +20,7 @@ from arena.server.access import Viewer
 from arena.server.errors import Refused, not_found
 from arena.server.gamelogs import read_span
 from arena.server.games import Games
+from arena.server.match_pages import match_api_routes
 from arena.server.pages import upload
 from arena.server.web import Visit, Web
 
@@ -189,6 +190,7 @@ def api_routes(web: Web) -> list[BaseRoute]:
         Route("/api/submit", web.route(submit), methods=["POST"]),
         Route("/api/versions/{id:int}", web.route(version), methods=["GET"]),
         Route("/api/games/{id}/logs/{version:int}", web.route(game_log), methods=["GET"]),
+        *match_api_routes(web, viewer),
     ]
     document = openapi.schema(routes, _arena_version())
 

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.server.api import api_routes
 from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
+from arena.server.match_pages import match_page_routes
 from arena.server.pages import content_routes
 from arena.server.service import Server
 from arena.server.web import Web, people_routes
@@ -55,6 +56,7 @@ def create_app(server: Server) -> Starlette:
         Route("/static/{name}", static),
         *people_routes(web),
         *content_routes(web),
+        *match_page_routes(web),
         *api_routes(web),
     ]
 

@@ -144,6 +144,24 @@ class LadderSpec:
         0.0, Range(0, 3600, "seconds", integer=False, to_float=True), "a pause between two games of a table"
     )
     paused: bool = option(False, Flag(), "start with the ladder paused")
+    # Unrated games (arena.server.matches): a version's SPRT match against its predecessor, and challenges.
+    match_share: float = option(
+        0.25,
+        Range(0, 1, "a fraction", integer=False, open_hi=True, to_float=True),
+        "the share of the tables' games that unrated games may take while the ladder has games to play",
+    )
+    match_on_activate: bool = option(
+        True, Flag(), "a newer version becoming active starts its SPRT match against the one it replaced"
+    )
+    match_deals: int = option(200, Range(2, 100_000), "an SPRT match's budget of deals")
+    match_min_deals: int = option(10, Range(2, 100_000), "deals before the SPRT's first look")
+    match_h1: float = option(
+        0.1,
+        Range(0, 10, "points per hand", integer=False, open_lo=True, to_float=True),
+        "the edge an SPRT match tests for (H1; H0 is no edge)",
+    )
+    challenges_per_day: int = option(5, Range(0, 10_000), "challenges an entrant may ask for per day")
+    challenge_games: int = option(20, Range(1, 10_000), "most games one challenge may ask for")
 
     def to_dict(self) -> dict[str, Any]:
         return options.to_dict(self)

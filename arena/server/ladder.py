@@ -26,6 +26,7 @@ import logging
 import random
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from sqlalchemy import func, insert, select
@@ -71,6 +72,9 @@ class Ladder:
         self._syncing = asyncio.Lock()
         self.in_flight = 0
         self.played = 0
+        # Offered each table's slot before its ladder game (True: an unrated game took it); set by the server
+        # to ``arena.server.matches.UnratedGames.offer``. Its argument: whether the ladder has a game to play.
+        self.spare: Callable[[bool], Awaitable[bool]] | None = None
         with db.session() as s:
             setting = s.get(Setting, PAUSED)
             self.games_of = dict(s.execute(select(GameSeat.name, func.count()).group_by(GameSeat.name)).all())
@@ -122,19 +126,23 @@ class Ladder:
         new: list[EntrantSpec] = []
         for name in sorted(n for n in wanted if n not in self.field):
             version, directory = wanted[name]
-            spec = self.config.submissions
-            entrant = EntrantSpec(
-                name=name,
-                kind=EntrantKind.COMMAND,
-                target=launch_command(Runtime(version.runtime), directory),
-                memory_mb=spec.memory_mb,
-                startup_timeout_s=spec.startup_timeout_s,
-                workdir=str(directory),
-            )
-            new.append(entrant)
+            new.append(self.entrant_spec(name, version, directory))
         await self.executor.add(new)
         for entrant in new:  # only now: another table may pick them as soon as they are in the field
             self.field[entrant.name] = wanted[entrant.name][0]
+
+    def entrant_spec(self, name: str, version: VersionView, directory: Path) -> EntrantSpec:
+        """A version as one of the executor's launched entrants (the ladder's ``vID``, or ``sID`` for
+        unrated games: ``arena.server.matches``)."""
+        spec = self.config.submissions
+        return EntrantSpec(
+            name=name,
+            kind=EntrantKind.COMMAND,
+            target=launch_command(Runtime(version.runtime), directory),
+            memory_mb=spec.memory_mb,
+            startup_timeout_s=spec.startup_timeout_s,
+            workdir=str(directory),
+        )
 
     def pick(self, public_seed: int) -> tuple[str, ...] | None:
         """The seats of the next game, or None when fewer than two versions can play."""
@@ -177,6 +185,10 @@ class Ladder:
                 self.changed.clear()
                 await self.sync()
             seats = None if self.paused else self.pick(secrets.randbits(62))
+            if self.spare is not None and await self.spare(seats is not None):
+                continue
+            if self.paused:  # paused while an unrated game's bots were being stopped: no ladder game now
+                seats = None
             if seats is None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), IDLE_S)

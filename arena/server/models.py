@@ -150,3 +150,39 @@ class Setting(Base):
     __tablename__ = "settings"
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class UnratedMatch(Base):
+    """A version's SPRT match against another (``kind`` "sprt") or an entrant's challenge ("challenge"):
+    unrated games, kept apart from ``games`` so that no rating, board or ladder list can ever read them
+    (revision 0003, ``arena.server.matches``)."""
+
+    __tablename__ = "unrated_matches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))  # "sprt" | "challenge"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)  # who asked
+    version_id: Mapped[int] = mapped_column(Integer)  # the candidate, or the challenger's version
+    baseline_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # an SPRT's baseline
+    field: Mapped[str] = mapped_column(Text)  # JSON: the seat names of the field, or the opponents
+    seed: Mapped[int] = mapped_column(BigInteger)  # the public seed of its deals (with the secret key)
+    budget: Mapped[int] = mapped_column(Integer)  # deals (an SPRT) or games (a challenge)
+    settings: Mapped[str] = mapped_column(Text, default="{}")  # JSON: the SPRT's settings when asked
+    status: Mapped[str] = mapped_column(String(16), default="running")  # running | done
+    result: Mapped[str] = mapped_column(Text, default="{}")  # JSON: the decision when done
+    created_at: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class UnratedGame(Base):
+    """One finished unrated game: its place in its match's schedule (``idx``) and its result."""
+
+    __tablename__ = "unrated_games"
+    match_id: Mapped[int] = mapped_column(ForeignKey("unrated_matches.id"), primary_key=True)
+    idx: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seats: Mapped[str] = mapped_column(Text)  # JSON: the executor's names, "s12" or "house-1"
+    scores: Mapped[str] = mapped_column(Text)  # JSON, by seat
+    ranks: Mapped[str] = mapped_column(Text)  # JSON, by seat
+    forfeited: Mapped[str] = mapped_column(Text, default="[]")  # JSON: the names that forfeited
+    hands: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[bool] = mapped_column(Boolean, default=True)  # False: void (a forfeit, "void" policy)
+    created_at: Mapped[float] = mapped_column(Float)

@@ -84,6 +84,39 @@ COMPONENTS: dict[str, Any] = {
                 "versions": {"type": "array", "items": {"$ref": "#/components/schemas/Version"}},
             },
         },
+        "Match": {
+            "type": "object",
+            "description": "an unrated SPRT match (kind sprt) or challenge (kind challenge); never rated",
+            "properties": {
+                "id": {"type": "integer"},
+                "kind": {"type": "string", "enum": ["sprt", "challenge"]},
+                "entrant": {"type": "string"},
+                "version": {"type": "string", "description": "the candidate, or the challenger's version"},
+                "baseline": {"type": "string", "description": "an SPRT match's baseline"},
+                "status": {"type": "string", "enum": ["running", "done"]},
+                "decision": {
+                    "type": "string",
+                    "description": "a match: better, not better, undecided (its budget spent), running, or "
+                    "stopped; a challenge: running or done",
+                },
+                "budget": {"type": "integer", "description": "deals (a match) or games (a challenge)"},
+                "games": {"type": "integer", "description": "games stored so far"},
+                "field": {"type": "array", "items": {"type": "string"}, "description": "the other seats"},
+                "created_at": {"type": "number"},
+                "finished_at": _NUMBER_OR_NULL,
+                "sprt": {
+                    "type": "object",
+                    "description": "the test's settings (h0, h1, alpha, beta, min_deals) and its state: "
+                    "deals, mean, sd, llr, lower, upper, result (H1, H0 or empty)",
+                },
+                "summary": {"type": "object", "description": "a challenge's figures for the challenger"},
+                "results": {
+                    "type": "array",
+                    "items": {"type": "object"},
+                    "description": "a challenge's games",
+                },
+            },
+        },
         "GameLog": {
             "type": "object",
             "properties": {

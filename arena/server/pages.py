@@ -146,7 +146,10 @@ def content_routes(web: Web) -> list[BaseRoute]:
         version = submissions.get(int(request.path_params["id"]))
         access.require_owner(visit.viewer, version.user_id, "version")
         place = server.checks.place(version.id)
-        return web.page(request, visit, "version.html", version=version, place=place)
+        mine = submissions.of_user(version.user_id)
+        others = [v for v in mine if v.status == "passed" and v.id != version.id]
+        return web.page(request, visit, "version.html", version=version, place=place,
+                        matches=server.unrated.of_version(version.id), baselines=others)  # fmt: skip
 
     async def describe(request: Request, visit: Visit) -> Response:
         form = await web.form(request, visit)

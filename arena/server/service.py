@@ -27,6 +27,7 @@ from arena.server.checks import CheckQueue
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database, open_database
 from arena.server.ladder import Ladder
+from arena.server.matches import UnratedGames
 from arena.server.submissions import Submissions, node_problem
 
 SESSION_KEY = "session.key"
@@ -87,11 +88,14 @@ class Server:
         self.board = Board(self.db, config)
         self.board.refresh(force=True)
         self.ladder = Ladder(config, self.db, self.submissions, self.board, key)
+        self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key)
+        self.ladder.spare = self.unrated.offer
         self.checks = CheckQueue(config, self.submissions, self._verdict)
         self.pages = PageCache()
         self.started_at = 0.0
 
     def _verdict(self) -> None:
+        self.unrated.activations()  # a newer version became active: its match against the one before
         self.ladder.changed.set()
         self.board.refresh(force=True)
         self.pages.clear()
