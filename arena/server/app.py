@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.server.api import api_routes
 from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
+from arena.server.final_pages import final_routes
 from arena.server.pages import content_routes
 from arena.server.service import Server
 from arena.server.web import Web, people_routes
@@ -56,6 +57,7 @@ def create_app(server: Server) -> Starlette:
         *people_routes(web),
         *content_routes(web),
         *api_routes(web),
+        *final_routes(web),
     ]
 
     return Starlette(

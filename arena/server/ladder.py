@@ -70,6 +70,7 @@ class Ladder:
         self.changed.set()  # the first table to start reads the field
         self._syncing = asyncio.Lock()
         self.in_flight = 0
+        self.held = False  # a final runs (arena.server.finals): no new ladder game starts
         self.played = 0
         with db.session() as s:
             setting = s.get(Setting, PAUSED)
@@ -176,7 +177,7 @@ class Ladder:
             ):  # a verdict, a version chosen, an entrant disabled: before the next game
                 self.changed.clear()
                 await self.sync()
-            seats = None if self.paused else self.pick(secrets.randbits(62))
+            seats = None if self.paused or self.held else self.pick(secrets.randbits(62))
             if seats is None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), IDLE_S)
