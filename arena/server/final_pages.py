@@ -21,10 +21,30 @@ from arena.server.access import require_organiser, require_public
 from arena.server.errors import Refused, not_found
 from arena.server.web import Visit, Web
 from arena.stats import wording
+from arena.stats.leaderboard import Leaderboard
 from arena.stats.sequential import Verdict
 
 SHOWN = ("place", "name", "score", "interval", "games", "wins", "faults", "note")
 """The leaderboard's columns the final's page shows (the report has them all)."""
+
+
+def board_context(board: Leaderboard) -> dict[str, Any]:
+    """A finished final's order for ``final.html``: its rows, the verdict sentence, when the verdicts hold,
+    every neighbour pair in words, and the pairs settled, tied and open (``arena.stats.wording``)."""
+    conf = board.confidence
+    return {
+        "columns": [c for c in wording.columns(conf.method, conf.level) if c.key in SHOWN],
+        "rows": [wording.cells(s, conf, i) for i, s in enumerate(board.standings)],
+        "sentence": wording.verdict_sentence(conf),
+        "validity": wording.validity(conf),
+        "pairs": [
+            {"verdict": str(p.verdict), "line": wording.pair_line(p, i + 1, conf)}
+            for i, p in enumerate(conf.adjacent)
+        ],
+        "settled": [p for p in conf.adjacent if p.verdict is Verdict.ABOVE],
+        "tied": [p for p in conf.adjacent if p.verdict is Verdict.TIED],
+        "open": conf.open_pairs(),
+    }
 
 
 def _context(web: Web, directory: Path | None) -> dict[str, Any]:
@@ -34,21 +54,7 @@ def _context(web: Web, directory: Path | None) -> dict[str, Any]:
     view = finals.view(directory)
     context: dict[str, Any] = {"final": view, "finals": [int(p.name[6:]) for p in finals.directories()]}
     if view.board is not None:
-        conf = view.board.confidence
-        shown = [c for c in wording.columns(conf.method, conf.level) if c.key in SHOWN]
-        context |= {
-            "columns": shown,
-            "rows": [wording.cells(s, conf, i) for i, s in enumerate(view.board.standings)],
-            "sentence": wording.verdict_sentence(conf),
-            "validity": wording.validity(conf),
-            "pairs": [
-                {"verdict": str(p.verdict), "line": wording.pair_line(p, i + 1, conf)}
-                for i, p in enumerate(conf.adjacent)
-            ],
-            "settled": [p for p in conf.adjacent if p.verdict is Verdict.ABOVE],
-            "tied": [p for p in conf.adjacent if p.verdict is Verdict.TIED],
-            "open": conf.open_pairs(),
-        }
+        context |= board_context(view.board)
     return context
 
 

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,9 @@ from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
 SQLITE_ONLY = True  # no SQL of its own: the final lives in its event directory, the pages are the same
 COMPETITION = {
     "ladder": {"paused": True},  # the ladder's games are not what this module watches
-    "final": {"rounds": 1, "max_games": 20, "seed": 7},
+    "final": {"rounds": 1, "max_games": 20, "seed": 7, "confidence": 0.75},
 }
+RULES_BOT = SAMPLE_BOT.with_name("rules.py")
 PLAYED = re.compile(r"FINAL: running · (\d+) of (\d+) games played")
 
 
@@ -88,10 +90,10 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
     server: ServerProcess, organiser: Client, tmp_path: Path
 ) -> None:
     entrants = {}
-    for name in ("alice", "bob"):
+    for name, bot in (("alice", RULES_BOT), ("bob", SAMPLE_BOT)):  # rules beat random: a pair to settle
         c = Client(server.url)
         c.sign_up(name)
-        c.verdict(c.upload("random.py", SAMPLE_BOT.read_bytes()).headers["location"])
+        c.verdict(c.upload("random.py", bot.read_bytes()).headers["location"])
         entrants[name] = c
     organiser.get("/admin")
     started = organiser.post("/admin/final")
@@ -154,3 +156,40 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
     assert public.content == (directory / "report-public.html").read_bytes()
     full = organiser.get("/final/1/report.html")
     assert full.content == (directory / "report.html").read_bytes()
+
+
+def test_the_page_names_settled_and_tied_pairs(server: ServerProcess) -> None:
+    """The previous test's final, its verdicts set to one of each kind (a small final rarely settles a
+    pair): the page lists the settled pair, the tied one and the open ones, each in the report's words."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    from arena.server.access import Viewer
+    from arena.server.config import load_competition
+    from arena.server.final_pages import board_context
+
+    with Queries.open(final_dir(server)) as store:
+        board = compute_leaderboard(store)
+    conf = board.confidence
+    verdicts = [Verdict.ABOVE, Verdict.TIED] + [Verdict.OPEN] * (len(conf.adjacent) - 2)
+    adjacent = tuple(replace(p, verdict=v) for p, v in zip(conf.adjacent, verdicts, strict=True))
+    board = replace(board, confidence=replace(conf, adjacent=adjacent))
+    conf = board.confidence
+    config = load_competition(server.config)
+    env = Environment(loader=PackageLoader("arena.server", "templates"), autoescape=select_autoescape())
+    view = json.loads((final_dir(server) / "final.json").read_text())
+    context = {
+        "final": {**view, "state": "done", "played": 20, "total": 20, "error": "", "stopped": "budget"}
+    }
+    page = env.get_template("final.html").render(
+        viewer=Viewer(), csrf="", config=config, open_signup=False, request_path="/final", finals=[1],
+        **context, **board_context(board),
+    )  # fmt: skip
+    text = html.unescape(page)
+    first, second, *rest = conf.adjacent
+    assert f"Settled: {first.upper} above {first.lower}." in text
+    assert f"Tied within the evidence: {second.upper} and {second.lower}." in text
+    assert "Still open: " + "; ".join(f"{p.upper} / {p.lower}" for p in rest) + "." in text
+    assert wording.verdict_sentence(conf) in text
+    for i, pair in enumerate(conf.adjacent):
+        assert wording.pair_line(pair, i + 1, conf) in text
+    assert "settled: the upper is better" in text and "tied: shown within" in text
