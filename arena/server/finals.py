@@ -246,9 +246,12 @@ class Finals:
             await asyncio.to_thread(build_report, directory)
             await asyncio.to_thread(build_report, directory, directory / PUBLIC_REPORT, True)
             state |= {"state": DONE, "stopped": str(summary.stopped), "games": summary.games_total}
-        except ArenaError as exc:  # a final that cannot run (its directory taken, a key lost): said, kept
+        except (ArenaError, OSError) as exc:  # a final that cannot run (a key lost, a full disk): said, kept
             log.warning("the final in %s failed: %s", directory, exc)
             state |= {"state": FAILED, "error": str(exc)}
+        except Exception as exc:  # a bug: said, and the final marked, so the server does not retry forever
+            log.exception("the final in %s failed", directory)
+            state |= {"state": FAILED, "error": f"internal error: {exc!r}"}
         finally:
             self.ladder.held = False
             self.ladder.changed.set()
