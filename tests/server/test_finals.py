@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,9 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
 
     frozen = json.loads((directory / "final.json").read_text())["field"]
     assert [(e["user"], e["version"]) for e in frozen] == [("alice", 1), ("bob", 1)]
-    assert "v2" not in (directory / "final.toml").read_text()
+    event = tomllib.loads((directory / "final.toml").read_text())
+    assert [Path(e["workdir"]).name for e in event["entrant"]] == ["v1", "v1"]
+    assert event["duplicate"] and event["seed"] == 7 and event["game"]["target"] == 5
 
     # arena run of the frozen field, with the final's seed (in final.toml) and its key.
     key = read_key_file(directory)
