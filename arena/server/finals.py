@@ -101,6 +101,36 @@ def _write(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
+def event_toml(config: CompetitionConfig, number: int, entrants: list[dict[str, Any]]) -> str:
+    """The final as a tournament file (``output = "."``: its own directory)."""
+    final = config.final
+    tournament = config.tournament()  # [executor] with its TLS files' paths resolved
+    defaults = ExecutorSpec().to_dict()
+    game: dict[str, Any] = config.game.to_dict()
+    if final.variant is not None and final.variant != config.game.variant:
+        game = {"variant": str(final.variant)}
+    if final.target is not None:
+        game["target"] = final.target
+    top = {
+        "name": f"{config.name[:48]}-final-{number}",  # an event's name has at most 64 characters
+        "seed": final.seed,
+        "rounds": final.rounds,
+        "concurrency": final.tables,
+        "output": ".",
+        "duplicate": True,
+        "sandbox": str(config.sandbox),
+    }
+    tables = {
+        "game": game,
+        "faults": config.faults.to_dict(),
+        "ranking": {"confidence": final.confidence, "max_games": final.max_games},
+        "house": {"name": "house", "class": config.ladder.house},
+        # only what differs from the defaults: a key given is checked against the others (pin_cpus)
+        "executor": {k: v for k, v in tournament.executor.to_dict().items() if defaults.get(k) != v},
+    }
+    return to_toml(top, tables, entrants)
+
+
 class Progress(EventObserver):
     """The final's games played and scheduled, for its page (never its standings: the final is sealed
     until it ends)."""
@@ -188,40 +218,11 @@ class Finals:
                 {"name": name, "user": version.user, "user_id": version.user_id, "version_id": version.id,
                  "version": version.number, "runtime": version.runtime}
             )  # fmt: skip
-        _write(directory / FINAL_TOML, self.event_toml(number, entrants))
+        _write(directory / FINAL_TOML, event_toml(self.config, number, entrants))
         state = {"number": number, "state": RUNNING, "frozen_at": time.time(), "field": frozen}
         _write(directory / STATE, json.dumps(state, indent=1) + "\n")
         self.wake.set()
         return directory
-
-    def event_toml(self, number: int, entrants: list[dict[str, Any]]) -> str:
-        """The final as a tournament file (``output = "."``: its own directory)."""
-        final = self.config.final
-        tournament = self.config.tournament()  # [executor] with its TLS files' paths resolved
-        defaults = ExecutorSpec().to_dict()
-        game: dict[str, Any] = self.config.game.to_dict()
-        if final.variant is not None and final.variant != self.config.game.variant:
-            game = {"variant": str(final.variant)}
-        if final.target is not None:
-            game["target"] = final.target
-        top = {
-            "name": f"{self.config.name}-final-{number}",
-            "seed": final.seed,
-            "rounds": final.rounds,
-            "concurrency": final.tables,
-            "output": ".",
-            "duplicate": True,
-            "sandbox": str(self.config.sandbox),
-        }
-        tables = {
-            "game": game,
-            "faults": self.config.faults.to_dict(),
-            "ranking": {"confidence": final.confidence, "max_games": final.max_games},
-            "house": {"name": "house", "class": self.config.ladder.house},
-            # only what differs from the defaults: a key given is checked against the others (pin_cpus)
-            "executor": {k: v for k, v in tournament.executor.to_dict().items() if defaults.get(k) != v},
-        }
-        return to_toml(top, tables, entrants)
 
     # --- running ------------------------------------------------------------------------------------
 

@@ -196,3 +196,39 @@ def test_the_page_names_settled_and_tied_pairs(server: ServerProcess) -> None:
     for i, pair in enumerate(conf.adjacent):
         assert wording.pair_line(pair, i + 1, conf) in text
     assert "settled: the upper is better" in text and "tied: shown within" in text
+
+
+def test_the_frozen_field_is_a_tournament_file_arena_run_reads(tmp_path: Path) -> None:
+    """``final.toml`` as ``arena run`` reads it: the [final] settings, duplicate deals, the competition's
+    executor (only what it sets), and commands with quotes and backslashes kept to the character."""
+    from arena.event.config import load_config
+    from arena.server.config import parse_competition
+    from arena.server.finals import event_toml
+
+    competition = parse_competition(
+        {
+            "name": "c" * 64,
+            "game": {"variant": "five-handed", "target": 5},
+            "executor": {"kind": "dask", "workers": 2},
+            "final": {"variant": "classic", "target": 7, "rounds": 2, "seed": 3, "max_games": 30},
+        }
+    )
+    command = "python3 \"my bot.py\" --say 'a\\b' --address {address}"
+    entrants = [{"name": n, "command": command, "workdir": str(tmp_path)} for n in ("ann", "ben")]
+    (tmp_path / "final.toml").write_text(event_toml(competition, 1, entrants))
+    config = load_config(tmp_path / "final.toml")
+    assert (config.game.variant.value, config.game.target) == ("classic", 7)
+    assert (config.rounds, config.seed, config.duplicate, config.ranking.max_games) == (2, 3, True, 30)
+    assert config.output == tmp_path and config.name.endswith("-final-1")
+    assert [(e.name, e.target) for e in config.entrants] == [("ann", command), ("ben", command)]
+    assert (config.executor.kind.value, config.executor.workers) == ("dask", 2)
+
+
+def test_a_bad_final_setting_is_one_line_naming_it() -> None:
+    from arena.errors import ConfigError
+    from arena.server.config import parse_competition
+
+    with pytest.raises(ConfigError, match=r"final\.confidence"):
+        parse_competition({"name": "c", "game": {"variant": "classic"}, "final": {"confidence": 2}})
+    with pytest.raises(ConfigError, match="final"):
+        parse_competition({"name": "c", "game": {"variant": "classic"}, "final": {"budget": 2}})
