@@ -29,7 +29,7 @@ from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
 SQLITE_ONLY = True  # no SQL of its own: the final lives in its event directory, the pages are the same
 COMPETITION = {
     "ladder": {"paused": True},  # the ladder's games are not what this module watches
-    "final": {"rounds": 1, "max_games": 20, "seed": 7, "confidence": 0.75},
+    "final": {"rounds": 1, "max_games": 10, "seed": 7, "confidence": 0.75},
 }
 RULES_BOT = SAMPLE_BOT.with_name("rules.py")
 PLAYED = re.compile(r"FINAL: running · (\d+) of (\d+) games played")
@@ -181,7 +181,7 @@ def test_the_page_names_settled_and_tied_pairs(server: ServerProcess) -> None:
     env = Environment(loader=PackageLoader("arena.server", "templates"), autoescape=select_autoescape())
     view = json.loads((final_dir(server) / "final.json").read_text())
     context = {
-        "final": {**view, "state": "done", "played": 20, "total": 20, "error": "", "stopped": "budget"}
+        "final": {**view, "state": "done", "played": 10, "total": 10, "error": "", "stopped": "budget"}
     }
     page = env.get_template("final.html").render(
         viewer=Viewer(), csrf="", config=config, open_signup=False, request_path="/final", finals=[1],
