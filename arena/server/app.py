@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.server.api import api_routes
 from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
+from arena.server.final_pages import final_routes
 from arena.server.match_pages import match_page_routes
 from arena.server.pages import content_routes
 from arena.server.service import Server
@@ -58,6 +59,7 @@ def create_app(server: Server) -> Starlette:
         *content_routes(web),
         *match_page_routes(web),
         *api_routes(web),
+        *final_routes(web),
     ]
 
     return Starlette(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import options
-from arena.engine.config import GameConfig
+from arena.engine.config import GameConfig, Variant
 from arena.errors import ConfigError
 from arena.event.config import (
     TLS_KEYS,
@@ -167,6 +167,31 @@ class LadderSpec:
         return options.to_dict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class FinalSpec:
+    """``[final]``: the sealed final the organiser starts (``arena.server.finals``): an ``arena run`` of the
+    frozen field with duplicate deals and ``--until-settled``."""
+
+    variant: Variant | None = option(
+        None, OneOf(Variant), "the final's variant (with its default rules)", shown="the competition's [game]"
+    )
+    target: int | None = option(None, Range(1, 1000), "points to win a game", shown="the [game]'s target")
+    rounds: int = option(1, Range(1, 100_000), "rounds scheduled before --until-settled adds more")
+    seed: int = option(
+        1, Range(0, 2**63 - 1), "fixes the final's schedule and seating (with its key, the deals)"
+    )
+    max_games: int = option(1000, Range(1, 10_000_000), "the budget of --until-settled, in games")
+    confidence: float = option(
+        0.95,
+        Range(0.5, 1, "a probability", integer=False, open_lo=True, open_hi=True, to_float=True),
+        "the level of each adjacent pair's verdict",
+    )
+    tables: int = option(1, Range(1, 256), "games of the final in flight at once")
+
+    def to_dict(self) -> dict[str, Any]:
+        return options.to_dict(self)
+
+
 TOP_KEYS = (
     "name",
     "url",
@@ -179,6 +204,7 @@ TOP_KEYS = (
     "checks",
     "ladder",
     "executor",
+    "final",
 )
 
 
@@ -208,6 +234,7 @@ class CompetitionConfig:
     checks: CheckSpec = section(CheckSpec)
     ladder: LadderSpec = section(LadderSpec)
     executor: ExecutorSpec = section(ExecutorSpec)
+    final: FinalSpec = section(FinalSpec)
     data_dir: Path = Path()  # results/NAME, relative to the working directory of `arena serve`
     source: Path | None = None  # the TOML file: hidden from the sandboxed bots
 
@@ -282,6 +309,7 @@ def parse_competition(data: Mapping[str, Any], source: Path | None = None) -> Co
         checks=_section(CheckSpec, data, "checks"),
         ladder=_section(LadderSpec, data, "ladder"),
         executor=parse_executor(_table(data, "executor")),
+        final=_section(FinalSpec, data, "final"),
         data_dir=(Path("results") / values["name"]).absolute(),
         source=source,
     )

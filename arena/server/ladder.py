@@ -71,6 +71,7 @@ class Ladder:
         self.changed.set()  # the first table to start reads the field
         self._syncing = asyncio.Lock()
         self.in_flight = 0
+        self.held = False  # a final runs (arena.server.finals): no new ladder game starts
         self.played = 0
         # Offered each table's slot before its ladder game (True: an unrated game took it); set by the server
         # to ``arena.server.matches.UnratedGames.offer``. Its argument: whether the ladder has a game to play.
@@ -179,16 +180,17 @@ class Ladder:
 
     async def _table(self) -> None:
         while True:
-            if (
-                self.changed.is_set()
-            ):  # a verdict, a version chosen, an entrant disabled: before the next game
+            if self.changed.is_set():  # a verdict, a version chosen, an entrant disabled: before the next game
                 self.changed.clear()
                 await self.sync()
-            seats = None if self.paused else self.pick(secrets.randbits(62))
-            if self.spare is not None and await self.spare(seats is not None):
-                continue
-            if self.paused:  # paused while an unrated game's bots were being stopped: no ladder game now
+            if self.held:  # a final is playing: no game of the ladder's, rated or not (arena.server.finals)
                 seats = None
+            else:
+                seats = None if self.paused else self.pick(secrets.randbits(62))
+                if self.spare is not None and await self.spare(seats is not None):
+                    continue
+                if self.paused:  # paused while an unrated game's bots were stopped: no ladder game now
+                    seats = None
             if seats is None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), IDLE_S)

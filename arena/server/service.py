@@ -26,6 +26,7 @@ from arena.server.cache import PageCache
 from arena.server.checks import CheckQueue
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database, open_database
+from arena.server.finals import Finals
 from arena.server.ladder import Ladder
 from arena.server.matches import UnratedGames
 from arena.server.submissions import Submissions, node_problem
@@ -90,6 +91,7 @@ class Server:
         self.ladder = Ladder(config, self.db, self.submissions, self.board, key)
         self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key)
         self.ladder.spare = self.unrated.offer
+        self.finals = Finals(config, self.submissions, self.ladder)
         self.checks = CheckQueue(config, self.submissions, self._verdict)
         self.pages = PageCache()
         self.started_at = 0.0
@@ -115,6 +117,7 @@ class Server:
         tasks = [
             asyncio.create_task(self.checks.run(), name="checks"),
             asyncio.create_task(self.ladder.run(), name="ladder"),
+            asyncio.create_task(self.finals.run(), name="finals"),
         ]
         try:
             yield

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from arena import options
-from arena.server.config import CheckSpec, CompetitionConfig, LadderSpec, PeopleSpec, SubmissionSpec
+from arena.server.config import (
+    CheckSpec,
+    CompetitionConfig,
+    FinalSpec,
+    LadderSpec,
+    PeopleSpec,
+    SubmissionSpec,
+)
 from tests.event.test_config_docs import table
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "server.md"
@@ -19,6 +26,7 @@ SECTIONS: dict[str, type] = {
     "### `[submissions]`": SubmissionSpec,
     "### `[checks]`": CheckSpec,
     "### `[ladder]`": LadderSpec,
+    "### `[final]`": FinalSpec,
 }
 CASES = [(heading, key) for heading, cls in SECTIONS.items() for key in options.keys(cls)]
 
