@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from arena.server.analytics_web import analytics_routes
 from arena.server.api import api_routes
 from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
@@ -55,6 +56,7 @@ def create_app(server: Server) -> Starlette:
         Route("/static/{name}", static),
         *people_routes(web),
         *content_routes(web),
+        *analytics_routes(web),
         *api_routes(web),
     ]
 
