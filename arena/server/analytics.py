@@ -125,9 +125,9 @@ def played(db: Database, user_id: int, variant: str) -> list[Played]:
             .order_by(GameSeat.game_id, GameSeat.seat)
         ).all()
         first = dict(
-            s.execute(
-                select(Hand.game_id, Hand.record).where(Hand.game_id.in_(ids), Hand.hand_index == 0)
-            ).tuples()
+            s.execute(select(Hand.game_id, Hand.record).where(Hand.game_id.in_(ids), Hand.hand_index == 0))
+            .tuples()
+            .all()
         )
     table: dict[str, list[tuple[str, int, str]]] = {}
     for r in seats:
@@ -246,9 +246,11 @@ class Opponent:
 
 
 def opponents(name: str, games: list[Played]) -> list[Opponent]:
-    """One row per opponent (house bots as one, ``house``), most games together first."""
+    """One row per opponent entrant, most games together first. The house bots are left out, as on the
+    entrant's page: several of them sit at one table, so a "game together" would count seats, not games
+    (the list of games still filters by ``house``)."""
     pairs = head_to_head(((p.seats, p.ranks) for p in games), [name])
-    others = {n for p in games for n in p.seats if n != name}
+    others = {n for p in games for n in p.seats if n not in (name, HOUSE)}
     rows = [Opponent(record_of(pairs, name, other)) for other in others]
     return sorted(rows, key=lambda o: (-o.record.games, o.record.b))
 
@@ -304,7 +306,7 @@ def rating_steps(db: Database, board: Board, config: CompetitionConfig, user: Us
     raw = [(seq, label, mu, sigma) for key, label in series.items() for seq, mu, sigma in board.steps(key)]
     with db.session() as s:
         query = select(Game.seq, Game.created_at).where(Game.id.in_(_game_ids(user.id)))
-        when = dict(s.execute(query).tuples())
+        when = dict(s.execute(query).tuples().all())
     steps = [Step(seq, day_of(when.get(seq, 0.0)), label, mu, sigma) for seq, label, mu, sigma in raw]
     return sorted(steps, key=lambda st: (st.seq, st.series))
 
