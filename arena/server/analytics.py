@@ -9,9 +9,10 @@ report's ``EntrantStats``; the head-to-head by ``arena.stats.headtohead`` (W-L-D
 none, and the page says how many decisions were timed). The rating's steps are the board's
 (``Board.steps``): the same replay as the leaderboard, so the two always agree.
 
-An entrant's games are read whole for each request: one query for its seats, one for the other seats of
-those games, one for their hand records. That is a second or so for ten thousand games; the pages run it
-in a worker thread so that the ladder (on the event loop) does not wait.
+An entrant's games are read once (one query for its seats, one for the other seats of those games, one
+for their hand records) and kept, with their figures; each later request adds only the games stored since
+(``Summaries``). The pages run it in a worker thread so that the ladder (on the event loop) does not wait;
+docs/server.md gives the cost (bench/server_analytics.py).
 
 The log search is bounded (``SEARCH_GAMES`` newest games, ``SEARCH_BYTES`` read, ``SEARCH_MATCHES`` lines
 shown) and literal: the query is a plain string, never a pattern, so no query can make it slow.
@@ -19,8 +20,11 @@ shown) and literal: the query is a plain string, never a pattern, so no query ca
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import threading
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -39,7 +43,7 @@ from arena.server.errors import Refused
 from arena.server.gamelogs import COLUMNS, SHOWN_BYTES, read_span
 from arena.server.models import Game, GameFault, GameSeat, Hand, User, Version
 from arena.stats.headtohead import PairRecord, elo_estimate, head_to_head, record_of
-from arena.stats.latency import merge, percentile
+from arena.stats.latency import percentile
 
 HOUSE = "house"
 PAGE_SIZE = 25
@@ -99,24 +103,29 @@ def _mine(user_id: int) -> Select[int]:
     return select(Version.id).where(Version.user_id == user_id)
 
 
-def _game_ids(user_id: int) -> Select[str]:
-    """The ids of the games a version of ``user_id`` sat in, as a subquery (no list of ids is sent)."""
-    return select(GameSeat.game_id).where(GameSeat.version_id.in_(_mine(user_id)))
+def _game_ids(user_id: int, after: int = 0) -> Select[str]:
+    """The ids of the games after seq ``after`` a version of ``user_id`` sat in, as a subquery (no list of
+    ids is sent)."""
+    return (
+        select(GameSeat.game_id)
+        .join(Game, Game.id == GameSeat.game_id)
+        .where(GameSeat.version_id.in_(_mine(user_id)), Game.seq > after)
+    )
 
 
-def played(db: Database, user_id: int, variant: str) -> list[Played]:
-    """Every stored game a version of ``user_id`` sat in, newest first; ``variant``: the competition's,
-    for a game without hands (its hand records name the variant they were played under)."""
+def played(db: Database, user_id: int, variant: str, after: int = 0) -> list[Played]:
+    """Every stored game after seq ``after`` a version of ``user_id`` sat in, newest first; ``variant``:
+    the competition's, for a game without hands (its hand records name the variant they were played under)."""
     mine = _mine(user_id)
     with db.session() as s:
         own = s.execute(
             select(GameSeat.game_id, GameSeat.seat, GameSeat.version_id, Game.seq, Game.created_at,
                    Game.rated, Game.result)
             .join(Game, Game.id == GameSeat.game_id)
-            .where(GameSeat.version_id.in_(mine))
+            .where(GameSeat.version_id.in_(mine), Game.seq > after)
             .order_by(Game.seq.desc(), GameSeat.seat)
         ).all()  # fmt: skip
-        ids = _game_ids(user_id)
+        ids = _game_ids(user_id, after)
         seats = s.execute(
             select(GameSeat.game_id, GameSeat.seat, GameSeat.rank, User.name, Version.number)
             .outerjoin(Version, Version.id == GameSeat.version_id)
@@ -124,11 +133,8 @@ def played(db: Database, user_id: int, variant: str) -> list[Played]:
             .where(GameSeat.game_id.in_(ids))
             .order_by(GameSeat.game_id, GameSeat.seat)
         ).all()
-        first = dict(
-            s.execute(select(Hand.game_id, Hand.record).where(Hand.game_id.in_(ids), Hand.hand_index == 0))
-            .tuples()
-            .all()
-        )
+        query = select(Hand.game_id, Hand.record).where(Hand.game_id.in_(ids), Hand.hand_index == 0)
+        first = {game_id: record for game_id, record in s.execute(query)}
     table: dict[str, list[tuple[str, int, str]]] = {}
     for r in seats:
         name = r.name or HOUSE
@@ -166,16 +172,64 @@ class Breakdown:
     total: EntrantStats
     variants: dict[str, EntrantStats] = field(default_factory=dict)
     seats: dict[int, EntrantStats] = field(default_factory=dict)
+    hists: dict[str, Counter[int]] = field(default_factory=dict)  # each group's merged decision times
 
-    def groups(self, p: Played) -> list[EntrantStats]:
+    def groups(self, p: Played) -> list[tuple[str, EntrantStats]]:
         return [
-            self.total,
-            self.variants.setdefault(p.variant, EntrantStats(p.variant)),
-            self.seats.setdefault(p.seat, EntrantStats(f"seat {p.seat}")),
+            ("total", self.total),
+            (f"variant {p.variant}", self.variants.setdefault(p.variant, EntrantStats(p.variant))),
+            (f"seat {p.seat}", self.seats.setdefault(p.seat, EntrantStats(f"seat {p.seat}"))),
         ]
 
-    def all(self) -> list[EntrantStats]:
-        return [self.total, *self.variants.values(), *self.seats.values()]
+    def add(self, db: Database, user_id: int, games: list[Played], after: int) -> None:
+        """Count ``games`` (the entrant's games after seq ``after``): their seats, hands and faults.
+
+        Games, wins, hands, points, maker success, lone hands, euchres, faults by kind (the harness's own
+        apart: not the bot's), forfeits and decision times, counted as the report counts them.
+        """
+        by_id = {p.game_id: p for p in games}
+        for p in games:
+            for label, e in self.groups(p):
+                e.games += 1
+                e.wins += p.rank == 1
+                e.forfeits += p.forfeited
+                self.hists.setdefault(label, Counter()).update(p.latency)
+        ids = _game_ids(user_id, after)
+        with db.session() as s:
+            hands = s.execute(select(Hand.game_id, Hand.record).where(Hand.game_id.in_(ids))).all()
+            faults = s.execute(
+                select(GameFault.game_id, GameFault.seat, GameFault.kind).where(GameFault.game_id.in_(ids))
+            ).all()
+        for game_id, text in hands:
+            at = by_id.get(game_id)
+            if at is None:  # stored after the games were read: counted with them next time
+                continue
+            hand = json.loads(text)
+            for _, e in self.groups(at):
+                count_hand(e, hand, at.seat)
+        for game_id, seat, kind in faults:
+            at = by_id.get(game_id)
+            if at is None or seat != at.seat:
+                continue
+            for _, e in self.groups(at):
+                if kind == FaultKind.HARNESS.value:
+                    e.harness_faults += 1
+                else:
+                    e.faults[kind] = e.faults.get(kind, 0) + 1
+
+    def finished(self) -> Breakdown:
+        """A copy with the latency percentiles read from the histograms (the copy is the caller's: later
+        games change this one, never it)."""
+        out = copy.deepcopy(self)
+        for label, e in out.labelled():
+            hist = out.hists.get(label, Counter())
+            e.decisions_timed = sum(hist.values())
+            e.latency_p50_ms, e.latency_p99_ms = percentile(hist, 0.5), percentile(hist, 0.99)
+        return out
+
+    def labelled(self) -> list[tuple[str, EntrantStats]]:
+        return [("total", self.total), *((f"variant {k}", v) for k, v in self.variants.items()),
+                *((f"seat {k}", v) for k, v in self.seats.items())]  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -186,44 +240,48 @@ class Breakdown:
 
 
 def breakdown(db: Database, user_id: int, name: str, games: list[Played]) -> Breakdown:
-    """Games, wins, hands, points, maker success, lone hands, euchres, faults by kind (the harness's own
-    apart: not the bot's), forfeits and decision latency, counted as the report counts them."""
+    """The figures of ``games``, all of the entrant's (``Summaries`` keeps them and adds the new ones)."""
     out = Breakdown(EntrantStats(name))
-    by_id = {p.game_id: p for p in games}
-    hists: dict[int, list[Mapping[int, int]]] = {}
-    for p in games:
-        for e in out.groups(p):
-            e.games += 1
-            e.wins += p.rank == 1
-            e.forfeits += p.forfeited
-            hists.setdefault(id(e), []).append(p.latency)
-    ids = _game_ids(user_id)
-    with db.session() as s:
-        hands = s.execute(select(Hand.game_id, Hand.record).where(Hand.game_id.in_(ids))).all()
-        faults = s.execute(
-            select(GameFault.game_id, GameFault.seat, GameFault.kind).where(GameFault.game_id.in_(ids))
-        ).all()
-    for game_id, text in hands:
-        at = by_id.get(game_id)
-        if at is None:  # stored after the games were read
-            continue
-        hand = json.loads(text)
-        for e in out.groups(at):
-            count_hand(e, hand, at.seat)
-    for game_id, seat, kind in faults:
-        at = by_id.get(game_id)
-        if at is None or seat != at.seat:
-            continue
-        for e in out.groups(at):
-            if kind == FaultKind.HARNESS.value:
-                e.harness_faults += 1
-            else:
-                e.faults[kind] = e.faults.get(kind, 0) + 1
-    for e in out.all():
-        hist = merge(hists.get(id(e), []))
-        e.decisions_timed = sum(hist.values())
-        e.latency_p50_ms, e.latency_p99_ms = percentile(hist, 0.5), percentile(hist, 0.99)
-    return out
+    out.add(db, user_id, games, 0)
+    return out.finished()
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """One entrant's games (newest first) and figures, as of the game ``last_seq``."""
+
+    games: list[Played]
+    breakdown: Breakdown
+    last_seq: int
+
+
+class Summaries:
+    """Each entrant's games and figures, extended by the games stored since the last request.
+
+    A stored game never changes and ``seq`` only grows (as the board relies on, ``arena.server.board``),
+    so a request reads only the games after the last one it saw, and counts only their hands: the first
+    request after a start reads everything (bench/server_analytics.py: seconds for ten thousand games),
+    the next ones only what is new. One lock: two requests never count the same games twice.
+    """
+
+    def __init__(self, db: Database, variant: str) -> None:
+        self.db = db
+        self.variant = variant
+        self._kept: dict[int, tuple[Summary, Breakdown]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, user_id: int, name: str) -> Summary:
+        with self._lock:
+            kept, counts = self._kept.get(user_id, (Summary([], Breakdown(EntrantStats(name)), 0), None))
+            counts = counts or Breakdown(EntrantStats(name))
+            new = played(self.db, user_id, self.variant, kept.last_seq)
+            if not new and user_id in self._kept:
+                return kept
+            counts.add(self.db, user_id, new, kept.last_seq)
+            last = max([kept.last_seq, *(p.seq for p in new)])
+            summary = Summary(new + kept.games, counts.finished(), last)
+            self._kept[user_id] = (summary, counts)
+            return summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +364,7 @@ def rating_steps(db: Database, board: Board, config: CompetitionConfig, user: Us
     raw = [(seq, label, mu, sigma) for key, label in series.items() for seq, mu, sigma in board.steps(key)]
     with db.session() as s:
         query = select(Game.seq, Game.created_at).where(Game.id.in_(_game_ids(user.id)))
-        when = dict(s.execute(query).tuples().all())
+        when = {seq: at for seq, at in s.execute(query)}
     steps = [Step(seq, day_of(when.get(seq, 0.0)), label, mu, sigma) for seq, label, mu, sigma in raw]
     return sorted(steps, key=lambda st: (st.seq, st.series))
 

@@ -11,6 +11,7 @@ screen's width; the tables scroll sideways).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -23,6 +24,7 @@ from arena.server.analytics import GameFilter
 from arena.server.errors import not_found
 from arena.server.models import User
 from arena.server.pages import rating_plot
+from arena.server.service import Server
 from arena.server.web import Visit, Web
 
 
@@ -33,14 +35,30 @@ def _entrant(web: Web, request: Request, what: str) -> User:
     return user
 
 
+_SUMMARIES: weakref.WeakKeyDictionary[Server, analytics.Summaries] = weakref.WeakKeyDictionary()
+
+
+def _summaries(web: Web) -> analytics.Summaries:
+    """The server's one store of entrants' summaries, shared by the pages and the API."""
+    found = _SUMMARIES.get(web.server)
+    if found is None:
+        found = _SUMMARIES[web.server] = analytics.Summaries(web.server.db, web.config.game.variant)
+    return found
+
+
+def _games(web: Web, user: User) -> list[analytics.Played]:
+    return _summaries(web).of(user.id, user.name).games
+
+
 def _figures(web: Web, user: User) -> dict[str, Any]:
     """Everything the analytics page shows (read in a worker thread: see ``arena.server.analytics``)."""
     server = web.server
-    games = analytics.played(server.db, user.id, web.config.game.variant)
+    summary = _summaries(web).of(user.id, user.name)
+    games = summary.games
     steps = analytics.rating_steps(server.db, server.board, web.config, user)
     return {
         "games": games,
-        "breakdown": analytics.breakdown(server.db, user.id, user.name, games),
+        "breakdown": summary.breakdown,
         "opponents": analytics.opponents(user.name, games),
         "steps": steps,
         "days": analytics.by_day(steps),
@@ -72,7 +90,7 @@ def analytics_routes(web: Web) -> list[BaseRoute]:
         access.require_public(visit.viewer, web.config)
         user = _entrant(web, request, "entrant")
         wanted = GameFilter.parse(request.query_params)
-        games = await run_in_threadpool(analytics.played, server.db, user.id, web.config.game.variant)
+        games = await run_in_threadpool(_games, web, user)
         shown = analytics.filtered(games, wanted)
         others = sorted({n for p in games for n in p.opponents if n != user.name})
         variants = sorted({p.variant for p in games})
@@ -187,7 +205,7 @@ def analytics_api_routes(web: Web) -> list[BaseRoute]:
         access.require_public(visit.viewer, web.config)
         user = _entrant(web, request, "entrant")
         wanted = GameFilter.parse(request.query_params)
-        games = await run_in_threadpool(analytics.played, server.db, user.id, web.config.game.variant)
+        games = await run_in_threadpool(_games, web, user)
         shown = analytics.filtered(games, wanted)
         return JSONResponse({"matched": shown.matched, "page": shown.page, "pages": shown.pages,
                              "games": [p.to_dict() for p in shown.games]})  # fmt: skip

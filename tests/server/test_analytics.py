@@ -30,6 +30,7 @@ from tests.server.conftest import Client, ServerProcess
 NOV30 = datetime(2026, 11, 30, 12, tzinfo=UTC).timestamp()
 DEC01 = datetime(2026, 12, 1, 9, tzinfo=UTC).timestamp()
 ANA_V1, ANA_V2, BOB_V1 = 101, 102, 103
+VERSIONS = ((ANA_V1, "ana", 1), (ANA_V2, "ana", 2), (BOB_V1, "bob", 1))
 LOGS = {  # what each version wrote during each of its games (the spans are stored with the seats)
     (ANA_V1, "g000001"): "hello from g1\nneedle one <script>alert(1)</script>\na+b literal\n",
     (ANA_V2, "g000002"): "g2 starts\nneedle two\n",
@@ -89,9 +90,14 @@ def _seed(server: ServerProcess, users: dict[str, int]) -> None:
                 inode = os.stat(path).st_ino
                 spans[key] |= {"log_inode": inode, "log_end_inode": inode}
     url = server.database or f"sqlite:///{next(server.directory.glob('results/*/server.sqlite'))}"
+    _insert(url, users, spans, GAMES)
+
+
+def _insert(url: str, users: dict[str, int], spans: dict[tuple[int, str], dict[str, int]],
+            games: list[tuple[Any, ...]], versions: bool = True) -> None:  # fmt: skip
     engine = create_engine(url)
     with engine.begin() as c:
-        for vid, user, number in ((ANA_V1, "ana", 1), (ANA_V2, "ana", 2), (BOB_V1, "bob", 1)):
+        for vid, user, number in VERSIONS if versions else ():
             row = {
                 "id": vid,
                 "user_id": users[user],
@@ -104,7 +110,7 @@ def _seed(server: ServerProcess, users: dict[str, int]) -> None:
                 "active": False,
             }
             c.execute(insert(Version).values(**row))
-        for gid, seq, when, _variant, seats, ranks, forfeited, hands, faults, latency in GAMES:
+        for gid, seq, when, _variant, seats, ranks, forfeited, hands, faults, latency in games:
             names = [f"v{v}" if v else f"house-{i}" for i, v in enumerate(seats)]
             scores = [sum(h["points"][i] for h in hands) for i in range(5)]
             result = {"seats": names, "scores": scores, "ranks": ranks, "winners": [ranks.index(1)],
@@ -325,4 +331,25 @@ def test_the_search_reads_no_more_than_its_bound(tmp_path: Path, monkeypatch: py
     found = analytics.search_logs(db, lambda _v: log, 1, "x")
     assert found.games == 2 and "newest 2 games" in found.stopped
     assert [m.game_id for m in found.matches][:1] == ["g000005"]  # newest first
+    db.close()
+
+
+def test_kept_figures_grow_by_the_new_games_as_a_recount_would(tmp_path: Path) -> None:
+    from arena.server.db import open_database
+    from arena.server.models import User
+
+    url = f"sqlite:///{tmp_path / 'k.sqlite'}"
+    db = open_database(url)
+    with db.session() as s:
+        s.add_all([User(id=2, name="ana", role="entrant", created_at=0.0),
+                   User(id=3, name="bob", role="entrant", created_at=0.0)])  # fmt: skip
+    users = {"ana": 2, "bob": 3}
+    _insert(url, users, {}, GAMES[:1])
+    kept = analytics.Summaries(db, "five-handed")
+    first = kept.of(2, "ana")
+    assert [p.game_id for p in first.games] == ["g000001"] and first.breakdown.total.hands == 3
+    _insert(url, users, {}, GAMES[1:], versions=False)
+    grown, again = kept.of(2, "ana"), analytics.Summaries(db, "five-handed").of(2, "ana")
+    assert grown.breakdown.to_dict() == again.breakdown.to_dict() and grown.games == again.games
+    assert grown.breakdown.total.hands == 6 and first.breakdown.total.hands == 3  # the first is unchanged
     db.close()
