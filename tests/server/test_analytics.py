@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -353,3 +354,32 @@ def test_kept_figures_grow_by_the_new_games_as_a_recount_would(tmp_path: Path) -
     assert grown.breakdown.to_dict() == again.breakdown.to_dict() and grown.games == again.games
     assert grown.breakdown.total.hands == 6 and first.breakdown.total.hands == 3  # the first is unchanged
     db.close()
+
+
+@pytest.fixture(scope="module")
+def phone_browser() -> Iterator[Any]:
+    sync = pytest.importorskip("playwright.sync_api", reason="playwright (the test extra) is not installed")
+    from tests.report.test_browser import ARGS, CHROMIUM
+
+    with sync.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.mark.needs_chromium
+def test_the_pages_fit_a_phone_without_script(
+    server: ServerProcess, seeded: dict[str, Any], request: Any
+) -> None:
+    if server.database is not None:
+        pytest.skip("a browser sees the same pages on both databases: SQLite only (time)")
+    browser = request.getfixturevalue("phone_browser")
+    page = browser.new_page(viewport={"width": 390, "height": 844}, java_script_enabled=False)
+    ana = seeded["users"]["ana"]
+    for path in (f"/entrants/{ana}/analytics", f"/entrants/{ana}/games", f"/entrants/{ana}"):
+        page.goto(server.url + path)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path  # tables scroll inside
+        assert page.locator("table").count() >= 1
+    page.goto(f"{server.url}/entrants/{ana}/analytics")
+    assert page.locator("svg.rating").bounding_box()["width"] <= 390
+    page.close()
