@@ -383,3 +383,38 @@ def test_the_pages_fit_a_phone_without_script(
     page.goto(f"{server.url}/entrants/{ana}/analytics")
     assert page.locator("svg.rating").bounding_box()["width"] <= 390
     page.close()
+
+
+def test_the_ladder_keeps_each_seats_decision_times_for_the_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.results.record import GameRecord, SeatStats, encode_latencies
+    from arena.server.config import load_competition
+    from arena.server.models import User
+    from arena.server.service import Server
+    from arena.stats.latency import histogram
+    from tests.server.conftest import competition_toml
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.toml").write_text(competition_toml("lat").replace('"bubblewrap"', '"none"'))
+    built = Server(load_competition(tmp_path / "c.toml"), "http://127.0.0.1:1")
+    try:
+        with built.db.session() as s:
+            s.add(User(id=2, name="ana", role="entrant", created_at=0.0))
+            s.add(
+                Version(id=1, user_id=2, number=1, runtime="python", filename="b.py", size=1, created_at=0.0)
+            )
+        times = [[4.0, 5.0, 6.0, 250.0], [], [1.0], [], []]
+        seats = ("v1", "house-1", "house-2", "house-3", "house-4")
+        result = {"seats": list(seats), "scores": [5, 0, 0, 0, 0], "ranks": [1, 2, 3, 4, 5], "winners": [0],
+                  "forfeited": [], "outcome": {"termination": "target"}, "decisions": 5}  # fmt: skip
+        record = GameRecord("t1", result, tuple(SeatStats(n, 0, 1, False, 0, 0, 0) for n in seats), (), (),
+                            encode_latencies(times), (), 5)  # fmt: skip
+        built.ladder.store(seats, 7, record, frozenset())
+        [game] = analytics.played(built.db, 2, "five-handed")
+        assert game.latency == histogram(times[0])
+        total = analytics.breakdown(built.db, 2, "ana", [game]).total
+        assert total.decisions_timed == 4 and total.latency_p99_ms == pytest.approx(250, rel=0.09)
+    finally:
+        built.db.close()
+        built.lock.release()
