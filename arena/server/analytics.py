@@ -119,9 +119,10 @@ def played(db: Database, user_id: int, variant: str, after: int = 0) -> list[Pla
     mine = _mine(user_id)
     with db.session() as s:
         own = s.execute(
-            select(GameSeat.game_id, GameSeat.seat, GameSeat.version_id, Game.seq, Game.created_at,
-                   Game.rated, Game.result)
+            select(GameSeat.game_id, GameSeat.seat, GameSeat.score, GameSeat.rank, GameSeat.forfeited,
+                   Version.number, Game.seq, Game.created_at, Game.rated, Game.result)
             .join(Game, Game.id == GameSeat.game_id)
+            .join(Version, Version.id == GameSeat.version_id)
             .where(GameSeat.version_id.in_(mine), Game.seq > after)
             .order_by(Game.seq.desc(), GameSeat.seat)
         ).all()  # fmt: skip
@@ -152,12 +153,11 @@ def played(db: Database, user_id: int, variant: str, after: int = 0) -> list[Pla
             if seat == o.seat:
                 hist = {int(k): int(v) for k, v in h.items()}
         hand = first.get(o.game_id)
-        me = rows[o.seat] if o.seat < len(rows) else ("?", 0, "?")
         out.append(
             Played(o.game_id, o.seq, o.created_at, json.loads(hand)["config"]["variant"] if hand else variant,
-                   o.rated, o.seat, me[2].rsplit(" ", 1)[-1], result["scores"][o.seat], me[1],
-                   o.seat in result.get("forfeited", []), tuple(n for n, _, _ in rows),
-                   tuple(k for _, k, _ in rows), tuple(lb for _, _, lb in rows), hist)
+                   o.rated, o.seat, f"v{o.number}", o.score, o.rank, o.forfeited,
+                   tuple(n for n, _, _ in rows), tuple(k for _, k, _ in rows), tuple(lb for _, _, lb in rows),
+                   hist)
         )  # fmt: skip
     return out
 
