@@ -77,6 +77,7 @@ def _plots(steps: list[analytics.Step]) -> list[tuple[str, dict[str, str]]]:
 def analytics_routes(web: Web) -> list[BaseRoute]:
     """The pages (the API's are ``analytics_api_routes``, listed with the other /api/ routes)."""
     server = web.server
+    _summaries(web)  # made here, before any request's thread could race to make it
 
     async def analytics_page(request: Request, visit: Visit) -> Response:
         access.require_public(visit.viewer, web.config)
@@ -118,6 +119,7 @@ def analytics_routes(web: Web) -> list[BaseRoute]:
 
 def analytics_api_routes(web: Web) -> list[BaseRoute]:
     server = web.server
+    _summaries(web)
 
     async def figures(request: Request, visit: Visit) -> Response:
         """One entrant's analytics, as its page shows them; public as the page is.
