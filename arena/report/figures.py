@@ -9,6 +9,7 @@ of a few thousand games takes a second or two.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +103,27 @@ class EventFigures:
         return record_of(self.pairs, a, b)
 
 
+def count_hand(e: EntrantStats, hand: Mapping[str, Any], seat: int) -> None:
+    """Add one hand record to ``e`` from seat ``seat``'s side: the one place the report and the server's
+    analytics (``arena.server.analytics``) count hands, maker success, lone hands and euchres."""
+    e.hands += 1
+    e.points += hand["points"][seat]
+    maker, partner, outcome = hand["maker"], hand["partner"], hand["outcome"]
+    if maker is None:
+        return
+    if maker == seat:
+        e.maker += 1
+        e.maker_made += outcome in MADE
+        if hand["alone"]:
+            e.alone += 1
+            e.alone_made += outcome == "made"
+            e.alone_march += outcome == "march"
+    if partner == seat:
+        e.partner += 1
+    if outcome == "euchred" and seat in (maker, partner):
+        e.euchred += 1
+
+
 def event_figures(store: Queries) -> EventFigures:
     """Every number of the report, computed from what ``store`` holds."""
     history: list[HistoryRow] = []
@@ -122,26 +144,8 @@ def event_figures(store: Queries) -> EventFigures:
             e.forfeits += s in game.forfeited
     for stored in store.hand_records():
         hand = stored.record
-        seats = seats_of[stored.game_id]
-        maker, partner = hand["maker"], hand["partner"]
-        for s, name in enumerate(seats):
-            e = per[name]
-            e.hands += 1
-            e.points += hand["points"][s]
-        if maker is None:
-            continue
-        m = per[seats[maker]]
-        m.maker += 1
-        m.maker_made += hand["outcome"] in MADE
-        if hand["alone"]:
-            m.alone += 1
-            m.alone_made += hand["outcome"] == "made"
-            m.alone_march += hand["outcome"] == "march"
-        if partner is not None:
-            per[seats[partner]].partner += 1
-        if hand["outcome"] == "euchred":
-            for seat in {maker, partner} - {None}:
-                per[seats[seat]].euchred += 1
+        for s, name in enumerate(seats_of[stored.game_id]):
+            count_hand(per[name], hand, s)
     faults = store.all_faults()
     for f in faults:
         e = per.setdefault(f.entrant, EntrantStats(f.entrant))

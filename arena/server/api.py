@@ -17,6 +17,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.server import access, openapi
 from arena.server.access import Viewer
+from arena.server.analytics_web import analytics_api_routes
 from arena.server.errors import Refused, not_found
 from arena.server.gamelogs import read_span
 from arena.server.games import Games
@@ -191,6 +192,7 @@ def api_routes(web: Web) -> list[BaseRoute]:
         Route("/api/versions/{id:int}", web.route(version), methods=["GET"]),
         Route("/api/games/{id}/logs/{version:int}", web.route(game_log), methods=["GET"]),
         *match_api_routes(web, viewer),
+        *analytics_api_routes(web),
     ]
     document = openapi.schema(routes, _arena_version())
 

@@ -16,6 +16,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.server.analytics_web import analytics_routes
 from arena.server.api import api_routes
 from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
@@ -58,6 +59,7 @@ def create_app(server: Server) -> Starlette:
         *people_routes(web),
         *content_routes(web),
         *match_page_routes(web),
+        *analytics_routes(web),
         *api_routes(web),
         *final_routes(web),
     ]

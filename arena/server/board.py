@@ -252,6 +252,11 @@ class Board:
         self.computed_at = time.monotonic()
         self.cost_s = self.computed_at - began
 
+    def steps(self, key: str) -> list[tuple[int, float, float]]:
+        """Every (seq, mu, σ) of ``key``'s rating, not thinned, also for versions no longer in the field:
+        an entrant's analytics (``arena.server.analytics``) draw all of them."""
+        return list(self._replay.steps.get(key, []))
+
     def rating_of(self, key: str) -> tuple[float, float]:
         return self.ratings.get(key, (25.0, 25.0 / 3))
 

@@ -245,6 +245,8 @@ class Ladder:
             seq = (s.scalar(select(func.max(Game.seq))) or 0) + 1
             game_id = f"g{seq:06d}"
             result = dict(record.result) | {"excluded": sorted(absent), "public_seed": public_seed}
+            # each seat's decision times as a log-scale histogram (arena.stats.latency), for the analytics
+            result["latency"] = [[seat, n, json.loads(hist)] for seat, n, hist in record.latency]
             s.add(
                 Game(
                     id=game_id, seq=seq, public_seed=public_seed, result=json.dumps(result), rated=not void,
