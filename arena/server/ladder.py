@@ -180,7 +180,7 @@ class Ladder:
 
     async def _table(self) -> None:
         while True:
-            if self.changed.is_set():  # a verdict, a version chosen, an entrant disabled: before the next game
+            if self.changed.is_set():  # a verdict, a version chosen, an entrant disabled: first
                 self.changed.clear()
                 await self.sync()
             if self.held:  # a final is playing: no game of the ladder's, rated or not (arena.server.finals)
