@@ -19,6 +19,7 @@ from starlette.routing import BaseRoute, Route
 from arena.server.api import api_routes
 from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
+from arena.server.live_pages import live_routes
 from arena.server.pages import content_routes
 from arena.server.service import Server
 from arena.server.web import Web, people_routes
@@ -26,6 +27,7 @@ from arena.server.web import Web, people_routes
 STATIC = {
     "server.css": ("arena.server", "static/server.css", "text/css"),
     "live.js": ("arena.server", "static/live.js", "text/javascript"),
+    "live_table.js": ("arena.server", "static/live_table.js", "text/javascript"),
     "replay.js": ("arena.report", "static/replay.js", "text/javascript"),
     "report.css": ("arena.report", "static/report.css", "text/css"),
 }
@@ -56,6 +58,7 @@ def create_app(server: Server) -> Starlette:
         *people_routes(web),
         *content_routes(web),
         *api_routes(web),
+        *live_routes(web),
     ]
 
     class SecurityHeaders(BaseHTTPMiddleware):

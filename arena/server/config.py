@@ -144,6 +144,10 @@ class LadderSpec:
         0.0, Range(0, 3600, "seconds", integer=False, to_float=True), "a pause between two games of a table"
     )
     paused: bool = option(False, Flag(), "start with the ladder paused")
+    live_open_hands: bool = option(
+        False, Flag(), "everybody watching a live table sees every seat's cards (else the organiser only)"
+    )
+    live_watchers: int = option(200, Range(0, 100_000), "live-table watchers at once; one more gets a 503")
 
     def to_dict(self) -> dict[str, Any]:
         return options.to_dict(self)
