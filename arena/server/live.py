@@ -87,7 +87,7 @@ class LiveGame:
         self.t = time.time()
         self.ended: dict[str, Any] | None = None
         self.watchers: set[Watcher] = set()
-        self._hands: list[list[str]] = [[] for _ in range(self.n)]
+        self._hands: Sequence[Sequence[Card]] = [[] for _ in range(self.n)]
         self._scores = [0] * self.n
         self._done: list[dict[str, Any]] = []
         self._new_hand(0, 0, None, [0] * self.n)
@@ -105,7 +105,7 @@ class LiveGame:
         """The public news of one action (already redacted by the engine) and every seat's cards now."""
         for event in events:
             self._apply(event)
-        self._hands = [[str(c) for c in h] for h in hands]
+        self._hands = hands  # the table's fresh lists: made text only for a snapshot that shows them
         self.seq += 1
         self.t = time.time()  # when the card was played: the bench's latency runs from here
         self._push("move")
@@ -158,7 +158,7 @@ class LiveGame:
             "hand": self.hand, "hands_done": self._done, "ended": self.ended,
         }  # fmt: skip
         if hands:
-            out["hands"] = self._hands
+            out["hands"] = [[str(c) for c in h] for h in self._hands]
         return out
 
     def frames(self, hands: bool, kind: str) -> tuple[str, str]:
