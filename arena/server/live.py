@@ -72,6 +72,10 @@ class Watcher:
         self.queue.put_nowait(frame if last else resync)
 
 
+def _is_end(frame: str) -> bool:
+    return frame.startswith("id: ") and "\nevent: end\n" in frame[:40]
+
+
 def _sse(kind: str, seq: int, data: str) -> str:
     return f"id: {seq}\nevent: {kind}\ndata: {data}\n\n"
 
@@ -275,8 +279,11 @@ class LiveTables:
                 except TimeoutError:
                     yield ": keepalive\n\n"
                     continue
-                yield frame
-                if frame.startswith("id: ") and "\nevent: end\n" in frame[:40]:
+                frames = [frame]
+                while not watcher.queue.empty():  # behind: what waits goes out in one write
+                    frames.append(watcher.queue.get_nowait())
+                yield "".join(frames)
+                if any(_is_end(f) for f in frames):
                     return
         finally:
             self.leave(game, watcher)
