@@ -27,7 +27,7 @@ from arena.players.inprocess import InProcessPlayer
 from arena.report.encode import decode_hand
 from arena.server.live import QUEUE, LiveGame, Watcher
 from sample_bots.random import RandomBot
-from tests.server.conftest import Client, ServerProcess
+from tests.server.conftest import Client, ServerProcess, competition_toml
 
 SQLITE_ONLY = True  # pages and streams only: the same on both databases (tests/server/conftest.py)
 WATCHERS = 4
@@ -364,3 +364,33 @@ def _encode(hand: dict[str, Any]) -> list[Any]:
     from arena.report.encode import encode_hand
 
     return encode_hand(hand)
+
+
+def test_a_private_competitions_live_tables_are_for_its_people(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[people] public = false``: a spectator gets 401 for the list, a table and its stream (the app
+    built in-process, never started: no ladder, one game put on a table by hand)."""
+    from arena.server.app import create_app
+    from arena.server.config import load_competition
+    from arena.server.service import Server
+
+    monkeypatch.chdir(tmp_path)
+    toml = competition_toml("private", people={"public": False}).replace('"bubblewrap"', '"none"')
+    (tmp_path / "c.toml").write_text(toml)
+    built = Server(load_competition(tmp_path / "c.toml"), "http://127.0.0.1:1")
+    try:
+        built.ladder.live.open("L1", ["ana v1", "house", "house", "house", "house"])
+        transport = httpx.ASGITransport(app=create_app(built))
+
+        async def ask(path: str) -> httpx.Response:
+            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+                return await client.get(path)
+
+        for path in ("/live", "/live/L1", "/live/L1/events"):
+            reply = asyncio.run(ask(path))
+            assert reply.status_code == 401 and "log in" in reply.text, path
+        assert built.ladder.live.watching == 0
+    finally:
+        built.db.close()
+        built.lock.release()
