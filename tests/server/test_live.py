@@ -158,6 +158,55 @@ def test_a_watcher_that_never_reads_holds_a_bounded_queue_and_ends_on_the_end_fr
     assert "hands" in last[-1][1]
 
 
+def test_a_watcher_that_raises_changes_nothing_of_the_game() -> None:
+    """The seam is one way: the same seed plays the same game watched (by a broken watcher) or not."""
+
+    class Broken:
+        calls = 0
+
+        def seen(self, events: Any, hands: Any) -> None:
+            Broken.calls += 1
+            raise RuntimeError("a watcher's bug")
+
+    config = GameConfig.from_dict({"variant": "five-handed", "target": 5})
+    seats = tuple(f"s{i}" for i in range(5))
+
+    def play(watch: Any) -> Any:
+        players = [InProcessPlayer(RandomBot, n) for n in seats]
+        return asyncio.run(play_table(TableSpec("t2", config, 11, seats), players, watch))
+
+    plain, watched = play(None), play(Broken())
+    assert Broken.calls == 1 + watched.decisions
+    assert watched.hands == plain.hands and watched.scores == plain.scores and not watched.faults
+
+
+def test_who_sees_the_hands_and_the_cap_in_process() -> None:
+    from arena.server.errors import Refused
+    from arena.server.live import LiveTables
+
+    seats = tuple(f"s{i}" for i in range(5))
+    for open_hands in (False, True):
+        tables = LiveTables(max_watchers=2, open_hands=open_hands)
+        tables.open("L1", seats)
+        _, spectator = tables.join("L1", organiser=False)
+        _, organiser = tables.join("L1", organiser=True)
+        with pytest.raises(Refused) as refused:
+            tables.join("L1", organiser=True)
+        assert refused.value.status == 503 and tables.refused == 1
+        ((kind, first),) = frames_data([spectator.queue.get_nowait()])
+        assert kind == "snapshot" and ("hands" in first) is open_hands
+        assert "hands" in frames_data([organiser.queue.get_nowait()])[0][1]
+        tables.close("L1", "g1")
+        assert tables.watching == 2  # until their streams have sent the end and left
+        assert frames_data([spectator.queue.get_nowait()])[0][0] == "end"
+        game = tables.ended["L1"]
+        tables.leave(game, spectator)
+        tables.leave(game, organiser)
+        assert tables.watching == 0
+        _, late = tables.join("L1", organiser=False)  # ended just now: its last snapshot, then its end
+        assert [k for k, _ in frames_data([late.queue.get_nowait() for _ in range(2)])] == ["snapshot", "end"]
+
+
 # --- the server ---------------------------------------------------------------------------------------
 
 GAME_ID = re.compile(r'<tr data-game="([^"]+)">')
