@@ -392,6 +392,10 @@ def test_a_spectators_browser_follows_a_table_to_the_stored_replay(
             else:
                 raise AssertionError("no game was followed while it played")
             assert page.is_visible("#replay")
+            # behind the replay, the felt as the last card left it: the last trick, the final scores
+            assert page.locator("#live-table .trick").count() > 0
+            final = json.loads([e for e in received if e["kind"] == "move"][-1]["data"])
+            assert f"scores {' / '.join(map(str, final['scores']))}" in page.text_content("#live-line")
             assert received[0]["kind"] == "snapshot"
             stored = page.evaluate("window.arenaLive.stored")
             snapshots = [json.loads(e["data"]) for e in received if e["kind"] != "end"]
