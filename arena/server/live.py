@@ -13,7 +13,9 @@ and offers it to every watcher's queue without waiting (``put_nowait``). A watch
 ``QUEUE`` frames; a watcher that falls behind (a slow phone, a client that never reads) has its queue
 emptied and gets one ``resync`` frame, the latest whole snapshot, so its memory stays bounded and the
 table never awaits it. Every frame is a whole snapshot, so a ``resync`` is nothing special to the page.
-``[ladder] live_watchers`` caps the watchers of the whole server: one more is answered 503.
+A watcher that wakes to several frames is sent only the newest (and the end, if it came): they are whole
+snapshots, so it misses nothing it could still have seen. ``[ladder] live_watchers`` caps the watchers of
+the whole server: one more is answered 503.
 
 **Why server-sent events (a plain ``StreamingResponse``).** The stream goes one way, server to page; SSE
 is plain HTTP (through any proxy that does not buffer: see docs/server.md), the browser's ``EventSource``
@@ -280,8 +282,10 @@ class LiveTables:
                     yield ": keepalive\n\n"
                     continue
                 frames = [frame]
-                while not watcher.queue.empty():  # behind: what waits goes out in one write
+                while not watcher.queue.empty():
                     frames.append(watcher.queue.get_nowait())
+                # Behind: every frame is a whole snapshot, so the newest says it all (and the end after it).
+                frames = frames[-2:] if _is_end(frames[-1]) else frames[-1:]
                 yield "".join(frames)
                 if any(_is_end(f) for f in frames):
                     return

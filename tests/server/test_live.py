@@ -397,7 +397,7 @@ def test_a_spectators_browser_follows_a_table_to_the_stored_replay(
             assert page.locator("#live-table .trick").count() > 0
             final = json.loads([e for e in received if e["kind"] == "move"][-1]["data"])
             assert f"scores {' / '.join(map(str, final['scores']))}" in page.text_content("#live-line")
-            assert received[0]["kind"] == "snapshot"
+            assert received[0]["kind"] in ("snapshot", "move")  # a move may overtake the first snapshot
             stored = page.evaluate("window.arenaLive.stored")
             snapshots = [json.loads(e["data"]) for e in received if e["kind"] != "end"]
             hands = stored_hands(server, stored)
