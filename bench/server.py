@@ -8,15 +8,16 @@ turn), and reports the time from upload to verdict (p50, p90, max). Then it lets
 ``--load`` then lets the ladder play as long again while ``--clients`` (50) concurrent clients on loopback
 each make ``--requests`` GETs of the leaderboard and of stored games' pages, in turn and as fast as they
 are answered (a bounded load: clients x requests in all), and reports each page's latency p50 and p99 and
-the ladder's games per minute meanwhile, against its rate just before. ``--watchers N`` then lets the
-ladder play as long again while N clients on loopback follow its live tables over server-sent events (each
-reads one game's stream to its end, then takes the table in play next), and reports the ladder's slowdown
-against just before and the event latency (p50, p99) from the moment the card was played (the server's
-timestamp in each event) to the moment the watcher has parsed it; the watchers run in this one process,
-so their own queueing is in the figure.
+the ladder's games per minute meanwhile, against its rate just before.
 
 It drives the server as the tests do (``tests/server/conftest.py``: a real process on loopback, clients
 over HTTP), so it needs the test extra.
+
+``--watchers N`` (after the ladder's rate, before ``--load``) lets the ladder play as long again while N
+clients on loopback follow its live tables over server-sent events (each reads one game's stream to its
+end, then takes the table in play next), and reports the ladder's slowdown against just before and the
+event latency (p50, p99) from the moment the card was played (the server's timestamp in each event) to the
+moment the watcher has parsed it; the watchers run in this one process, so their queueing is in the figure.
 """
 
 from __future__ import annotations
@@ -181,10 +182,10 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=1.0)
     parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--watchers", type=int, default=0, help="live-table watchers (see above)")
     parser.add_argument("--load", action="store_true", help="the page-latency load test (see above)")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=40, help="per client")
-    parser.add_argument("--watchers", type=int, default=0, help="live-table watchers (see above)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ladder = {"live_watchers": max(200, args.watchers)}
