@@ -13,7 +13,7 @@ the ladder's games per minute meanwhile, against its rate just before.
 It drives the server as the tests do (``tests/server/conftest.py``: a real process on loopback, clients
 over HTTP), so it needs the test extra.
 
-``--watchers N`` (after the ladder's rate, before ``--load``) lets the ladder play as long again while N
+``--watchers N`` (after ``--load``, if both are asked) lets the ladder play as long again while N
 clients on loopback follow its live tables over server-sent events (each reads one game's stream to its
 end, then takes the table in play next), and reports the ladder's slowdown against just before and the
 event latency (p50, p99) from the moment the card was played (the server's timestamp in each event) to the
