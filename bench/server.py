@@ -13,12 +13,20 @@ minute meanwhile, against its rate just before. The load is bounded both ways: c
 
 It drives the server as the tests do (``tests/server/conftest.py``: a real process on loopback, clients
 over HTTP), so it needs the test extra.
+
+``--watchers N`` (after ``--load``, if both are asked) lets the ladder play as long again while N
+clients on loopback follow its live tables over server-sent events (each reads one game's stream to its
+end, then takes the table in play next), and reports the ladder's slowdown against just before and the
+event latency (p50, p99) from the moment the card was played (the server's timestamp in each event) to the
+moment the watcher has parsed it; the watchers run in this one process, so their queueing is in the figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import re
 import statistics
 import subprocess
 import sys
@@ -26,6 +34,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -85,6 +94,53 @@ def under_load(
     return times, (last - first) * 60 / seconds, seconds
 
 
+async def _watch(url: str, watchers: int, seconds: float) -> dict[str, Any]:
+    """``watchers`` SSE clients following the live tables for ``seconds``: latencies and counts."""
+    import httpx
+
+    latencies: list[float] = []
+    counts = {"events": 0, "resync": 0, "refused": 0, "games": 0}
+    stop = time.monotonic() + seconds
+
+    async def one(w: int) -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+            while time.monotonic() < stop:
+                tables = re.findall(r'<tr data-game="([^"]+)">', (await http.get("/live")).text)
+                if not tables:
+                    await asyncio.sleep(0.05)
+                    continue
+                async with http.stream("GET", f"/live/{tables[w % len(tables)]}/events") as reply:
+                    if reply.status_code != 200:
+                        counts["refused"] += reply.status_code == 503
+                        await asyncio.sleep(0.2)
+                        continue
+                    kind = ""
+                    async for line in reply.aiter_lines():
+                        if line.startswith("event: "):
+                            kind = line[7:]
+                        elif line.startswith("data: "):
+                            t = json.loads(line[6:])["t"]
+                            counts["events"] += 1
+                            if kind == "move":
+                                latencies.append(time.time() - t)
+                            counts["resync"] += kind == "resync"
+                            if kind == "end" or time.monotonic() > stop:
+                                counts["games"] += kind == "end"
+                                break
+
+    await asyncio.gather(*(one(w) for w in range(watchers)))
+    return {"latencies": latencies, **counts}
+
+
+def watched(server: ServerProcess, watchers: int, seconds: float) -> tuple[dict[str, Any], float]:
+    """The watchers' figures, and the ladder's games per minute while they watched."""
+    first = Client(server.url).http.get("/api/leaderboard").json()["games"]
+    began = time.monotonic()
+    figures = asyncio.run(_watch(server.url, watchers, seconds))
+    last = Client(server.url).http.get("/api/leaderboard").json()["games"]
+    return figures, (last - first) * 60 / (time.monotonic() - began)
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
@@ -132,13 +188,17 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=1.0)
     parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--watchers", type=int, default=0, help="live-table watchers (see above)")
     parser.add_argument("--load", action="store_true", help="the page-latency load test (see above)")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=40, help="per client")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between a client's requests")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        toml = competition_toml("bench", submissions={"per_hour": 1000}, checks={"queue": 1000})
+        ladder = {"live_watchers": max(200, args.watchers)}
+        toml = competition_toml(
+            "bench", submissions={"per_hour": 1000}, checks={"queue": 1000}, ladder=ladder
+        )
         server = ServerProcess(Path(tmp), toml)
         server.start()
         sandbox = "bubblewrap" if 'sandbox = "bubblewrap"' in toml else "none"
@@ -173,6 +233,19 @@ def main() -> None:
                 print(
                     f"ladder under that load ({seconds:.0f} s): {loaded:.1f} games per minute, against "
                     f"{quiet:.1f} just before: {100 * (1 - loaded / quiet):.0f}% slower"
+                )
+            if args.watchers:
+                quiet = ladder_rate(server, args.minutes * 60 / 2)
+                figures, loaded = watched(server, args.watchers, args.minutes * 60)
+                lat = figures["latencies"]
+                print(
+                    f"{args.watchers} live watchers: event latency p50 {_pct(lat, 0.5):.0f} ms, "
+                    f"p99 {_pct(lat, 0.99):.0f} ms ({figures['events']} events, {figures['games']} games "
+                    f"followed to the end, {figures['resync']} resyncs, {figures['refused']} refused)"
+                )
+                print(
+                    f"ladder while watched: {loaded:.1f} games per minute, against {quiet:.1f} just "
+                    f"before: {100 * (1 - loaded / quiet):.0f}% slower"
                 )
         finally:
             server.stop()

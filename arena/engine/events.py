@@ -8,6 +8,7 @@ cards, and the partner is revealed only when the called card is played (C-5.4) o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -181,6 +182,30 @@ def events_for_seats(state: GameState, before: Mark) -> list[list[Event]]:
         elif shows_hand and seat == dealer:
             events.append(HandShown(tuple(CARDS[c] for c in state.hands[seat])))
         out.append(events)
+    return out
+
+
+def redact(events: Sequence[Event]) -> list[Event]:
+    """What a spectator may be told of one seat's events: the public part only (no hidden card).
+
+    Any seat's list will do: the seat's own cards (``HandStarted.hand``, ``HandShown``) and, for the
+    dealer, its discard are what differ between seats, and those are dropped here. A live table's watchers
+    (``arena.server.live``) are built from this, on the server, so that a page is never sent a hidden card
+    to hide.
+    """
+    out: list[Event] = []
+    for event in events:
+        if isinstance(event, HandShown):
+            continue
+        if isinstance(event, HandStarted) and event.hand is not None:
+            event = HandStarted(event.hand_index, event.dealer, event.up_card, None, event.scores)
+        elif (
+            isinstance(event, ActionTaken)
+            and event.action is not None
+            and DISCARD_BASE <= event.action.id < CALL_BASE
+        ):
+            event = ActionTaken(event.seat, None, event.exposed_card)
+        out.append(event)
     return out
 
 

@@ -10,15 +10,17 @@ the end and ranks last.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from arena.engine.actions import action_to_string
+from arena.engine.cards import CARDS, Card
 from arena.engine.config import GameConfig
-from arena.engine.events import events_for_seats, mark, opening_events
+from arena.engine.events import Event, events_for_seats, mark, opening_events, redact
 from arena.engine.records import hand_record
 from arena.engine.scoring import Outcome
 from arena.engine.state import GameState
@@ -76,6 +78,25 @@ class TableResult:
         }
 
 
+class TableWatch(Protocol):
+    """Who follows a game while it is played (a competition's live table, ``arena.server.live``).
+
+    ``seen`` is called on the table's event loop at the start and after every action, with what a spectator
+    may be told of it (``arena.engine.events.redact``) and every seat's cards now (for those allowed to see
+    hands: the watcher decides, never the table). It must be quick and must not block: the table does
+    not wait for anybody's page. What it raises is ignored: a watcher never stops a game.
+    """
+
+    def seen(self, events: Sequence[Event], hands: Sequence[Sequence[Card]]) -> None: ...
+
+
+def _tell(watch: TableWatch | None, events: Sequence[Event], hands: list[list[int]]) -> None:
+    if watch is None:
+        return
+    with contextlib.suppress(Exception):  # a watcher's bug must not stop the game (see TableWatch)
+        watch.seen(redact(events), [[CARDS[c] for c in h] for h in hands])
+
+
 def final_standings(outcome: Outcome, forfeited: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Ranks and winners once forfeiters are moved to the bottom (they share the last place)."""
     n = len(outcome.ranks)
@@ -89,8 +110,13 @@ def final_standings(outcome: Outcome, forfeited: Sequence[int]) -> tuple[tuple[i
     return tuple(ranks), winners
 
 
-async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
-    """Play one whole game. Never raises for a bot's misbehaviour; always closes every player."""
+async def play_table(
+    spec: TableSpec, players: Sequence[Player], watch: TableWatch | None = None
+) -> TableResult:
+    """Play one whole game. Never raises for a bot's misbehaviour; always closes every player.
+
+    ``watch`` is told the public news of each action as it happens (see :class:`TableWatch`).
+    """
     started = time.monotonic()
     config, policy, n = spec.config, spec.policy, spec.config.num_players
     # The executor seats the players of the spec's own seat names: a mismatch is its bug.
@@ -134,6 +160,7 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
         await asyncio.gather(
             *(players[s].start(info[s], opening_events(state, s)) for s in range(n)), return_exceptions=True
         )
+        _tell(watch, opening_events(state, 0), state.hands)
         while not state.is_terminal():
             seat = state.current_player()
             legal = state.legal_actions()
@@ -162,7 +189,9 @@ async def play_table(spec: TableSpec, players: Sequence[Player]) -> TableResult:
                     record(seat, late, (time.monotonic() - asked) * 1000, action)
             before = mark(state)
             state.apply(action)
-            for s, events in enumerate(events_for_seats(state, before)):
+            told = events_for_seats(state, before)
+            _tell(watch, told[0], state.hands)
+            for s, events in enumerate(told):
                 if s not in forfeited:
                     # A try statement, not contextlib.suppress: that builds a context manager per seat per
                     # decision, which showed in the profile of a 25-table run.

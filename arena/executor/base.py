@@ -14,7 +14,7 @@ from typing import Protocol
 
 from arena.errors import ConfigError
 from arena.event.config import EntrantSpec
-from arena.event.table import TableSpec
+from arena.event.table import TableSpec, TableWatch
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
 
@@ -43,7 +43,8 @@ class Executor(Protocol):
     ``identities``: what each entrant's bot said of itself at its handshake. ``excluded``: entrants never
     to be seated (another protocol version or variant), with why. ``add`` and ``remove`` change the
     entrants while the executor runs: an event never does, a competition's ladder does
-    (``arena.server.ladder``).
+    (``arena.server.ladder``). ``play``'s ``watch`` follows the game move by move where it is played on
+    this process (local); an executor that plays elsewhere (Dask) may ignore it.
     """
 
     identities: dict[str, BotIdentity]
@@ -61,6 +62,12 @@ class Executor(Protocol):
 
     async def remove(self, names: Sequence[str]) -> None: ...
 
-    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord: ...
+    async def play(
+        self,
+        spec: TableSpec,
+        disqualified: Collection[str],
+        public_seed: int,
+        watch: TableWatch | None = None,
+    ) -> GameRecord: ...
 
     async def stop(self) -> None: ...

@@ -43,7 +43,7 @@ from distributed.protocol import to_serialize
 
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import TLS_KEYS, EntrantKind, EntrantSpec, TournamentConfig
-from arena.event.table import TableSpec
+from arena.event.table import TableSpec, TableWatch
 from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
@@ -436,8 +436,17 @@ class DaskExecutor:
     def notices(self) -> list[str]:
         return list(self._notices)
 
-    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord:
+    async def play(
+        self,
+        spec: TableSpec,
+        disqualified: Collection[str],
+        public_seed: int,
+        watch: TableWatch | None = None,
+    ) -> GameRecord:
         """Play one table on a worker; a game lost with its worker is played again on another.
+
+        ``watch`` is not told anything: the moves happen on a worker and only the finished game comes back
+        (a live table of a Dask ladder shows its seats while it plays, and the replay once it is stored).
 
         Games asked for at about the same moment travel as one batch (up to ``batch`` of them): sending
         costs about as much as a whole game between in-process bots, and the conductor's ``concurrency``

@@ -26,7 +26,7 @@ from pathlib import Path
 from arena.bot import Bot
 from arena.errors import ArenaError, ConfigError, ProtocolMismatch
 from arena.event.config import DEFAULT_MEMORY_MB, EntrantKind, EntrantSpec, TournamentConfig
-from arena.event.table import TableSpec, play_table, record_of
+from arena.event.table import TableSpec, TableWatch, play_table, record_of
 from arena.executor.base import Announce, StartFailed, StartProgress, WrongVariant
 from arena.players.autopilot import AutopilotPlayer
 from arena.players.base import Player
@@ -272,12 +272,19 @@ class LocalExecutor:
             return InProcessPlayer(self.classes[name], name)
         return RemotePlayer(self.endpoints[name], name)
 
-    async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord:
+    async def play(
+        self,
+        spec: TableSpec,
+        disqualified: Collection[str],
+        public_seed: int,
+        watch: TableWatch | None = None,
+    ) -> GameRecord:
         """Play one scheduled game here, on this process's event loop: the executor seam's one call.
 
         ``public_seed`` (the schedule's, not the secret deal seed) seeds the autopilot of disqualified
         seats, so that their play is the same whoever runs the table. The game comes back as the store
         will keep it, made here (``arena.results.record``: on a Dask worker, not on the conductor).
+        ``watch`` follows the game move by move (``arena.event.table.TableWatch``: a live table).
         """
         players = [self.player(name, name in disqualified, public_seed) for name in spec.seat_names]
         # Each launched bot's log gets a line as its seat begins and ends the game, so the organiser's
@@ -290,7 +297,7 @@ class LocalExecutor:
         for seat, bot in logged:
             bot.note(botlog.start_line(spec.game_id, seat))
         try:
-            return record_of(await play_table(spec, players))
+            return record_of(await play_table(spec, players, watch))
         finally:
             for seat, bot in logged:
                 bot.note(botlog.end_line(spec.game_id, seat))

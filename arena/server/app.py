@@ -22,6 +22,7 @@ from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
 from arena.server.final_pages import final_routes
 from arena.server.match_pages import match_page_routes
+from arena.server.live_pages import live_routes
 from arena.server.pages import content_routes
 from arena.server.service import Server
 from arena.server.web import Web, people_routes
@@ -29,6 +30,7 @@ from arena.server.web import Web, people_routes
 STATIC = {
     "server.css": ("arena.server", "static/server.css", "text/css"),
     "live.js": ("arena.server", "static/live.js", "text/javascript"),
+    "live_table.js": ("arena.server", "static/live_table.js", "text/javascript"),
     "replay.js": ("arena.report", "static/replay.js", "text/javascript"),
     "report.css": ("arena.report", "static/report.css", "text/css"),
 }
@@ -62,6 +64,7 @@ def create_app(server: Server) -> Starlette:
         *analytics_routes(web),
         *api_routes(web),
         *final_routes(web),
+        *live_routes(web),
     ]
 
     return Starlette(

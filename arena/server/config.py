@@ -163,6 +163,11 @@ class LadderSpec:
     challenges_per_day: int = option(5, Range(0, 10_000), "challenges an entrant may ask for per day")
     challenge_games: int = option(20, Range(1, 10_000), "most games one challenge may ask for")
 
+    live_open_hands: bool = option(
+        False, Flag(), "everybody watching a live table sees every seat's cards (else the organiser only)"
+    )
+    live_watchers: int = option(200, Range(0, 100_000), "live-table watchers at once; one more gets a 503")
+
     def to_dict(self) -> dict[str, Any]:
         return options.to_dict(self)
 

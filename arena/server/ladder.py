@@ -42,6 +42,7 @@ from arena.server import gamelogs
 from arena.server.board import Board, rating_key
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database
+from arena.server.live import LiveTables
 from arena.server.models import Game, GameFault, GameSeat, Hand, Setting
 from arena.server.submissions import Submissions, VersionView, launch_command
 
@@ -76,6 +77,7 @@ class Ladder:
         # Offered each table's slot before its ladder game (True: an unrated game took it); set by the server
         # to ``arena.server.matches.UnratedGames.offer``. Its argument: whether the ladder has a game to play.
         self.spare: Callable[[bool], Awaitable[bool]] | None = None
+        self.live = LiveTables(config.ladder.live_watchers, config.ladder.live_open_hands)  # games in flight
         with db.session() as s:
             setting = s.get(Setting, PAUSED)
             self.games_of = dict(s.execute(select(GameSeat.name, func.count()).group_by(GameSeat.name)).all())
@@ -163,6 +165,11 @@ class Ladder:
         rng.shuffle(names)
         return tuple(names)
 
+    def _label(self, name: str) -> str:
+        """A seat as the pages show it: ``alice v3``, or ``house``."""
+        version = self.field.get(name)
+        return f"{version.user} v{version.number}" if version is not None else "house"
+
     def _mu(self, name: str) -> float:
         version = self.field[name]
         return self.board.rating_of(rating_key(self.config, version.id, version.user_id))[0]
@@ -217,11 +224,18 @@ class Ladder:
         )
         self.in_flight += 1
         before = gamelogs.marks(self.log_dir, seats)  # this game's span of each version's log
+        live = self.live.open(spec.game_id, [self._label(n) for n in seats])
+        stored: str | None = None
         try:
-            record = await self.executor.play(spec, absent, public_seed)
+            try:
+                record = await self.executor.play(spec, absent, public_seed, watch=live)
+            finally:
+                self.in_flight -= 1
+            stored = self.store(
+                seats, public_seed, record, absent, (before, gamelogs.marks(self.log_dir, seats))
+            )
         finally:
-            self.in_flight -= 1
-        self.store(seats, public_seed, record, absent, (before, gamelogs.marks(self.log_dir, seats)))
+            self.live.close(spec.game_id, stored)  # its watchers are sent to the stored game's replay
         self.played += 1
         for name in seats:
             self.games_of[name] = self.games_of.get(name, 0) + 1
