@@ -21,8 +21,8 @@ from arena.server.api import api_routes
 from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
 from arena.server.final_pages import final_routes
-from arena.server.match_pages import match_page_routes
 from arena.server.live_pages import live_routes
+from arena.server.match_pages import match_page_routes
 from arena.server.pages import content_routes
 from arena.server.service import Server
 from arena.server.web import Web, people_routes
