@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import aliased
 
 from arena.server.db import Database
 from arena.server.gamelogs import COLUMNS
@@ -130,21 +131,32 @@ class Games:
         )  # fmt: skip
 
     def head_to_head(self, user_id: int) -> list[tuple[str, int, int, int]]:
-        """Per opponent entrant: (name, games together, games this entrant finished above, below)."""
-        out: dict[str, list[int]] = {}
-        for game in self.recent(10_000, user_id):
-            mine = [s for s in game.seats if s.user_id == user_id]
-            if not mine:
-                continue
-            me = mine[0]
-            for other in game.seats:
-                if other.user_id in (None, user_id):
-                    continue
-                row = out.setdefault(other.entrant, [0, 0, 0])
-                row[0] += 1
-                row[1] += me.rank < other.rank
-                row[2] += me.rank > other.rank
-        return sorted(((n, *v) for n, v in out.items()), key=lambda r: -r[1])  # type: ignore[misc]
+        """Per opponent entrant: (name, games together, games this entrant finished above, below).
+
+        Counted by the database (a join of the game's seats with themselves), not by reading the games:
+        an entrant's page is opened on the event loop the ladder's games share, and an entrant may have
+        played tens of thousands of games.
+        """
+        me, other = aliased(GameSeat), aliased(GameSeat)
+        mine, theirs = aliased(Version), aliased(Version)
+        query = (
+            select(
+                User.name,
+                func.count(),
+                func.sum(case((me.rank < other.rank, 1), else_=0)),
+                func.sum(case((me.rank > other.rank, 1), else_=0)),
+            )
+            .select_from(me)
+            .join(mine, mine.id == me.version_id)
+            .join(other, (other.game_id == me.game_id) & (other.seat != me.seat))
+            .join(theirs, theirs.id == other.version_id)
+            .join(User, User.id == theirs.user_id)
+            .where(mine.user_id == user_id, theirs.user_id != user_id)
+            .group_by(User.name)
+        )
+        with self.db.session() as s:
+            rows = s.execute(query).all()
+        return sorted(((n, int(c), int(a), int(b)) for n, c, a, b in rows), key=lambda r: (-r[1], r[0]))
 
     def seat_log(self, game_id: str, version_id: int) -> SeatLog | None:
         """Where version ``version_id``'s stderr during game ``game_id`` lies, or None if it did not play

@@ -287,6 +287,31 @@ def test_a_spectator_s_pages_are_shared_but_never_a_visitor_s_own(
         time.sleep(0.3)
 
 
+def test_the_head_to_head_equals_a_count_over_the_stored_games(
+    server: ServerProcess, people: dict[str, Client]
+) -> None:
+    """The entrant page's head-to-head is counted by the database; here it is counted again seat by seat."""
+    ranks: dict[str, dict[str, int]] = {}
+    with ladder_paused(server, people["organiser"]):
+        for game_id, name, rank in read_rows(
+            server,
+            "SELECT s.game_id, u.name, s.rank FROM game_seats s JOIN versions v ON v.id = s.version_id "
+            "JOIN users u ON u.id = v.user_id",
+        ):
+            ranks.setdefault(game_id, {})[name] = rank
+        user_id = people["owner"].get("/me").text.split('href="/entrants/')[1].split('"')[0]
+        page = Client(server.url).get(f"/entrants/{user_id}").text
+    together = [r for r in ranks.values() if {"noisy-owner", "quiet-other"} <= r.keys()]
+    above = sum(r["noisy-owner"] < r["quiet-other"] for r in together)
+    below = sum(r["noisy-owner"] > r["quiet-other"] for r in together)
+    assert together, "no game of the two together"
+    row = (
+        f'<tr><td>quiet-other</td><td class="num">{len(together)}</td><td class="num">{above}</td>'
+        f'<td class="num">{below}</td></tr>'
+    )
+    assert row in page, page.split("<h2>Head to head</h2>")[1][:600]
+
+
 def test_the_openapi_document_is_valid_and_describes_every_api_route(
     server: ServerProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
