@@ -153,9 +153,10 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=1, help="arena serve processes (needs --database)")
     parser.add_argument("--database", default=None, help="a PostgreSQL URL shared by the processes")
     parser.add_argument("--scheduler-file", default=None, help="a Dask scheduler's file: [executor]")
+    parser.add_argument("--web", type=int, default=0, help="more processes, --role web (needs --database)")
     parser.add_argument("--tables", type=int, default=1, help="[ladder] tables of each process")
     args = parser.parse_args()
-    if args.processes > 1 and not args.database:
+    if (args.processes > 1 or args.web) and not args.database:
         parser.error("--processes above 1 needs --database postgresql+psycopg://... (SQLite is one process)")
     with tempfile.TemporaryDirectory() as tmp:
         extra = {"executor": {"scheduler_file": args.scheduler_file}} if args.scheduler_file else {}
@@ -166,6 +167,7 @@ def main() -> None:
         server = ServerProcess(Path(tmp), toml, args.database)
         server.start()
         others = [ServerProcess(Path(tmp), toml, args.database) for _ in range(args.processes - 1)]
+        others += [ServerProcess(Path(tmp), toml, args.database, ("--role", "web")) for _ in range(args.web)]
         for other in others:
             other.start()
         sandbox = "bubblewrap" if 'sandbox = "bubblewrap"' in toml else "none"
@@ -186,7 +188,8 @@ def main() -> None:
                 f"max {times[-1]:.1f} s"
             )
             rate = stored_rate(server, args.minutes * 60)
-            where = f"{args.processes} process(es) on {'PostgreSQL' if args.database else 'SQLite'}"
+            web = f" + {args.web} web" if args.web else ""
+            where = f"{args.processes} process(es){web} on {'PostgreSQL' if args.database else 'SQLite'}"
             print(
                 f"ladder: {rate:.1f} games per minute with {args.bots} bots "
                 f"({where}, {args.tables} table(s) each{', Dask' if args.scheduler_file else ''})"
