@@ -78,6 +78,7 @@ class Ladder:
             self.games_of = dict(s.execute(select(GameSeat.name, func.count()).group_by(GameSeat.name)).all())
         self.paused = config.ladder.paused if setting is None else setting.value == "1"
         self.shared = shared(db)
+        self._pause_seen = None if setting is None else self.paused
         self._looked_at = time.monotonic()
 
     def log_path(self, version_id: int) -> Path:
@@ -179,8 +180,10 @@ class Ladder:
                 # another process's verdicts, choices and pauses reach this one only through the database
                 self._looked_at = time.monotonic()
                 self.changed.set()
-                if (stored := paused_setting(self.db, PAUSED)) is not None:
-                    self.paused = stored
+                # only a change made since the last look: a page of this process may be setting it now
+                if (stored := paused_setting(self.db, PAUSED)) != self._pause_seen:
+                    self._pause_seen = stored
+                    self.paused = bool(stored)
             if (
                 self.changed.is_set()
             ):  # a verdict, a version chosen, an entrant disabled: before the next game
