@@ -11,6 +11,12 @@ each make ``--requests`` GETs of the leaderboard and of stored games' pages, in 
 answered, a saturating load), and reports each page's latency p50 and p99 and the ladder's games per
 minute meanwhile, against its rate just before. The load is bounded both ways: clients x requests in all.
 
+``--processes 2 --database postgresql+psycopg://...`` starts that many `arena serve` processes on one
+data directory and that PostgreSQL database (arena.server.multi; ``--scheduler-file`` puts their ladders'
+games on a running Dask cluster, e.g. two ``dask worker``), uploads through the first, and reports the
+ladder's games per minute summed over all processes (read from the database), for comparison with one
+process on SQLite (the default).
+
 It drives the server as the tests do (``tests/server/conftest.py``: a real process on loopback, clients
 over HTTP), so it needs the test extra.
 
@@ -55,6 +61,14 @@ def ladder_rate(server: ServerProcess, seconds: float) -> float:
     time.sleep(seconds)
     last = Client(server.url).http.get("/api/leaderboard").json()["games"]
     return (last - first) * 60 / seconds
+
+
+def stored_rate(server: ServerProcess, seconds: float) -> float:
+    """Games stored per minute by every process on the database (the board of one may lag)."""
+    first = server.rows("SELECT count(*) FROM games")[0][0]
+    time.sleep(seconds)
+    last = server.rows("SELECT count(*) FROM games")[0][0]
+    return float((last - first) * 60 / seconds)
 
 
 async def _load(url: str, clients: int, requests: int, games: int, interval: float) -> dict[str, list[float]]:
@@ -193,14 +207,27 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=40, help="per client")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between a client's requests")
+    parser.add_argument("--processes", type=int, default=1, help="arena serve processes (needs --database)")
+    parser.add_argument("--database", default=None, help="a PostgreSQL URL shared by the processes")
+    parser.add_argument("--scheduler-file", default=None, help="a Dask scheduler's file: [executor]")
+    parser.add_argument("--web", type=int, default=0, help="more processes, --role web (needs --database)")
+    parser.add_argument("--tables", type=int, default=1, help="[ladder] tables of each process")
     args = parser.parse_args()
+    if (args.processes > 1 or args.web) and not args.database:
+        parser.error("--processes above 1 needs --database postgresql+psycopg://... (SQLite is one process)")
     with tempfile.TemporaryDirectory() as tmp:
-        ladder = {"live_watchers": max(200, args.watchers)}
+        extra = {"executor": {"scheduler_file": args.scheduler_file}} if args.scheduler_file else {}
+        ladder = {"tables": args.tables, "live_watchers": max(200, args.watchers)}
         toml = competition_toml(
-            "bench", submissions={"per_hour": 1000}, checks={"queue": 1000}, ladder=ladder
-        )
-        server = ServerProcess(Path(tmp), toml)
+            "bench", args.database, submissions={"per_hour": 1000}, checks={"queue": 1000},
+            ladder=ladder, **extra,
+        )  # fmt: skip
+        server = ServerProcess(Path(tmp), toml, args.database)
         server.start()
+        others = [ServerProcess(Path(tmp), toml, args.database) for _ in range(args.processes - 1)]
+        others += [ServerProcess(Path(tmp), toml, args.database, ("--role", "web")) for _ in range(args.web)]
+        for other in others:
+            other.start()
         sandbox = "bubblewrap" if 'sandbox = "bubblewrap"' in toml else "none"
         try:
             times: list[float] = []
@@ -218,8 +245,13 @@ def main() -> None:
                 f"p50 {statistics.median(times):.1f} s, p90 {times[int(0.9 * (len(times) - 1))]:.1f} s, "
                 f"max {times[-1]:.1f} s"
             )
-            rate = ladder_rate(server, args.minutes * 60)
-            print(f"ladder: {rate:.1f} games per minute with {args.bots} bots (one table)")
+            rate = stored_rate(server, args.minutes * 60)
+            web = f" + {args.web} web" if args.web else ""
+            where = f"{args.processes} process(es){web} on {'PostgreSQL' if args.database else 'SQLite'}"
+            print(
+                f"ladder: {rate:.1f} games per minute with {args.bots} bots "
+                f"({where}, {args.tables} table(s) each{', Dask' if args.scheduler_file else ''})"
+            )
             if args.load:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)  # just before, as a fair reference
                 times, loaded, seconds = under_load(server, args.clients, args.requests, args.interval)
@@ -248,6 +280,8 @@ def main() -> None:
                     f"before: {100 * (1 - loaded / quiet):.0f}% slower"
                 )
         finally:
+            for other in others:
+                other.stop()
             server.stop()
     if args.compare:
         reference = arena_run_rate(args.bots, args.minutes * 60, sandbox)

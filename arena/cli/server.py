@@ -31,13 +31,21 @@ def serve(
     competition: Path = typer.Argument(..., help="the competition (TOML); see docs/server.md"),
     host: str = typer.Option("127.0.0.1", help="address to listen on"),
     port: int = typer.Option(8000, min=1, max=65535, help="port to listen on"),
+    role: str = typer.Option(
+        "all",
+        help="all: pages, checks and ladder; web: pages and API only; ladder: checks and games too "
+        "(web and ladder: several processes on one PostgreSQL database, docs/server.md)",
+    ),
 ) -> None:
     """Run the competition server: web pages, checks of every upload, and the live ladder."""
     with one_line_errors():
+        if role not in ("all", "web", "ladder"):
+            raise fail(f"--role {role!r}: expected all, web or ladder")
         config = _competition(competition)
         from arena.server.app import serve as run_server
+        from arena.server.multi import Role
 
-        run_server(config, host, port, lambda line: typer.echo(line))
+        run_server(config, host, port, lambda line: typer.echo(line), Role(role))
 
 
 def _rows(path: Path) -> list[tuple[str, str]]:

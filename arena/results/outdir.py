@@ -116,8 +116,11 @@ class EventLock:
         self.directory = directory
         self._fd: int | None = None
 
-    def acquire(self) -> None:
-        """:raises ConfigError: another arena holds the lock (its pid is in the message when known)."""
+    def acquire(self, shared: bool = False) -> None:
+        """``shared``: a lock several holders may share (the server processes of one PostgreSQL database,
+        arena.server.multi), which still keeps out an exclusive one such as ``arena run``.
+
+        :raises ConfigError: another arena holds the lock (its pid is in the message when known)."""
         path = self.directory / LOCK_NAME
         try:
             # Never through a link: the lock is a plain file of ours, in a directory only we may write.
@@ -134,7 +137,7 @@ class EventLock:
             os.close(fd)
             raise ConfigError(f"cannot lock {str(path)!r}: it is not a regular file; remove it")
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except OSError as exc:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
             os.close(fd)

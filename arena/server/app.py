@@ -23,6 +23,7 @@ from arena.server.errors import Refused
 from arena.server.final_pages import final_routes
 from arena.server.live_pages import live_routes
 from arena.server.match_pages import match_page_routes
+from arena.server.multi import Role
 from arena.server.pages import content_routes
 from arena.server.service import Server
 from arena.server.web import Web, people_routes
@@ -107,7 +108,9 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def serve(config: CompetitionConfig, host: str, port: int, say: Callable[[str], None]) -> None:
+def serve(
+    config: CompetitionConfig, host: str, port: int, say: Callable[[str], None], role: Role = Role.ALL
+) -> None:
     """Run the server until SIGINT or SIGTERM; ``say`` prints the lines the organiser must see.
 
     :raises ConfigError: bubblewrap missing (``service.check_sandbox``), another server on the directory,
@@ -121,7 +124,7 @@ def serve(config: CompetitionConfig, host: str, port: int, say: Callable[[str], 
     logging.basicConfig(format="%(asctime)s %(levelname)s %(message)s", level=logging.WARNING)
     logging.getLogger("arena.server").setLevel(logging.INFO)
     base_url = config.base_url(host, port)
-    server = Server(config, base_url)
+    server = Server(config, base_url, role)
     link = server.accounts.organiser_link()
     if link is not None:
         say(f"organiser: set your password once at {base_url}/link/{link}")
@@ -130,12 +133,14 @@ def serve(config: CompetitionConfig, host: str, port: int, say: Callable[[str], 
     # joined or started) before the server serves, so that a bad ``[executor]`` is one line and exit 2.
     with asyncio.Runner(loop_factory=web.config.get_loop_factory()) as runner:
         try:
-            runner.run(server.ladder.start())
+            if role.plays:  # a web process starts no executor (arena.server.multi)
+                runner.run(server.ladder.start())
         except BaseException:
             runner.run(server.ladder.stop())
             server.close()
             raise
         for line in server.ladder.executor.notices():
             say(line)
-        say(f"serving {config.name} on http://{host}:{port} (data in {config.data_dir}; Ctrl-C stops)")
+        what = "" if role is Role.ALL else f" as {role.value}"
+        say(f"serving {config.name}{what} on http://{host}:{port} (data in {config.data_dir}; Ctrl-C stops)")
         runner.run(web.serve())

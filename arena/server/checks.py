@@ -15,6 +15,7 @@ p99, and the last lines of the bot's stderr (escaped by the page like every text
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -27,11 +28,13 @@ from arena.players.process import ManagedBot
 from arena.sandbox import SandboxSpec
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.errors import Refused
+from arena.server.multi import CheckClaims, shared
 from arena.server.submissions import Submissions, launch_command
 
 log = logging.getLogger("arena.server")
 STDERR_TAIL_BYTES = 4000
 LOGS = "logs"
+SHARED_POLL_S = 1.0  # how often a process on a shared database looks for uploads made to the others
 
 
 def version_log(config: CompetitionConfig, user_id: int, number: int, what: str) -> Path:
@@ -100,11 +103,20 @@ class CheckQueue:
     """The bounded, serial queue of checks (see the module's docstring)."""
 
     def __init__(
-        self, config: CompetitionConfig, submissions: Submissions, on_verdict: Callable[[], None]
+        self,
+        config: CompetitionConfig,
+        submissions: Submissions,
+        on_verdict: Callable[[], None],
+        claims: CheckClaims | None = None,
     ) -> None:
         self.config = config
         self.submissions = submissions
         self.on_verdict = on_verdict
+        self.claims = claims or CheckClaims(submissions.db)
+        # Several processes on one database: the queue is the database's versions waiting for a check,
+        # each taken by one process (arena.server.multi); an upload to any process wakes this one.
+        self.shared = shared(submissions.db)
+        self._wake = asyncio.Event()
         self.queue: asyncio.Queue[int] = asyncio.Queue(config.checks.queue)
         self.waiting: list[int] = []  # in order, for "your check is number 3 in the queue"
         self.current: int | None = None
@@ -112,6 +124,11 @@ class CheckQueue:
 
     def put(self, version_id: int) -> None:
         """:raises Refused: 429 when the queue is full."""
+        if self.shared:
+            if len(self.submissions.pending()) > self.config.checks.queue:
+                raise Refused(429, "the check queue is full: upload again in a minute", 60)
+            self._wake.set()
+            return
         try:
             self.queue.put_nowait(version_id)
         except asyncio.QueueFull:
@@ -120,6 +137,9 @@ class CheckQueue:
 
     def place(self, version_id: int) -> int | None:
         """1 for the check running now, 2 for the next ..., None when not waiting."""
+        if self.shared:  # in upload order among all the processes' waiting and running checks
+            pending = self.submissions.pending()
+            return pending.index(version_id) + 1 if version_id in pending else None
         if version_id == self.current:
             return 1
         if version_id in self.waiting:
@@ -128,6 +148,9 @@ class CheckQueue:
 
     async def run(self) -> None:
         """Check versions one at a time, forever (cancelled at shutdown: that check is redone at start)."""
+        if self.shared:
+            await self._run_shared()
+            return
         for version_id in self.submissions.pending():
             self.put(version_id)
         while True:
@@ -139,6 +162,36 @@ class CheckQueue:
             except Exception:  # a bug in the check must not stop the queue; the version stays queued
                 log.exception("the check of version %s failed", version_id)
             finally:
+                self.current = None
+                self.done += 1
+
+    async def _run_shared(self) -> None:
+        """Take the oldest version no other process is checking, check it, and again; when none is left,
+        wait to be woken by an upload here or look again in a second (an upload to another process)."""
+        broken: set[int] = set()  # a check that failed by a bug: not retried by this process until restart
+        while True:
+            taken = None
+            for version_id in self.submissions.pending():
+                if version_id in broken:
+                    continue
+                if self.claims.claim(version_id):
+                    if version_id in self.submissions.pending():  # not finished meanwhile by another
+                        taken = version_id
+                        break
+                    self.claims.release(version_id)
+            if taken is None:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), SHARED_POLL_S)
+                continue
+            self.current = taken
+            try:
+                await self._check(taken)
+            except Exception:  # as in run: the version stays queued, for this process or another
+                log.exception("the check of version %s failed", taken)
+                broken.add(taken)
+            finally:
+                self.claims.release(taken)
                 self.current = None
                 self.done += 1
 

@@ -12,7 +12,6 @@ the server, so the CLI prints one line for a locked, damaged or foreign database
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +21,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -31,7 +30,6 @@ from arena.errors import ConfigError, StoreError
 from arena.results.outdir import create_private
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-LOCK_KEY = 0x45_75_63_68_72_65  # "Euchre": the advisory lock one server holds on a PostgreSQL database
 
 
 class Database:
@@ -48,33 +46,7 @@ class Database:
         with guarded(where), self._factory() as session, session.begin():
             yield session
 
-    def claim(self) -> None:
-        """Be the only server on this database: on PostgreSQL, a session advisory lock held by a
-        connection of its own for as long as the server runs (its directory's lock cannot see a second
-        server elsewhere that names the same database, and two ladders would play and rate apart, each
-        with the deal key of its own directory). SQLite's file lives in the directory, which is locked.
-
-        :raises StoreError: another server holds the database.
-        """
-        if self.engine.dialect.name != "postgresql":
-            return
-        where = f"the database {self.engine.url.render_as_string(hide_password=True)!r}"
-        with guarded(where):
-            connection = self.engine.connect()
-            held = connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": LOCK_KEY}).scalar()
-            connection.commit()
-        if not held:
-            connection.close()
-            raise StoreError(
-                f"{where} is used by another arena serve: stop it first (one server per database)"
-            )
-        self._claim = connection
-
     def close(self) -> None:
-        claim = getattr(self, "_claim", None)
-        if claim is not None:
-            with contextlib.suppress(SQLAlchemyError):
-                claim.close()
         self.engine.dispose()
 
 

@@ -44,11 +44,13 @@ from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database
 from arena.server.live import LiveTables
 from arena.server.models import Game, GameFault, GameSeat, Hand, Setting
+from arena.server.multi import numbering_lock, paused_setting, shared
 from arena.server.submissions import Submissions, VersionView, launch_command
 
 log = logging.getLogger("arena.server")
 PAUSED = "ladder_paused"
 IDLE_S = 2.0  # how often an idle ladder looks for a field again (besides being told)
+SHARED_LOOK_S = 2.0  # on a shared database, how often the field and the pause are read again
 
 
 class Ladder:
@@ -82,6 +84,9 @@ class Ladder:
             setting = s.get(Setting, PAUSED)
             self.games_of = dict(s.execute(select(GameSeat.name, func.count()).group_by(GameSeat.name)).all())
         self.paused = config.ladder.paused if setting is None else setting.value == "1"
+        self.shared = shared(db)
+        self._pause_seen = None if setting is None else self.paused
+        self._looked_at = time.monotonic()
 
     def log_path(self, version_id: int) -> Path:
         """A version's stderr over its ladder games (the executor names its log after the entrant)."""
@@ -187,6 +192,14 @@ class Ladder:
 
     async def _table(self) -> None:
         while True:
+            if self.shared and time.monotonic() - self._looked_at >= SHARED_LOOK_S:
+                # another process's verdicts, choices and pauses reach this one only through the database
+                self._looked_at = time.monotonic()
+                self.changed.set()
+                # only a change made since the last look: a page of this process may be setting it now
+                if (stored := paused_setting(self.db, PAUSED)) != self._pause_seen:
+                    self._pause_seen = stored
+                    self.paused = bool(stored)
             if self.changed.is_set():  # a verdict, a version chosen, an entrant disabled: first
                 self.changed.clear()
                 await self.sync()
@@ -256,6 +269,7 @@ class Ladder:
         for fault in record.faults:
             charged[fault.seat] = charged.get(fault.seat, 0) + fault.charged
         with self.db.session() as s:
+            numbering_lock(s)  # several processes storing at once: numbered in turn (arena.server.multi)
             seq = (s.scalar(select(func.max(Game.seq))) or 0) + 1
             game_id = f"g{seq:06d}"
             result = dict(record.result) | {"excluded": sorted(absent), "public_seed": public_seed}

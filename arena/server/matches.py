@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from arena.errors import ArenaError
 from arena.event.deals import deal_seed
@@ -437,6 +438,8 @@ class UnratedGames:
         except ArenaError as exc:  # nothing stored: the same game is played again later
             log.warning("an unrated game was not played: %s", exc)
             await asyncio.sleep(RETRY_S)
+        except IntegrityError:  # another server process on the database stored this very game first
+            log.info("unrated game %d of %d was stored by another process", game.idx, game.match_id)
         finally:
             self.in_flight.discard(key)
         if key in self.finished:

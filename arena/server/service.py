@@ -4,7 +4,8 @@
 ladder share one process and one event loop (the ladder's tables are the arena's asyncio tables; pages are
 short database reads). The competition's directory, ``results/NAME/`` (0700), holds the SQLite database,
 the secret deal key (``deal.key``), the session-signing key (``session.key``), the submissions and the
-logs; one server at a time may use it (the event lock of ``arena run``).
+logs; one server at a time may use it (the event lock of ``arena run``), or, on PostgreSQL, several server
+processes at once, which share the lock and agree through the database (``arena.server.multi``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from arena.server.db import Database, open_database
 from arena.server.finals import Finals
 from arena.server.ladder import Ladder
 from arena.server.matches import UnratedGames
+from arena.server.multi import CheckClaims, Role, deal_key, url_is_shared
 from arena.server.submissions import Submissions, node_problem
 
 SESSION_KEY = "session.key"
@@ -65,24 +67,38 @@ def check_sandbox(config: CompetitionConfig) -> None:
 class Server:
     """The competition's parts, wired (see the module's docstring)."""
 
-    def __init__(self, config: CompetitionConfig, base_url: str) -> None:
+    def __init__(self, config: CompetitionConfig, base_url: str, role: Role = Role.ALL) -> None:
         check_sandbox(config)
         self.config = config
         self.base_url = base_url
+        self.role = role
+        many = url_is_shared(config.database_url)  # several processes on one database: arena.server.multi
+        if role is not Role.ALL and not many:
+            raise ConfigError(
+                f"--role {role.value} needs a PostgreSQL database shared by several arena serve processes; "
+                "on SQLite one process serves everything (the default, --role all)"
+            )
         outdir.prepare(config.data_dir)
         self.lock = outdir.EventLock(config.data_dir)
-        self.lock.acquire()
-        self.db: Database = open_database(config.database_url)
+        self.lock.acquire(shared=many)
         try:
-            self.db.claim()
+            self.db: Database = open_database(config.database_url)
         except BaseException:
-            self.db.close()
             self.lock.release()
             raise
-        key = read_key_file(config.data_dir)
-        if key is None:
-            key = new_key()
-            write_key_file(config.data_dir, key)
+        if many:
+            try:
+                key = deal_key(self.db, config.data_dir)
+            except BaseException:
+                self.db.close()
+                self.lock.release()
+                raise
+        else:
+            found = read_key_file(config.data_dir)
+            if found is None:
+                found = new_key()
+                write_key_file(config.data_dir, found)
+            key = found
         self.session_key = _session_key(config.data_dir)
         self.accounts = Accounts(self.db, config)
         self.submissions = Submissions(self.db, config)
@@ -92,7 +108,7 @@ class Server:
         self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key)
         self.ladder.spare = self.unrated.offer
         self.finals = Finals(config, self.submissions, self.ladder)
-        self.checks = CheckQueue(config, self.submissions, self._verdict)
+        self.checks = CheckQueue(config, self.submissions, self._verdict, CheckClaims(self.db))
         self.pages = PageCache()
         self.started_at = 0.0
 
@@ -108,17 +124,20 @@ class Server:
 
     def close(self) -> None:
         """Let go of the database and the directory's lock (after the web app stopped, or never started)."""
+        self.checks.claims.close()
         self.db.close()
         self.lock.release()
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """The check queue and the ladder, for as long as the web app serves (its lifespan)."""
-        tasks = [
-            asyncio.create_task(self.checks.run(), name="checks"),
-            asyncio.create_task(self.ladder.run(), name="ladder"),
-            asyncio.create_task(self.finals.run(), name="finals"),
-        ]
+        tasks = []
+        if self.role.plays:  # a web process leaves checks, games and finals to others (arena.server.multi)
+            tasks = [
+                asyncio.create_task(self.checks.run(), name="checks"),
+                asyncio.create_task(self.ladder.run(), name="ladder"),
+                asyncio.create_task(self.finals.run(), name="finals"),
+            ]
         try:
             yield
         finally:

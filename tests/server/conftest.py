@@ -78,8 +78,11 @@ def _toml(value: Any) -> str:
 class ServerProcess:
     """`arena serve` in a directory of its own; ``start`` again after ``kill`` to test a restart."""
 
-    def __init__(self, directory: Path, toml: str, database: str | None = None) -> None:
+    def __init__(
+        self, directory: Path, toml: str, database: str | None = None, args: tuple[str, ...] = ()
+    ) -> None:
         self.directory = directory
+        self.args = args  # more of `arena serve`'s options (--role web)
         self.database = database
         """The URL the competition names, or None for its default SQLite file."""
         self.config = directory / "competition.toml"
@@ -93,9 +96,10 @@ class ServerProcess:
     def start(self, timeout_s: float = 60) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.log = self.directory / f"serve-{time.time_ns()}.log"
+        command = [sys.executable, "-m", "arena", "serve", str(self.config), "--port", str(self.port)]
         with self.log.open("w") as out:  # a file, not a pipe: nobody must have to keep reading it
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "arena", "serve", str(self.config), "--port", str(self.port)],
+                [*command, *self.args],
                 cwd=self.directory,
                 stdout=out,
                 stderr=subprocess.STDOUT,
