@@ -121,6 +121,11 @@ def content_routes(web: Web) -> list[BaseRoute]:
         server.board.refresh()
         return web.page(request, visit, "board_rows.html", board=server.board, state=ladder_state())
 
+    async def leaderboard_recent(request: Request, visit: Visit) -> Response:
+        """The leaderboard's recent games alone, for live.js to swap in when the games count moves."""
+        access.require_public(visit.viewer, web.config)
+        return web.page(request, visit, "recent_games.html", recent=games.recent(15), state=ladder_state())
+
     async def home(request: Request, visit: Visit) -> Response:
         user_id = access.require_login(visit.viewer)
         versions = submissions.of_user(user_id)
@@ -289,6 +294,7 @@ def content_routes(web: Web) -> list[BaseRoute]:
     return [
         Route("/", web.route(leaderboard), methods=["GET"]),
         Route("/leaderboard/rows", web.route(leaderboard_rows), methods=["GET"]),
+        Route("/leaderboard/recent", web.route(leaderboard_recent), methods=["GET"]),
         Route("/me", web.route(home), methods=["GET"]),
         Route("/me/token", web.route(new_token), methods=["POST"]),
         Route("/me/description", web.route(describe), methods=["POST"]),
