@@ -15,6 +15,7 @@ from typing import Protocol
 from arena.errors import ConfigError
 from arena.event.config import EntrantSpec
 from arena.event.table import TableSpec
+from arena.executor.logspan import Span
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
 
@@ -62,5 +63,15 @@ class Executor(Protocol):
     async def remove(self, names: Sequence[str]) -> None: ...
 
     async def play(self, spec: TableSpec, disqualified: Collection[str], public_seed: int) -> GameRecord: ...
+
+    def keep_logs(self) -> None:
+        """From now on, read each game's span of its seats' logs where the game is played, for
+        ``logs_of``, if that is not this machine (the competition server's logs pages; a no-op where the
+        logs are this machine's files, which the caller can mark itself: ``arena.executor.logspan``)."""
+
+    def logs_of(self, game_id: str) -> dict[str, Span]:
+        """The spans kept for the game ``game_id`` that ``play`` returned, by seat name, once ({} if
+        none): the seats whose bots were launched, and had a log, where the game was played."""
+        ...
 
     async def stop(self) -> None: ...

@@ -18,11 +18,10 @@ from arena.errors import FaultKind
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.listings import GAMES_CSV, HAND_RECORDS
 from arena.results.queries import StoredFault
-from arena.server import access, export
+from arena.server import access, export, workerlogs
 from arena.server.board import rating_key
 from arena.server.checks import version_log
 from arena.server.errors import Refused, not_found
-from arena.server.gamelogs import read_span
 from arena.server.games import Games
 from arena.server.models import DESCRIPTION_MAX, NOTE_MAX
 from arena.server.service import Server
@@ -245,7 +244,8 @@ def content_routes(web: Web) -> list[BaseRoute]:
         if found is None:
             raise not_found("log")
         access.require_owner(visit.viewer, found.user_id, "log")
-        shown = read_span(server.ladder.log_path(version_id), found.values)
+        path = server.ladder.log_path(version_id)
+        shown = workerlogs.game_log(server.db, path, game_id, version_id, found.values)  # here, or a worker's
         return web.page(request, visit, "game_log.html", game_id=game_id, version_id=version_id,
                         label=f"v{found.number}", log=shown, overlapping=found.overlapping)  # fmt: skip
 
