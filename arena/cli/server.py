@@ -105,14 +105,15 @@ def submit(
     token: str | None = typer.Option(None, "--token", help="your API token (or ARENA_TOKEN)"),
     runtime: str = typer.Option("python", help="python or executable (as the competition offers)"),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="wait for the check's verdict"),
+    note: str = typer.Option("", "--note", help="what changed in this version (at most 120 characters)"),
 ) -> None:
-    """Upload a new version and print its verdict (exit 0 pass, 1 fail)."""
+    """Upload a new version and print its verdict (exit 0 pass, 1 fail; 2 the server refused the upload)."""
     from arena.server.client import submit as send
     from arena.server.client import wait_verdict
 
     with one_line_errors():
         key = _token(token)
-        version = send(server, key, file, runtime)
+        version = send(server, key, file, runtime, note)
         typer.echo(f"uploaded {version['entrant']} {version['version']}: checking")
         if not wait:
             return

@@ -15,6 +15,7 @@ from typing import Protocol
 from arena.errors import ConfigError
 from arena.event.config import EntrantSpec
 from arena.event.table import TableSpec, TableWatch
+from arena.executor.logspan import Span
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
 
@@ -69,5 +70,15 @@ class Executor(Protocol):
         public_seed: int,
         watch: TableWatch | None = None,
     ) -> GameRecord: ...
+
+    def keep_logs(self) -> None:
+        """From now on, read each game's span of its seats' logs where the game is played, for
+        ``logs_of``, if that is not this machine (the competition server's logs pages; a no-op where the
+        logs are this machine's files, which the caller can mark itself: ``arena.executor.logspan``)."""
+
+    def logs_of(self, game_id: str) -> dict[str, Span]:
+        """The spans kept for the game ``game_id`` that ``play`` returned, by seat name, once ({} if
+        none): the seats whose bots were launched, and had a log, where the game was played."""
+        ...
 
     async def stop(self) -> None: ...

@@ -45,6 +45,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.event.config import TLS_KEYS, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, TableWatch
 from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
+from arena.executor.logspan import Span
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
 
@@ -189,6 +190,8 @@ class DaskExecutor:
         self._lost: ArenaError | None = None  # the cluster is gone: every game from now on fails with this
         self._announce: Callable[[str], None] | None = None
         self._joined: dict[str, EntrantSpec] = {}  # entrants added since the start (``add``), by name
+        self._keep_logs = False  # ``keep_logs``: the workers send each game's spans of its bots' logs
+        self._logs: dict[str, dict[str, Span]] = {}  # by game id, until ``logs_of`` takes them
 
     async def start(
         self,
@@ -462,6 +465,15 @@ class DaskExecutor:
         self._dispatch()
         return await waiter
 
+    def keep_logs(self) -> None:
+        """The bots' logs are on the workers, which may be gone when somebody asks for a game's: from now
+        on each worker reads the game's span of each seat's log as the game ends and sends it back with
+        the game's record (capped: ``arena.executor.logspan``)."""
+        self._keep_logs = True
+
+    def logs_of(self, game_id: str) -> dict[str, Span]:
+        return self._logs.pop(game_id, {})
+
     def _dispatch(self, *, flush: bool = False) -> None:
         """Send full batches to the least busy lanes; a partial batch waits 2 ms for company (``flush``).
 
@@ -488,11 +500,13 @@ class DaskExecutor:
     async def _call(self, lane: _Lane, games: list[_Game]) -> None:
         try:
             answer = await lane.rpc.euchre_arena_play(
-                games=to_serialize([(g.spec, g.disqualified, g.public_seed) for g in games])
+                games=to_serialize([(g.spec, g.disqualified, g.public_seed) for g in games]),
+                logs=self._keep_logs,
             )
             if not isinstance(answer, dict) or answer.get("status") != "OK":  # the plugin is not there
                 raise OSError(f"the worker did not play the games ({answer!r:.200})")
             records = answer["records"]
+            spans = answer.get("logs") or [{} for _ in games]
         except (OSError, asyncio.CancelledError) as exc:
             # The worker died, left or was never ready: the games go back to the queue, to be played
             # again from their start by another worker.
@@ -508,8 +522,10 @@ class DaskExecutor:
         finally:
             lane.games -= len(games)
             self._dispatch_soon()
-        for game, record in zip(games, records, strict=True):
+        for game, record, logs in zip(games, records, spans, strict=True):
             if not game.waiter.done():
+                if logs:
+                    self._logs[game.spec.game_id] = logs
                 game.waiter.set_result(record)
 
     def _dispatch_soon(self) -> None:

@@ -15,6 +15,7 @@ import gc
 import os
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from distributed import WorkerPlugin, get_worker
@@ -23,12 +24,30 @@ from distributed.protocol import to_serialize
 from arena.errors import ArenaError
 from arena.event.config import EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec
+from arena.executor import logspan
+from arena.executor.logspan import Span
+from arena.results.record import GameRecord
 
 PLUGIN = "euchre-arena-entrants"
 HANDLER = "euchre_arena_play"
 """The operation the plugin adds to its worker: play a batch of games and answer with their records."""
 CHANGE = "euchre_arena_entrants"
 """... and change its entrants while it runs (a ladder's versions come and go), answering with its state."""
+
+
+OVERLAP = (
+    "this bot played another game on the same Dask worker at the same time (one process serves all its "
+    "games there), so this span also holds what it wrote during that game"
+)
+
+
+@dataclass(eq=False)
+class _Playing:
+    """A game being played with its logs kept: its seats, and those of them that were seated at another
+    of this worker's tables meanwhile (their spans overlap)."""
+
+    names: frozenset[str]
+    shared: set[str] = field(default_factory=set)
 
 
 class EntrantsPlugin(WorkerPlugin):
@@ -54,6 +73,7 @@ class EntrantsPlugin(WorkerPlugin):
         self.pins = dict(pins or {})
         self._closing = False
         self._batches: set[asyncio.Future[list[Any]]] = set()
+        self._playing: set[_Playing] = set()
 
     async def setup(self, worker: Any) -> None:
         from arena.executor.local import LocalExecutor  # the same runtime the local executor uses
@@ -75,17 +95,20 @@ class EntrantsPlugin(WorkerPlugin):
         # keep walking through as the tables allocate): set them aside once they are loaded.
         gc.freeze()
 
-    async def play_batch(self, games: list[tuple[TableSpec, frozenset[str], int]]) -> dict[str, Any]:
+    async def play_batch(
+        self, games: list[tuple[TableSpec, frozenset[str], int]], logs: bool = False
+    ) -> dict[str, Any]:
         """The handler: play these tables at once on this worker's entrants, on the worker's event loop.
 
         Each game comes back in the store's form (:class:`~arena.results.record.GameRecord`), made here: that
-        is cheap to send and to unpickle, and it spares the conductor, whose one core bounds the event."""
+        is cheap to send and to unpickle, and it spares the conductor, whose one core bounds the event.
+        With ``logs`` each also comes with its spans of its seats' logs (:meth:`_play_logged`)."""
         if self._closing:
             return {"status": "CLOSING"}
-        batch = asyncio.gather(*(self.runtime.play(*game) for game in games))
+        batch = asyncio.gather(*(self._play_logged(*game) if logs else self._play(*game) for game in games))
         self._batches.add(batch)
         try:
-            records = await batch
+            played = await batch
         except asyncio.CancelledError:
             if self._closing:  # the worker is leaving: the conductor plays these games elsewhere
                 return {"status": "CLOSING"}
@@ -94,7 +117,42 @@ class EntrantsPlugin(WorkerPlugin):
             self._batches.discard(batch)
         if self._closing:
             return {"status": "CLOSING"}
-        return {"status": "OK", "records": to_serialize(list(records))}
+        reply = {"status": "OK", "records": to_serialize([record for record, _ in played])}
+        if logs:
+            reply["logs"] = to_serialize([spans for _, spans in played])
+        return reply
+
+    async def _play(
+        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int
+    ) -> tuple[GameRecord, dict[str, Span]]:
+        return await self.runtime.play(spec, disqualified, public_seed), {}
+
+    async def _play_logged(
+        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int
+    ) -> tuple[GameRecord, dict[str, Span]]:
+        """Play one game, and read each launched seat's log between its marks at the start and the end
+        (``arena.executor.logspan``) at once: the bytes go back with the game, since this worker may be
+        gone by the time anybody asks (a log read later would also hold more of the bot's next games)."""
+        paths = {n: self.runtime.log_dir / f"{n}.log" for n in spec.seat_names if n in self.runtime.managed}
+        before = {n: logspan.mark(path) for n, path in paths.items()}
+        me = _Playing(frozenset(paths))
+        for other in self._playing:
+            common = me.names & other.names
+            other.shared |= common
+            me.shared |= common
+        self._playing.add(me)
+        try:
+            record = await self.runtime.play(spec, disqualified, public_seed)
+        finally:
+            self._playing.discard(me)
+        spans: dict[str, Span] = {}
+        for name, path in paths.items():
+            start, end = before[name], logspan.mark(path)
+            if start is None or end is None:
+                continue
+            span = logspan.read(path, start, end)
+            spans[name] = replace(span, notes=(*span.notes, OVERLAP)) if name in me.shared else span
+        return record, spans
 
     async def change(self, add: list[EntrantSpec], remove: list[str]) -> dict[str, Any]:
         """The handler: stop and forget the entrants ``remove``, start those of ``add`` (one that cannot

@@ -28,6 +28,7 @@ from arena.errors import ArenaError, ConfigError, ProtocolMismatch
 from arena.event.config import DEFAULT_MEMORY_MB, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, TableWatch, play_table, record_of
 from arena.executor.base import Announce, StartFailed, StartProgress, WrongVariant
+from arena.executor.logspan import Span
 from arena.players.autopilot import AutopilotPlayer
 from arena.players.base import Player
 from arena.players.connection import BotConnection, BotIdentity
@@ -301,6 +302,12 @@ class LocalExecutor:
         finally:
             for seat, bot in logged:
                 bot.note(botlog.end_line(spec.game_id, seat))
+
+    def keep_logs(self) -> None:
+        """The logs are this machine's files: the ladder marks them itself (``arena.server.gamelogs``)."""
+
+    def logs_of(self, game_id: str) -> dict[str, Span]:
+        return {}
 
     async def stop(self) -> None:
         for task in self._retries.values():

@@ -15,11 +15,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from arena.server import access, openapi
+from arena.server import access, openapi, workerlogs
 from arena.server.access import Viewer
 from arena.server.analytics_web import analytics_api_routes
 from arena.server.errors import Refused, not_found
-from arena.server.gamelogs import read_span
 from arena.server.games import Games
 from arena.server.match_pages import match_api_routes
 from arena.server.pages import upload
@@ -179,7 +178,8 @@ def api_routes(web: Web) -> list[BaseRoute]:
         if found is None:
             raise not_found("log")
         access.require_owner(who, found.user_id, "log")
-        shown = read_span(server.ladder.log_path(version_id), found.values)
+        path = server.ladder.log_path(version_id)
+        shown = workerlogs.game_log(server.db, path, game_id, version_id, found.values)  # here, or a worker's
         return JSONResponse(
             {"game": game_id, "version": f"v{found.number}", "recorded": shown.recorded, "log": shown.text,
              "after": shown.after, "notes": list(shown.notes), "overlapping": list(found.overlapping)}

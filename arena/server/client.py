@@ -18,6 +18,11 @@ class ClientError(ArenaError):
     """The server refused or could not be reached; the message is the server's own when it gave one."""
 
 
+class BadRequest(ClientError, ConfigError):
+    """The server refused what was sent (400, 413: a bad note, an unsafe archive, a runtime not offered):
+    the sender's input, so its exit code is that of bad input (2), not of a refusal (1)."""
+
+
 def _call(server: str, token: str, path: str, body: bytes | None = None, content_type: str = "") -> Any:
     request = urllib.request.Request(server.rstrip("/") + path, data=body, method="POST" if body else "GET")
     request.add_header("Authorization", f"Bearer {token}")
@@ -31,13 +36,15 @@ def _call(server: str, token: str, path: str, body: bytes | None = None, content
             message = json.loads(exc.read())["error"]
         except (ValueError, KeyError, TypeError):
             message = exc.reason
-        raise ClientError(f"the server refused ({exc.code}): {message}") from None
+        refused = BadRequest if exc.code in (400, 413) else ClientError
+        raise refused(f"the server refused ({exc.code}): {message}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise ClientError(f"cannot reach {server}: {getattr(exc, 'reason', exc)}") from None
 
 
-def submit(server: str, token: str, path: Path, runtime: str) -> dict[str, Any]:
-    """Upload ``path`` as a new version; returns the version as the API describes it.
+def submit(server: str, token: str, path: Path, runtime: str, note: str = "") -> dict[str, Any]:
+    """Upload ``path`` as a new version with its ``note`` (the server checks it, as the upload form's);
+    returns the version as the API describes it.
 
     :raises ConfigError: the file cannot be read. :raises ClientError: the server refused.
     """
@@ -48,6 +55,7 @@ def submit(server: str, token: str, path: Path, runtime: str) -> dict[str, Any]:
     boundary = secrets.token_hex(16)
     parts = [
         f'--{boundary}\r\nContent-Disposition: form-data; name="runtime"\r\n\r\n{runtime}\r\n'.encode(),
+        f'--{boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\n{note}\r\n'.encode(),
         f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n'
         "Content-Type: application/octet-stream\r\n\r\n".encode(),
         data,

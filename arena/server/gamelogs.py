@@ -19,39 +19,37 @@ What the span cannot know, and the page says:
   it may get the processor only after the game has ended, so a line the bot wrote during a game can land
   after the end mark (tests/server/test_pages.py saw a lag of two fast games on a busy 2-core machine).
   The page therefore also shows what was written just after the game (``AFTER_BYTES``), marked as such.
+
+The reading itself is ``arena.executor.logspan``'s, shared with the Dask workers, which read each game's
+span where the bot ran and send it back with the game (``arena.server.workerlogs`` stores it).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-SHOWN_BYTES = 200_000  # most of one game's span shown on its page (the newest part)
-AFTER_BYTES = 4_000  # what the log holds after the game's end mark, shown apart (see Latency above)
+from arena.executor import logspan
+from arena.executor.logspan import AFTER_BYTES, SHOWN_BYTES, Mark, mark
+
+__all__ = [
+    "AFTER_BYTES",
+    "COLUMNS",
+    "SHOWN_BYTES",
+    "GameLog",
+    "Mark",
+    "columns",
+    "mark",
+    "marks",
+    "read_span",
+]
 COLUMNS = ("log_inode", "log_start", "log_end_inode", "log_end")
-
-
-@dataclass(frozen=True, slots=True)
-class Mark:
-    """Where a log file stood: which file (inode) and how long it was."""
-
-    inode: int
-    offset: int
 
 
 def log_path(log_dir: Path, name: str) -> Path:
     """A ladder entrant's log, as the executor names it (``arena.executor.local``: ``NAME.log``)."""
     return log_dir / f"{name}.log"
-
-
-def mark(path: Path) -> Mark | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return Mark(st.st_ino, st.st_size)
 
 
 def marks(log_dir: Path, names: Iterable[str]) -> dict[str, Mark | None]:
@@ -81,19 +79,11 @@ class GameLog:
     after: str = ""  # the next bytes written after the game's end mark (they may still be the game's)
 
 
-def _read(candidates: list[Path], inode: int, start: int, end: int | None) -> bytes | None:
-    """Bytes ``start:end`` of whichever candidate file has ``inode`` (checked on the open file, so a
-    rotation between looking and reading cannot hand over the wrong one); None if none has it."""
-    for path in candidates:
-        try:
-            with path.open("rb") as f:
-                if os.fstat(f.fileno()).st_ino != inode:
-                    continue
-                f.seek(start)
-                return f.read() if end is None else f.read(max(0, end - start))
-        except OSError:
-            continue
-    return None
+def shown(span: logspan.Span) -> GameLog:
+    """A span as the page shows it (a bot's bytes need not be UTF-8)."""
+    return GameLog(
+        span.data.decode("utf-8", "replace"), span.notes, True, span.after.decode("utf-8", "replace")
+    )
 
 
 def read_span(path: Path, values: dict[str, int | None], limit: int = SHOWN_BYTES) -> GameLog:
@@ -101,21 +91,4 @@ def read_span(path: Path, values: dict[str, int | None], limit: int = SHOWN_BYTE
     inode, start, end_inode, end = (values.get(c) for c in COLUMNS)
     if inode is None or start is None or end_inode is None or end is None:
         return GameLog("", ("no log was recorded for this game",), False)
-    candidates = [path, path.with_name(path.name + ".1")]
-    notes: list[str] = []
-    if inode == end_inode:
-        data = _read(candidates, inode, start, end)
-    else:
-        first = _read(candidates, inode, start, None)
-        second = _read(candidates, end_inode, 0, end)
-        notes.append("the log reached its size cap during this game and was rotated")
-        data = None if first is None and second is None else (first or b"") + (second or b"")
-        if (first is None) != (second is None):
-            notes.append("part of this game's log has since been rotated away")
-    if data is None:
-        return GameLog("", ("this game's log has since been rotated away (the log is capped)",), True)
-    if len(data) > limit:
-        notes.append(f"the first {len(data) - limit} bytes are left out: the last {limit} are shown")
-        data = data[-limit:]
-    after = _read(candidates, end_inode, end, end + AFTER_BYTES) or b""
-    return GameLog(data.decode("utf-8", "replace"), tuple(notes), True, after.decode("utf-8", "replace"))
+    return shown(logspan.read(path, Mark(inode, start), Mark(end_inode, end), limit))

@@ -37,8 +37,9 @@ from arena.event.deals import deal_seed
 from arena.event.faults import ForfeitResult
 from arena.event.table import TableSpec
 from arena.executor import Executor, make_executor
+from arena.executor.logspan import Span
 from arena.results.record import GameRecord
-from arena.server import gamelogs
+from arena.server import gamelogs, workerlogs
 from arena.server.board import Board, rating_key
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database
@@ -67,6 +68,7 @@ class Ladder:
         self.tournament = config.tournament()
         self.log_dir = config.data_dir / "logs" / "ladder"
         self.executor: Executor = make_executor(self.tournament, self.log_dir, strict=False)
+        self.executor.keep_logs()  # on Dask workers: their spans of the bots' logs come back with each game
         self._started = False
         self._stopped = False
         self.field: dict[str, VersionView] = {}  # ladder name "v12" -> the version
@@ -244,9 +246,9 @@ class Ladder:
                 record = await self.executor.play(spec, absent, public_seed, watch=live)
             finally:
                 self.in_flight -= 1
-            stored = self.store(
-                seats, public_seed, record, absent, (before, gamelogs.marks(self.log_dir, seats))
-            )
+            after = gamelogs.marks(self.log_dir, seats)
+            worker_logs = self.executor.logs_of(spec.game_id)
+            stored = self.store(seats, public_seed, record, absent, (before, after), worker_logs)
         finally:
             self.live.close(spec.game_id, stored)  # its watchers are sent to the stored game's replay
         self.played += 1
@@ -261,9 +263,11 @@ class Ladder:
         record: GameRecord,
         absent: frozenset[str],
         logs: tuple[dict[str, gamelogs.Mark | None], dict[str, gamelogs.Mark | None]] = ({}, {}),
+        shipped: dict[str, Span] | None = None,
     ) -> str:
         """One transaction: the game, numbered after the last stored one, its seats (with their spans of
-        the versions' logs, ``logs``: the marks before and after the game), hands and faults."""
+        the versions' logs, ``logs``: the marks before and after the game), hands and faults; and the
+        spans a Dask worker read of its bots' logs, ``shipped`` (``workerlogs``)."""
         void = self.tournament.faults.forfeit_result is ForfeitResult.VOID and bool(record.forfeited)
         charged: dict[int, int] = {}
         for fault in record.faults:
@@ -303,4 +307,6 @@ class Ladder:
             ]  # fmt: skip
             if faults:
                 s.execute(insert(GameFault), faults)
+            if shipped:
+                workerlogs.store(s, game_id, seats, shipped)
         return game_id

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import LargeBinary
 
 DESCRIPTION_MAX = 500  # characters of a bot's description
 NOTE_MAX = 120  # characters of a version's note
@@ -121,6 +122,21 @@ class GameSeat(Base):
     log_start: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     log_end_inode: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     log_end: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class WorkerLog(Base):
+    """A version's stderr during one game played on a Dask worker, as the worker read it and sent it back
+    (revision 0005, ``arena.server.workerlogs``): the worker's files are not this machine's, and the worker
+    may be gone. Capped per seat as the page shows it; only the newest games' of each version are kept."""
+
+    __tablename__ = "worker_logs"
+    __table_args__ = (Index("ix_worker_logs_version", "version_id"),)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)  # the span's newest bytes
+    after: Mapped[bytes] = mapped_column(LargeBinary)  # what followed the span when the worker read it
+    notes: Mapped[str] = mapped_column(Text)  # JSON list: rotated, cut, overlapping (``logspan.Span``)
 
 
 class Hand(Base):

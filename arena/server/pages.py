@@ -18,11 +18,10 @@ from arena.errors import FaultKind
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.listings import GAMES_CSV, HAND_RECORDS
 from arena.results.queries import StoredFault
-from arena.server import access, export
+from arena.server import access, export, workerlogs
 from arena.server.board import rating_key
 from arena.server.checks import version_log
 from arena.server.errors import Refused, not_found
-from arena.server.gamelogs import read_span
 from arena.server.games import Games
 from arena.server.models import DESCRIPTION_MAX, NOTE_MAX
 from arena.server.service import Server
@@ -120,6 +119,11 @@ def content_routes(web: Web) -> list[BaseRoute]:
     async def leaderboard_rows(request: Request, visit: Visit) -> Response:
         access.require_public(visit.viewer, web.config)
         return web.public_page(request, visit, ("rows",), BOARD_TTL_S, "board_rows.html", board_context)
+
+    async def leaderboard_recent(request: Request, visit: Visit) -> Response:
+        """The leaderboard's recent games alone, for live.js to swap in when the games count moves."""
+        access.require_public(visit.viewer, web.config)
+        return web.page(request, visit, "recent_games.html", recent=games.recent(15), state=ladder_state())
 
     async def home(request: Request, visit: Visit) -> Response:
         user_id = access.require_login(visit.viewer)
@@ -251,7 +255,8 @@ def content_routes(web: Web) -> list[BaseRoute]:
         if found is None:
             raise not_found("log")
         access.require_owner(visit.viewer, found.user_id, "log")
-        shown = read_span(server.ladder.log_path(version_id), found.values)
+        path = server.ladder.log_path(version_id)
+        shown = workerlogs.game_log(server.db, path, game_id, version_id, found.values)  # here, or a worker's
         return web.page(request, visit, "game_log.html", game_id=game_id, version_id=version_id,
                         label=f"v{found.number}", log=shown, overlapping=found.overlapping)  # fmt: skip
 
@@ -300,6 +305,7 @@ def content_routes(web: Web) -> list[BaseRoute]:
     return [
         Route("/", web.route(leaderboard), methods=["GET"]),
         Route("/leaderboard/rows", web.route(leaderboard_rows), methods=["GET"]),
+        Route("/leaderboard/recent", web.route(leaderboard_recent), methods=["GET"]),
         Route("/me", web.route(home), methods=["GET"]),
         Route("/me/token", web.route(new_token), methods=["POST"]),
         Route("/me/description", web.route(describe), methods=["POST"]),

@@ -75,9 +75,16 @@ def test_invite_password_upload_verdict_ladder_replay(
     # the open leaderboard updates itself: the games count moves on with no reload of the page
     ana.evaluate("window.stillHere = true")
     shown = ana.text_content("#ladder-state")
+    newest = int(ana.locator("ul.games a").first.text_content().lstrip("#"))
     ana.wait_for_function(
         "(before) => parseInt(document.getElementById('ladder-state').textContent) > before",
         arg=int(shown.split()[0]),
+        timeout=90_000,
+    )
+    # and so does its list of recent games: a game played since the page was loaded is listed first
+    ana.wait_for_function(
+        "(before) => parseInt(document.querySelector('ul.games a').textContent.slice(1)) > before",
+        arg=newest,
         timeout=90_000,
     )
     assert ana.evaluate("window.stillHere === true")  # the same page: updated, not reloaded

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -16,7 +17,7 @@ from alembic.runtime.migration import MigrationContext
 from arena.server.db import open_database
 from arena.server.models import Base
 from tests.postgres import Postgres
-from tests.server.conftest import ServerProcess, competition_toml
+from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
 
 
 def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -83,6 +84,27 @@ def test_invite_refuses_an_empty_list_and_a_taken_name(server: ServerProcess) ->
     assert "more than once" in one_line(
         arena("invite", str(server.config), "twice.csv", cwd=server.directory)
     )
+
+
+def test_submit_note_from_the_terminal(server: ServerProcess) -> None:
+    """`arena submit --note`: a bad note is the server's own reason on one line, exit 2, and no version;
+    a good one is stored with the version (the API shows it)."""
+    nora = Client(server.url)
+    nora.sign_up("nora")
+    token = nora.post("/me/token").text.split('<code id="token">')[1].split("<")[0]
+    send = ("submit", str(SAMPLE_BOT), "--server", server.url, "--token", token, "--no-wait", "--note")
+    line = one_line(arena(*send, "x" * 121, cwd=server.directory))
+    assert "(400)" in line and "at most 120 characters; this one has 121" in line
+    line = one_line(arena(*send, "faster\x07bidding", cwd=server.directory))
+    assert "(400)" in line and "printable characters" in line
+    assert (
+        httpx.get(f"{server.url}/api/status", headers={"Authorization": f"Bearer {token}"}).json()["versions"]
+        == []
+    )
+    done = arena(*send, "bids lower with 3 trumps", cwd=server.directory)
+    assert done.returncode == 0 and "uploaded nora v1" in done.stdout, done.stdout + done.stderr
+    status = httpx.get(f"{server.url}/api/status", headers={"Authorization": f"Bearer {token}"}).json()
+    assert [v["note"] for v in status["versions"]] == ["bids lower with 3 trumps"]
 
 
 def test_the_migrations_create_exactly_the_declared_tables(tmp_path: Path) -> None:

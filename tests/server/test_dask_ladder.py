@@ -45,6 +45,51 @@ def _wait(server: ServerProcess, at_least: int, timeout_s: float = 180) -> None:
         time.sleep(0.3)
 
 
+CHATTY = (
+    SAMPLE_BOT.read_text()
+    .replace("import random\n", "import random\nimport sys\n")
+    .replace(
+        "        return self.rng.choice(view.legal_actions)",
+        "        print(f'north thinks in {self.game_id}', file=sys.stderr, flush=True)\n"
+        "        return self.rng.choice(view.legal_actions)",
+    )
+    .replace(
+        "        self.rng = random.Random(f",
+        "        self.game_id = game.game_id\n        self.rng = random.Random(f",
+    )
+    .encode()
+)  # the sample bot, saying on stderr at each decision which game it plays
+
+
+def _a_worker_game_log(server: ServerProcess, clients: dict[str, Client], version: int) -> None:
+    """Some stored game of ``version`` shows the stderr lines of that very game on its logs page (the
+    shim's copy lags, so not every game's span holds its own lines: the games are looked at until one
+    does); every game's page has a log from the worker; nobody else sees it."""
+    deadline = time.monotonic() + 180
+    seen: set[str] = set()
+    while True:
+        for (gid,) in _rows(server, f"SELECT game_id FROM game_seats WHERE version_id = {version}"):
+            if gid in seen:
+                continue
+            seen.add(gid)
+            page = clients["north"].get(f"/games/{gid}/logs/{version}")
+            assert page.status_code == 200, page.text[-2000:]
+            assert "no log was recorded" not in page.text, f"game {gid}: no log from the worker"
+            ((seed,),) = _rows(server, f"SELECT public_seed FROM games WHERE id = '{gid}'")
+            if f"north thinks in L{seed:x}\n" in page.text:  # this game's own lines (the table's id)
+                game_id = gid
+                break
+        else:
+            assert time.monotonic() < deadline, f"no game of {len(seen)} shows north's stderr"
+            time.sleep(0.5)
+            continue
+        break
+    for other in (clients["south"], Client(server.url)):  # another entrant, a spectator: no such page
+        refused = other.get(f"/games/{game_id}/logs/{version}")
+        assert refused.status_code == 404 and "north thinks" not in refused.text
+    assert _rows(server, f"SELECT COUNT(*) FROM worker_logs WHERE version_id = {version}")[0][0] > 0
+
+
 def test_the_ladder_plays_on_a_dask_cluster_and_survives_a_worker_killed_mid_ladder(tmp_path: Path) -> None:
     scheduler_file = tmp_path / "scheduler.json"
     procs: list[subprocess.Popen[bytes]] = []
@@ -62,12 +107,20 @@ def test_the_ladder_plays_on_a_dask_cluster_and_survives_a_worker_killed_mid_lad
         out = server.log.read_text()
         assert "executor: dask, the scheduler in" in out, out
         assert "workers: 2" in out, out
+        clients = {}
         for name in ("north", "south"):
-            client = Client(server.url)
+            client = clients[name] = Client(server.url)
             client.sign_up(name)
-            page = client.verdict(client.upload("random.py", SAMPLE_BOT.read_bytes()).headers["location"])
+            bot = SAMPLE_BOT.read_bytes() if name == "south" else CHATTY
+            page = client.verdict(client.upload("random.py", bot).headers["location"])
             assert "VERDICT: PASS" in page, page[-2000:]
         _wait(server, 4)
+        # north's stderr during a game a worker played is on that game's logs page (the worker sent its
+        # span of the log back with the game), for north only
+        (north,) = _rows(
+            server, "SELECT v.id FROM versions v JOIN users u ON u.id = v.user_id WHERE u.name = 'north'"
+        )
+        _a_worker_game_log(server, clients, north[0])
         # Stored as the local executor's games are: five seats, both versions seated, every hand kept.
         versions = {f"v{i}" for (i,) in _rows(server, "SELECT id FROM versions")}
         for _, gid, hands, result in _games(server):

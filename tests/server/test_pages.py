@@ -21,6 +21,7 @@ import httpx
 import pytest
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect
 
 from arena.engine.records import verify_record
@@ -363,7 +364,9 @@ def test_the_newest_migration_upgrades_a_database_of_the_one_before(tmp_path: Pa
     engine.dispose()
     db = open_database(url)  # upgrades to the newest revision, keeping every row
     with db.engine.connect() as connection:
-        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0003"
+        head = ScriptDirectory.from_config(config).get_current_head()  # the newest, whichever it is
+        assert head is not None and head >= "0002"
+        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == head
         assert connection.exec_driver_sql("SELECT name, description FROM users").all() == [("ada", "")]
         assert connection.exec_driver_sql("SELECT number, note FROM versions").all() == [(1, "")]
         assert connection.exec_driver_sql("SELECT score, log_start, log_end FROM game_seats").all() == [

@@ -1,7 +1,20 @@
-// Live pages without a framework: the leaderboard's rows are fetched again every few seconds and swapped in
-// (the page also reloads itself every 30 s when scripts are off); a game page opens its replay on request.
+// Live pages without a framework: the leaderboard's rows (with its state line) are fetched again every few
+// seconds and swapped in, and its recent games when the games count moved (the page also reloads itself
+// every 30 s when scripts are off); a game page opens its replay on request.
 "use strict";
 (function () {
+  // The recent games are fetched only when the games count has moved, and marked with the count they were
+  // fetched for only once swapped in: a failed fetch is tried again at the next tick.
+  async function recent(count) {
+    const reply = await fetch("/leaderboard/recent", { credentials: "same-origin" });
+    if (!reply.ok) return;
+    const holder = document.createElement("div");
+    holder.innerHTML = await reply.text();  // our own server-rendered, escaped fragment
+    const fresh = holder.querySelector("#recent-games");
+    if (!fresh) return;
+    fresh.dataset.games = count;
+    document.getElementById("recent-games").replaceWith(fresh);
+  }
   const rows = document.getElementById("board-rows");
   if (rows) {
     setInterval(async () => {
@@ -18,6 +31,8 @@
           line.dataset.games = state.dataset.games;
           line.textContent = state.dataset.line;  // games played, bots on the ladder, playing now
         }
+        const games = document.getElementById("recent-games");
+        if (state && games && games.dataset.games !== state.dataset.games) await recent(state.dataset.games);
       } catch (e) { /* the server restarts: try again at the next tick */ }
     }, 4000);
   }
