@@ -9,7 +9,8 @@ turn), and reports the time from upload to verdict (p50, p90, max). Then it lets
 each make ``--requests`` GETs of the leaderboard and of stored games' pages, in turn, one every
 ``--interval`` seconds (1: fifty people each opening a page every second; 0: each as fast as it is
 answered, a saturating load), and reports each page's latency p50 and p99 and the ladder's games per
-minute meanwhile, against its rate just before. The load is bounded both ways: clients x requests in all.
+minute meanwhile, against the mean of its rates just before and just after (the two say how much the
+ladder's rate drifts by itself). The load is bounded both ways: clients x requests in all.
 
 ``--processes 2 --database postgresql+psycopg://...`` starts that many `arena serve` processes on one
 data directory and that PostgreSQL database (arena.server.multi; ``--scheduler-file`` puts their ladders'
@@ -262,9 +263,12 @@ def main() -> None:
                         f"p50 {_pct(values, 0.5):.0f} ms, "
                         f"p99 {_pct(values, 0.99):.0f} ms ({len(values)} requests)"
                     )
+                after = ladder_rate(server, args.minutes * 60 / 2)  # the ladder's own drift, to compare
+                reference = (quiet + after) / 2
                 print(
                     f"ladder under that load ({seconds:.0f} s): {loaded:.1f} games per minute, against "
-                    f"{quiet:.1f} just before: {100 * (1 - loaded / quiet):.0f}% slower"
+                    f"{quiet:.1f} just before and {after:.1f} just after: "
+                    f"{100 * (1 - loaded / reference):.0f}% slower than their mean"
                 )
             if args.watchers:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)

@@ -5,6 +5,7 @@ and the server's checks and ladder running as the app's lifespan (started with i
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from importlib import resources
 
@@ -18,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.server.analytics_web import analytics_routes
 from arena.server.api import api_routes
+from arena.server.budget import LoopBudget
 from arena.server.config import CompetitionConfig
 from arena.server.errors import Refused
 from arena.server.final_pages import final_routes
@@ -70,10 +72,40 @@ def create_app(server: Server) -> Starlette:
 
     return Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(WebShare, budget=LoopBudget()), Middleware(SecurityHeaders)],
         exception_handlers={HTTPException: http_error},
         lifespan=lambda _app: server.running(),
     )
+
+
+class WebShare:
+    """Each request waits its turn of the loop (``arena.server.budget``), and its time is counted.
+
+    Not counted or held: the health check (a monitor must see a busy server answer), the static files
+    (sent from memory), and live tables' event streams (open for a whole game; each event is sent by the
+    table's producer, not by a request).
+    """
+
+    def __init__(self, app: ASGIApp, budget: LoopBudget) -> None:
+        self.app = app
+        self.budget = budget
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if (
+            scope["type"] != "http"
+            or path == "/healthz"
+            or path.startswith("/static/")
+            or (path.startswith("/live/") and path.endswith("/events"))
+        ):
+            await self.app(scope, receive, send)
+            return
+        await self.budget.turn()
+        began = time.perf_counter()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.budget.spend(time.perf_counter() - began)
 
 
 class SecurityHeaders:
