@@ -1,6 +1,6 @@
 """The server's tables, declared once (SQLAlchemy 2's typed declarative mapping).
 
-The Alembic migrations in ``migrations/versions`` create exactly these; ``tests/server/test_migrations.py``
+The Alembic migrations in ``migrations/versions`` create exactly these; ``tests/server/test_cli.py``
 compares the two, so a column added here without a migration fails the suite. Times are UTC seconds since
 the epoch (floats): SQLite has no time zone type, and every reader does arithmetic on them.
 
