@@ -501,7 +501,9 @@ def check_query(query: str) -> str:
     return query
 
 
-def search_logs(db: Database, log_path: Callable[[int], Path], user_id: int, query: str) -> Search:
+def search_logs(
+    db: Database, log_path: Callable[[int, int | None], Path], user_id: int, query: str
+) -> Search:
     """The lines holding ``query`` (a literal string, case-sensitive) in the entrant's own versions'
     stderr during its newest ``SEARCH_GAMES`` games, newest game first, within the bounds."""
     out = Search(check_query(query))
@@ -529,7 +531,8 @@ def search_logs(db: Database, log_path: Callable[[int], Path], user_id: int, que
             out.stopped = f"a search reads at most {SEARCH_BYTES:,} bytes of log"
             break
         values = {c: getattr(row, c) for c in COLUMNS}
-        shown = read_span(log_path(row.version_id), values, min(SHOWN_BYTES, SEARCH_BYTES - out.bytes))
+        path = log_path(row.version_id, row.log_inode)  # whichever process's file holds the span
+        shown = read_span(path, values, min(SHOWN_BYTES, SEARCH_BYTES - out.bytes))
         out.games += 1
         out.bytes += len(shown.text.encode("utf-8", "replace"))
         for n, text in enumerate(shown.text.splitlines(), 1):

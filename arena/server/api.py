@@ -178,7 +178,7 @@ def api_routes(web: Web) -> list[BaseRoute]:
         if found is None:
             raise not_found("log")
         access.require_owner(who, found.user_id, "log")
-        path = server.ladder.log_path(version_id)
+        path = server.ladder.log_path(version_id, found.values["log_inode"])  # whichever process's file
         shown = workerlogs.game_log(server.db, path, game_id, version_id, found.values)  # here, or a worker's
         return JSONResponse(
             {"game": game_id, "version": f"v{found.number}", "recorded": shown.recorded, "log": shown.text,

@@ -6,7 +6,8 @@ sandbox and the house bots are exactly those of ``arena run``: every active vers
 (``command``) of one long-lived executor, added when it becomes active (``Executor.add``: on Dask, on
 every worker) and removed when it is replaced, its entrant disabled, or the server stops.
 
-The matchmaker (after Halite III's): the version with the fewest games plays next (ties drawn at random);
+The matchmaker (after Halite III's): the version with the fewest games plays next (ties drawn at random;
+the games every process stored and this one's in flight, ``arena.server.multi.GameCounts``);
 its opponents are drawn from the versions nearest to it in rating (the nearest twice as many as needed);
 seats left over go to the house bot; the seating is shuffled. Every draw comes from a generator seeded by
 the game's public seed, and every deal from that seed and the competition's secret key
@@ -45,20 +46,26 @@ from arena.server.config import CompetitionConfig, Runtime
 from arena.server.db import Database
 from arena.server.live import LiveTables
 from arena.server.models import Game, GameFault, GameSeat, Hand, Setting
-from arena.server.multi import numbering_lock, paused_setting, shared
+from arena.server.multi import LOOK_S, GameCounts, numbering_lock, paused_setting, shared
 from arena.server.submissions import Submissions, VersionView, launch_command
 
 log = logging.getLogger("arena.server")
 PAUSED = "ladder_paused"
 IDLE_S = 2.0  # how often an idle ladder looks for a field again (besides being told)
-SHARED_LOOK_S = 2.0  # on a shared database, how often the field and the pause are read again
+SHARED_LOOK_S = LOOK_S  # on a shared database, how often the field, the pause and the counts are read again
 
 
 class Ladder:
     """The matchmaker and its tables (see the module's docstring)."""
 
     def __init__(
-        self, config: CompetitionConfig, db: Database, submissions: Submissions, board: Board, key: bytes
+        self,
+        config: CompetitionConfig,
+        db: Database,
+        submissions: Submissions,
+        board: Board,
+        key: bytes,
+        slot: str | None = None,
     ) -> None:
         self.config = config
         self.db = db
@@ -66,7 +73,9 @@ class Ladder:
         self.board = board
         self.key = key
         self.tournament = config.tournament()
-        self.log_dir = config.data_dir / "logs" / "ladder"
+        self.logs_root = config.data_dir / "logs" / "ladder"
+        # on a shared database each playing process has its own directory (arena.server.multi, "Log files")
+        self.log_dir = self.logs_root / slot if slot else self.logs_root
         self.executor: Executor = make_executor(self.tournament, self.log_dir, strict=False)
         self.executor.keep_logs()  # on Dask workers: their spans of the bots' logs come back with each game
         self._started = False
@@ -84,14 +93,45 @@ class Ladder:
         self.live = LiveTables(config.ladder.live_watchers, config.ladder.live_open_hands)  # games in flight
         with db.session() as s:
             setting = s.get(Setting, PAUSED)
-            self.games_of = dict(s.execute(select(GameSeat.name, func.count()).group_by(GameSeat.name)).all())
-        self.paused = config.ladder.paused if setting is None else setting.value == "1"
+        self.counts = GameCounts(db)  # the fewest-games rule's counts, every process's games
+        self._paused = config.ladder.paused if setting is None else setting.value == "1"
         self.shared = shared(db)
-        self._pause_seen = None if setting is None else self.paused
-        self._looked_at = time.monotonic()
+        self._looked_at = self._pause_read = time.monotonic()
 
-    def log_path(self, version_id: int) -> Path:
-        """A version's stderr over its ladder games (the executor names its log after the entrant)."""
+    @property
+    def paused(self) -> bool:
+        """Whether the ladder is paused; on a shared database read again when older than a look, so that a
+        process whose tables do not look (a web process) shows another process's pause too."""
+        if self.shared and time.monotonic() - self._pause_read >= SHARED_LOOK_S:
+            self._pause_read = time.monotonic()
+            if (stored := paused_setting(self.db, PAUSED)) is not None:
+                self._paused = stored
+        return self._paused
+
+    @paused.setter
+    def paused(self, value: bool) -> None:
+        self._paused = value
+
+    def log_paths(self, version_id: int) -> list[Path]:
+        """A version's stderr over its ladder games, in every process's directory (``logs/ladder/`` on
+        SQLite; ``logs/ladder/pN/`` on a shared database), oldest written first."""
+        name = f"v{version_id}"
+        found = [gamelogs.log_path(d, name) for d in (self.logs_root, *sorted(self.logs_root.glob("p*")))]
+        dated = []
+        for path in found:
+            with contextlib.suppress(OSError):
+                dated.append((path.stat().st_mtime_ns, str(path), path))
+        return [p for *_, p in sorted(dated)]
+
+    def log_path(self, version_id: int, inode: int | None = None) -> Path:
+        """The log file of a version that holds the span starting in file ``inode`` (the file itself or
+        the one it was rotated to, ``.1``: ``logspan`` reads both), or this process's own."""
+        if inode is not None:
+            for path in self.log_paths(version_id):
+                for candidate in (path, path.with_name(path.name + ".1")):
+                    with contextlib.suppress(OSError):
+                        if candidate.stat().st_ino == inode:
+                            return path
         return gamelogs.log_path(self.log_dir, f"v{version_id}")
 
     def set_paused(self, paused: bool) -> None:
@@ -161,7 +201,7 @@ class Ladder:
             return None
         rng = random.Random(public_seed)
         seats = self.tournament.game.num_players
-        first = min(playing, key=lambda n: (self.games_of.get(n, 0), rng.random()))
+        first = min(playing, key=lambda n: (self.counts.of(n), rng.random()))
         mu = self._mu(first)
         others = sorted(
             (n for n in playing if n != first), key=lambda n: (abs(self._mu(n) - mu), rng.random())
@@ -198,10 +238,8 @@ class Ladder:
                 # another process's verdicts, choices and pauses reach this one only through the database
                 self._looked_at = time.monotonic()
                 self.changed.set()
-                # only a change made since the last look: a page of this process may be setting it now
-                if (stored := paused_setting(self.db, PAUSED)) != self._pause_seen:
-                    self._pause_seen = stored
-                    self.paused = bool(stored)
+                self.counts.look()
+                self._pause_read = 0.0  # read at once (below)
             if self.changed.is_set():  # a verdict, a version chosen, an entrant disabled: first
                 self.changed.clear()
                 await self.sync()
@@ -238,6 +276,7 @@ class Ladder:
             self.tournament.faults,
         )
         self.in_flight += 1
+        self.counts.started(seats)
         before = gamelogs.marks(self.log_dir, seats)  # this game's span of each version's log
         live = self.live.open(spec.game_id, [self._label(n) for n in seats])
         stored: str | None = None
@@ -250,10 +289,9 @@ class Ladder:
             worker_logs = self.executor.logs_of(spec.game_id)
             stored = self.store(seats, public_seed, record, absent, (before, after), worker_logs)
         finally:
+            self.counts.ended(seats, stored is not None)
             self.live.close(spec.game_id, stored)  # its watchers are sent to the stored game's replay
         self.played += 1
-        for name in seats:
-            self.games_of[name] = self.games_of.get(name, 0) + 1
         self.board.refresh()  # the matchmaker's ratings (rate-limited by the board itself)
 
     def store(

@@ -26,6 +26,11 @@ from the ladder: "only when the tables are idle" would starve them on a busy lad
 The bots of unrated games are the executor's entrants ``sID`` (``v`` is the ladder's), started when a game
 needs them and stopped when no running match does.
 
+**Several processes** (``arena.server.multi``): a running plan is played by the one process holding its
+advisory lock (:meth:`CheckClaims.claim_plan`), taken when one of its tables first finds the plan and let go
+when the plan ends, or with the process's connection when it dies; every playing process looks for plans
+every 2 s, so a plan asked on a web process, or left by a process killed mid-match, is taken by another.
+
 A restart resumes every running match where its stored games end: a game in flight is simply played again
 (its deal and seating come from the key, the match's id, its public seed, and the game's place, so it is the
 same game).
@@ -66,6 +71,7 @@ from arena.server.match_plans import (
     side_name,
 )
 from arena.server.models import UnratedGame, UnratedMatch, User, Version
+from arena.server.multi import LOOK_S, CheckClaims, shared
 from arena.server.submissions import Submissions
 from arena.stats.sprt import SprtResult, SprtSettings
 
@@ -94,6 +100,7 @@ class UnratedGames:
         board: Board,
         ladder: Ladder,
         key: bytes,
+        claims: CheckClaims | None = None,
     ) -> None:
         self.config = config
         self.db = db
@@ -110,6 +117,10 @@ class UnratedGames:
         self.pending = True  # there may be running plans: False once none was found, until one is asked
         self._adding = asyncio.Lock()
         self._active = self._actives()
+        self.claims = claims or CheckClaims(db)
+        self.claimed: set[int] = set()  # the plans this process plays (each lock taken once)
+        self.shared = shared(db)
+        self._looked_at = time.monotonic()
 
     # --- asking ----------------------------------------------------------------------------------
 
@@ -336,7 +347,8 @@ class UnratedGames:
 
     def next_game(self) -> PlannedGame | None:
         """The next game to play: the oldest running plan's first game neither stored nor in flight (plans
-        of disabled entrants wait)."""
+        of disabled entrants wait), among the plans this process plays or can take now (one at a time: a
+        plan is taken only when those before it have no game to give, so several processes share them)."""
         with self.db.session() as s:
             rows = list(
                 s.scalars(
@@ -347,6 +359,9 @@ class UnratedGames:
                 )
             )
             plans = [plan_of(r) for r in rows]
+            for gone in self.claimed - {r.id for r in rows}:  # ended (here, or stopped by another process)
+                self.claimed.discard(gone)
+                self.claims.release_plan(gone)
             if not rows and not self.in_flight:
                 self.pending = False  # a ladder game's slot costs no query until a plan is asked for
             stored = {
@@ -354,6 +369,8 @@ class UnratedGames:
                 for p in plans
             }
         for plan in plans:
+            if not self._mine(plan.id):
+                continue  # another process plays it
             idx = 0
             while (plan.id, idx) in self.in_flight or idx in stored[plan.id]:
                 idx += 1
@@ -363,6 +380,13 @@ class UnratedGames:
             if not any(m == plan.id for m, _ in self.in_flight):
                 self._settle(plan.id, every=True)  # every game stored (a restart after the last one)
         return None
+
+    def _mine(self, plan_id: int) -> bool:
+        """Whether this process plays the plan: it holds the plan's lock, or takes it now."""
+        if plan_id not in self.claimed and self.claims.claim_plan(plan_id):
+            self.claimed.add(plan_id)
+            log.info("unrated plan %d: played by this process", plan_id)
+        return plan_id in self.claimed
 
     def store(self, game: PlannedGame, record: GameRecord, void: bool) -> None:
         """One finished game, then its plan's look: done at a decision or at the budget."""
@@ -412,6 +436,9 @@ class UnratedGames:
         """A table's slot, offered before its next ladder game: True when an unrated game took it."""
         ladder = self.ladder
         share = self.config.ladder.match_share
+        if self.shared and time.monotonic() - self._looked_at >= LOOK_S:
+            self._looked_at = time.monotonic()  # plans asked on another process, or left by a dead one
+            self.pending = True
         if not self.pending or not takes_slot(
             share, self.started, ladder.played + ladder.in_flight, ladder_waiting
         ):

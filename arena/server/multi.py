@@ -13,6 +13,19 @@ agree through the database alone, never through each other:
   taken by the process that holds a session advisory lock on its id, on a connection of its own kept for
   the process's life: a crashed process's locks go with its connection, so its check is taken again by
   another, and no check runs twice at once.
+- **Game counts.** The matchmaker's fewest-games rule counts every process's games: each look (every
+  2 s) reads the games stored since the last one in one aggregate (``seq`` only grows, with no gap, so the
+  rows after the last seen are exactly the new ones), and adds this process's games stored since and in
+  flight (:class:`GameCounts`). Another process's games in flight, and those it stored since this one's
+  last look, are not seen: the counts differ by at most those.
+- **Log files.** Each playing process writes its bots' stderr into a directory of its own,
+  ``logs/ladder/pN/`` (N: the lowest number whose advisory lock it could take, held for its life, so a
+  restart takes up its former directory again and two live processes never share one), so a game's span
+  holds only its own process's bot's lines; the pages find a span's file by its inode among all of them.
+- **Matches and challenges.** A running plan (``arena.server.matches``) is played by the one process
+  that holds a session advisory lock on its id; every playing process looks for plans every 2 s, so one
+  asked on a web process is taken by a playing one, and one whose process died is taken over and resumed
+  where its stored games end (a game is stored once: its match and place are the table's key).
 - **One deal key.** Every process must deal with the same secret key, so the first one to start records
   the key's SHA-256 in ``settings`` and a process whose ``deal.key`` differs is refused (it was given
   another directory than the others: the data directory must be shared, see the docs).
@@ -28,7 +41,7 @@ import enum
 import hashlib
 from pathlib import Path
 
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -36,10 +49,13 @@ from sqlalchemy.orm import Session
 from arena.errors import StoreError
 from arena.event.deals import new_key, read_key_file, write_key_file
 from arena.server.db import Database, guarded
-from arena.server.models import Setting
+from arena.server.models import Game, GameSeat, Setting
 
 NUMBERING_KEY = 0x45_75_63_68_72_65  # "Euchre": numbering stored games, and binding the deal key
 CHECK_CLASS = 0x4575  # the first key of a check's two-key advisory lock (the second: the version's id)
+SLOT_CLASS = 0x4576  # a playing process's number, naming its log directory (the second key: the number)
+PLAN_CLASS = 0x4577  # a match's or challenge's player (the second key: the plan's id)
+LOOK_S = 2.0  # how often a process reads what others changed: the field, the pause, counts, plans
 DEAL_KEY = "deal_key_sha256"
 
 
@@ -115,26 +131,48 @@ class CheckClaims:
             self._connection = self.db.engine.connect()
         return self._connection
 
-    def claim(self, version_id: int) -> bool:
-        """Take the version's check; False when another process holds it."""
-        if not shared(self.db):
-            return True
+    def _try(self, first: int, second: int) -> bool:
         with guarded("the database"):
             connection = self._conn()
             held = connection.execute(
-                text("SELECT pg_try_advisory_lock(:a, :b)"), {"a": CHECK_CLASS, "b": version_id}
+                text("SELECT pg_try_advisory_lock(:a, :b)"), {"a": first, "b": second}
             ).scalar()
             connection.commit()
         return bool(held)
 
-    def release(self, version_id: int) -> None:
-        if not shared(self.db) or self._connection is None:
+    def _unlock(self, first: int, second: int) -> None:
+        if self._connection is None:
             return
         with guarded("the database"):
-            self._connection.execute(
-                text("SELECT pg_advisory_unlock(:a, :b)"), {"a": CHECK_CLASS, "b": version_id}
-            )
+            self._connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), {"a": first, "b": second})
             self._connection.commit()
+
+    def claim(self, version_id: int) -> bool:
+        """Take the version's check; False when another process holds it."""
+        return not shared(self.db) or self._try(CHECK_CLASS, version_id)
+
+    def release(self, version_id: int) -> None:
+        if shared(self.db):
+            self._unlock(CHECK_CLASS, version_id)
+
+    def claim_plan(self, plan_id: int) -> bool:
+        """Take a match or challenge to play (a lock is counted per taking: take each once, see
+        ``arena.server.matches``); False when another process plays it."""
+        return not shared(self.db) or self._try(PLAN_CLASS, plan_id)
+
+    def release_plan(self, plan_id: int) -> None:
+        if shared(self.db):
+            self._unlock(PLAN_CLASS, plan_id)
+
+    def slot(self) -> str | None:
+        """This playing process's log directory's name (``p1``, ``p2``, ...: the lowest free number, kept for
+        the process's life), or None on SQLite (one process: ``logs/ladder/`` itself)."""
+        if not shared(self.db):
+            return None
+        number = 1
+        while not self._try(SLOT_CLASS, number):
+            number += 1
+        return f"p{number}"
 
     def close(self) -> None:
         if self._connection is not None:
@@ -148,3 +186,47 @@ def paused_setting(db: Database, key: str) -> bool | None:
     with db.session() as s:
         value = s.scalar(select(Setting.value).where(Setting.key == key))
     return None if value is None else value == "1"
+
+
+class GameCounts:
+    """Each ladder name's games, as the matchmaker's fewest-games rule counts them (see the module's
+    docstring): every process's stored games as of the last look, plus this process's stored since and
+    in flight."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.stored: dict[str, int] = {}
+        self.last_seq = 0
+        self.mine: dict[str, int] = {}  # this process's games stored since the last look
+        self.flying: dict[str, int] = {}  # this process's games in flight
+        self.look()
+
+    def look(self) -> None:
+        """Read the games stored (by any process) since the last look: one aggregate of the new rows."""
+        with self.db.session() as s:
+            top = s.scalar(select(func.max(Game.seq))) or 0
+            if top > self.last_seq:
+                rows = s.execute(
+                    select(GameSeat.name, func.count())
+                    .join(Game, Game.id == GameSeat.game_id)
+                    .where(Game.seq > self.last_seq, Game.seq <= top)
+                    .group_by(GameSeat.name)
+                ).all()
+                for name, n in rows:
+                    self.stored[name] = self.stored.get(name, 0) + int(n)
+                self.last_seq = top
+        self.mine = {}
+
+    def of(self, name: str) -> int:
+        return self.stored.get(name, 0) + self.mine.get(name, 0) + self.flying.get(name, 0)
+
+    def started(self, names: tuple[str, ...]) -> None:
+        for n in names:
+            self.flying[n] = self.flying.get(n, 0) + 1
+
+    def ended(self, names: tuple[str, ...], stored: bool) -> None:
+        """A game of this process ended: stored (counted until the next look reads it) or lost."""
+        for n in names:
+            self.flying[n] -= 1
+            if stored:
+                self.mine[n] = self.mine.get(n, 0) + 1

@@ -38,6 +38,15 @@ def _tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
         return ""
 
 
+def _tails(paths: list[Path], limit: int = LOG_TAIL_BYTES) -> str:
+    """The newest output of a version's log in each process's directory (one on SQLite), the most recently
+    written last, each under a line naming its directory when there are several."""
+    if len(paths) < 2:
+        return _tail(paths[0], limit) if paths else ""
+    share = limit // len(paths)
+    return "".join(f"--- {p.parent.name} ---\n{_tail(p, share)}\n" for p in paths)
+
+
 def _description(server: Server, user_id: int) -> str:
     user = server.accounts.user(user_id)
     return user.description if user is not None else ""
@@ -201,7 +210,7 @@ def content_routes(web: Web) -> list[BaseRoute]:
             (
                 v,
                 _tail(version_log(web.config, user.id, v.number, "check")),
-                _tail(server.ladder.log_path(v.id)),
+                _tails(server.ladder.log_paths(v.id)),
                 games.of_version(v.id),
             )
             for v in submissions.of_user(user.id)
@@ -255,7 +264,7 @@ def content_routes(web: Web) -> list[BaseRoute]:
         if found is None:
             raise not_found("log")
         access.require_owner(visit.viewer, found.user_id, "log")
-        path = server.ladder.log_path(version_id)
+        path = server.ladder.log_path(version_id, found.values["log_inode"])  # whichever process's file
         shown = workerlogs.game_log(server.db, path, game_id, version_id, found.values)  # here, or a worker's
         return web.page(request, visit, "game_log.html", game_id=game_id, version_id=version_id,
                         label=f"v{found.number}", log=shown, overlapping=found.overlapping)  # fmt: skip

@@ -104,11 +104,13 @@ class Server:
         self.submissions = Submissions(self.db, config)
         self.board = Board(self.db, config)
         self.board.refresh(force=True)
-        self.ladder = Ladder(config, self.db, self.submissions, self.board, key)
-        self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key)
+        claims = CheckClaims(self.db)  # this process's advisory locks: checks, plans, its log directory
+        slot = claims.slot() if role.plays else None
+        self.ladder = Ladder(config, self.db, self.submissions, self.board, key, slot)
+        self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key, claims)
         self.ladder.spare = self.unrated.offer
         self.finals = Finals(config, self.submissions, self.ladder)
-        self.checks = CheckQueue(config, self.submissions, self._verdict, CheckClaims(self.db))
+        self.checks = CheckQueue(config, self.submissions, self._verdict, claims)
         self.pages = PageCache()
         self.started_at = 0.0
 

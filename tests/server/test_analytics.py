@@ -325,11 +325,11 @@ def test_the_search_reads_no_more_than_its_bound(tmp_path: Path, monkeypatch: py
                            faults=0, maker_hands=0, maker_made=0, log_inode=inode, log_start=1000 * i,
                            log_end_inode=inode, log_end=1000 * (i + 1)))  # fmt: skip
     monkeypatch.setattr(analytics, "SEARCH_BYTES", 2500)
-    found = analytics.search_logs(db, lambda _v: log, 1, "x")
+    found = analytics.search_logs(db, lambda _v, _i: log, 1, "x")
     assert found.bytes <= 2500 and found.games == 3 and "2,500 bytes" in found.stopped
     monkeypatch.setattr(analytics, "SEARCH_BYTES", 10**6)
     monkeypatch.setattr(analytics, "SEARCH_GAMES", 2)
-    found = analytics.search_logs(db, lambda _v: log, 1, "x")
+    found = analytics.search_logs(db, lambda _v, _i: log, 1, "x")
     assert found.games == 2 and "newest 2 games" in found.stopped
     assert [m.game_id for m in found.matches][:1] == ["g000005"]  # newest first
     db.close()

@@ -4,6 +4,7 @@ one is checked and played by the other; their leaderboards agree; kill -9 of one
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -47,23 +48,51 @@ def sound(games: list[tuple[Any, ...]], server: ServerProcess) -> None:
     assert all(len(seats[gid]) == 5 for _, gid, _ in games)
 
 
+# The sample bot, saying on stderr which game it plays and which process it is: a span holding two pids
+# holds lines of a game another server process played (each process launches its own bots).
+ID_BOT = SAMPLE_BOT.read_text().replace(
+    '        self.rng = random.Random(f"{game.game_id}/{game.seat}")',
+    '        self.rng = random.Random(f"{game.game_id}/{game.seat}")\n'
+    "        import os, sys\n"
+    '        print(f"game {game.game_id} pid {os.getpid()}", file=sys.stderr, flush=True)',
+)
+SPAN = re.compile(r'<pre id="game-log">(.*?)</pre>', re.S)
+PIDS = re.compile(r"^game \S+ pid ([0-9]+)$", re.M)
+
+
+def span_pids(organiser: Client, game_id: str, version_id: int) -> set[str]:
+    page = organiser.get(f"/games/{game_id}/logs/{version_id}")
+    assert page.status_code == 200, page.text
+    found = SPAN.search(page.text)
+    return set(PIDS.findall(found.group(1))) if found else set()
+
+
+def claimer(plan_id: int, processes: tuple[ServerProcess, ...]) -> ServerProcess | None:
+    said = f"unrated plan {plan_id}: played by this process"
+    playing = [p for p in processes if said in p.log.read_text()]
+    assert len(playing) <= 1, "two processes took one plan"
+    return playing[0] if playing else None
+
+
 @pytest.mark.needs_postgres
 def test_two_processes_share_one_database(tmp_path: Path, postgres: Postgres) -> None:
     url = postgres.url("multi")
-    toml = competition_toml("multi", url, ladder={"tables": 2})
-    a = ServerProcess(tmp_path, toml, url)  # one directory for both: deal.key, session.key, uploads
+    toml = competition_toml("multi", url, ladder={"tables": 2, "challenge_games": 40})
+    a = ServerProcess(tmp_path, toml, url)  # one directory for all: deal.key, session.key, uploads
     b = ServerProcess(tmp_path, toml, url)
-    a.start()
-    b.start()
+    w = ServerProcess(tmp_path, toml, url, ("--role", "web"))  # pages only: plays nothing
+    for process in (a, b, w):
+        process.start()
     try:
         organiser = Client(a.url)
-        link = b.organiser_link or a.organiser_link  # each start makes a new one (the last is valid)
+        link = w.organiser_link  # each start makes a new one (the last is valid)
         assert link is not None
         organiser.follow(link)
+        entrants: dict[str, Client] = {}
         for name in ("north", "south"):
-            c = Client(a.url)
+            c = entrants[name] = Client(a.url)
             c.sign_up(name)
-            location = c.upload("random.py", SAMPLE_BOT.read_bytes()).headers["location"]
+            location = c.upload("idbot.py", ID_BOT.encode()).headers["location"]
             on_b = Client(b.url)  # the same session cookie, signed with the shared key, works on b
             on_b.http.cookies = c.http.cookies
             assert "VERDICT: PASS" in on_b.verdict(location)
@@ -73,12 +102,11 @@ def test_two_processes_share_one_database(tmp_path: Path, postgres: Postgres) ->
         assert "VERDICT: PASS" in east.verdict(
             east.upload("random.py", SAMPLE_BOT.read_bytes()).headers["location"]
         )
-        (east_version,) = a.rows(
-            "SELECT v.id FROM versions v JOIN users u ON u.id = v.user_id WHERE u.name = 'east'"
-        )
+        versions = dict(a.rows("SELECT u.name, v.id FROM versions v JOIN users u ON u.id = v.user_id"))
 
         organiser.get("/admin")
-        assert organiser.post("/admin/ladder/pause").status_code == 303  # on a: b reads it from the database
+        assert organiser.post("/admin/ladder/pause").status_code == 303  # on a: b and w read it from the db
+        until("the web process says paused", lambda: board(w)["paused"], 10)
 
         def settled() -> bool:
             n = len(stored(a))
@@ -88,28 +116,65 @@ def test_two_processes_share_one_database(tmp_path: Path, postgres: Postgres) ->
         sound(stored(a), a)
         assert board(a)["leaderboard"] == board(b)["leaderboard"]  # one replay of the same games
 
-        assert organiser.post("/admin/ladder/resume").status_code == 303
-        paused_at = len(stored(a))
-        until("a game after the resume", lambda: len(stored(a)) > paused_at)
-        a.kill()  # kill -9 of a and its bots: its games in flight are lost, nothing stored may be
-        before = stored(b)
-        sound(before, b)
+        # each process's bots write a log of their own: a game's span holds one bot process's lines only
+        games = [gid for _, gid, _ in stored(a)][-12:]  # the newest: every one played at once by a and b
+        spans = [span_pids(organiser, gid, versions["north"]) for gid in games]
+        assert sum(len(p) == 1 for p in spans) >= len(games) // 2, spans  # most games: their own lines
+        assert all(len(p) <= 1 for p in spans), spans
+        users = dict(a.rows("SELECT name, id FROM users"))
+        tail = organiser.get(f"/entrants/{users['north']}/logs").text  # both processes' logs, merged
+        assert "--- p1 ---" in tail and "--- p2 ---" in tail, tail[:2000]
+
+        # a challenge asked on the web process is played by a playing one; kill -9 of it mid-challenge:
+        # the other takes it over and finishes it, no game stored twice
+        asker = Client(w.url)
+        asker.http.cookies = entrants["north"].http.cookies
+        asker.get("/challenges")
+        asked = asker.post("/challenges", {"opponent": str(users["south"]), "games": "30"})
+        assert asked.status_code == 303, asked.text
+        plan_id = int(asked.headers["location"].rsplit("/", 1)[1])
+        played = f"SELECT idx FROM unrated_games WHERE match_id = {plan_id} ORDER BY idx"
+        until("an unrated game stored", lambda: len(a.rows(played)) >= 1)
+        first = claimer(plan_id, (a, b, w))
+        assert first is not None and first is not w
+        other = b if first is a else a
+        assert len(a.rows(played)) < 30, "the challenge ended before its player could be killed"
+        first.kill()
+        until("the challenge finished by the other process",
+              lambda: plan_done(other, plan_id), 60)  # fmt: skip
+        assert claimer(plan_id, (other,)) is other
+        assert [i for (i,) in other.rows(played)] == list(range(30))
+
+        survivor = Client(other.url)
+        survivor.http.cookies = organiser.http.cookies
+        survivor.get("/admin")
+        assert survivor.post("/admin/ladder/resume").status_code == 303
+        before = stored(other)
+        sound(before, other)
         until(
-            "b goes on, with east (uploaded to a) in its games",
+            "the survivor goes on, with east (uploaded to a) in its games",
             lambda: (
-                len(stored(b)) >= len(before) + 3
-                and any(f"v{east_version[0]}" in seatings(b)[gid] for _, gid, _ in stored(b)[len(before) :])
+                len(stored(other)) >= len(before) + 3
+                and any(
+                    f"v{versions['east']}" in seatings(other)[gid]
+                    for _, gid, _ in stored(other)[len(before) :]
+                )
             ),
         )
-        after = stored(b)
+        after = stored(other)
         assert after[: len(before)] == before
-        sound(after, b)
-        for process in (a, b):  # no game lost to a clash of numbers, no check or table stopped by a bug
+        sound(after, other)
+        for process in (a, b, w):  # no game lost to a clash of numbers, no check or table stopped by a bug
             log = process.log.read_text()
             assert "was not played" not in log and "Traceback" not in log, log[-3000:]
     finally:
-        a.stop()
-        b.stop()
+        for process in (a, b, w):
+            process.stop()
+
+
+def plan_done(process: ServerProcess, plan_id: int) -> bool:
+    rows = process.rows(f"SELECT status FROM unrated_matches WHERE id = {plan_id}")
+    return bool(rows) and rows[0][0] == "done"
 
 
 def test_roles_need_a_shared_database(tmp_path: Path) -> None:
