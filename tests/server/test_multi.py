@@ -190,3 +190,58 @@ def test_roles_need_a_shared_database(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     lines = (done.stdout + done.stderr).strip().splitlines()
     assert len(lines) == 1 and "needs a PostgreSQL database" in lines[0]
+
+
+@pytest.mark.needs_postgres
+def test_the_fewest_games_rule_counts_every_process(
+    tmp_path: Path, postgres: Postgres, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process's matchmaker counts the games every process stored (read at its look) and its own in
+    flight: a version the other process left out is picked first here. Without them (the process's own
+    count) the one that has played least is picked only as often as chance seats it."""
+    from dataclasses import replace
+
+    from sqlalchemy import insert
+
+    from arena.server.board import Board
+    from arena.server.config import parse_competition
+    from arena.server.db import open_database
+    from arena.server.ladder import Ladder
+    from arena.server.models import Game, GameSeat, User, Version
+    from arena.server.submissions import Submissions
+
+    monkeypatch.chdir(tmp_path)
+    url = postgres.url("counts")
+    config = parse_competition({"name": "counts", "database": url, "game": {"variant": "five-handed"}})
+    config = replace(config, data_dir=tmp_path)
+    other, here = open_database(url), open_database(url)  # two processes' connections
+    try:
+        with other.session() as s:
+            for u in range(1, 11):
+                s.add(User(id=u, name=f"u{u}", role="entrant", created_at=0.0))
+                s.add(Version(id=u, user_id=u, number=1, runtime="python", filename="bot.py", size=1,
+                              created_at=0.0, status="passed", active=True))  # fmt: skip
+        ladder = Ladder(config, here, Submissions(here, config), Board(here, config), b"k" * 32, "p2")
+        ladder.field = {f"v{v.id}": v for v, _ in ladder.submissions.active_field()}
+        with other.session() as s:  # the other process's games since: v10 in none of them
+            for seq in range(1, 10):
+                gid = f"g{seq:06d}"
+                seated = [f"v{(seq + k) % 9 + 1}" for k in range(4)] + ["house-1"]
+                s.execute(insert(Game).values(id=gid, seq=seq, public_seed=seq, result="{}", rated=True,
+                                              hands=1, created_at=0.0))  # fmt: skip
+                s.execute(insert(GameSeat), [
+                    {"game_id": gid, "seat": i, "name": n, "version_id": int(n[1:]) if n[0] == "v" else None,
+                     "score": 0, "rank": i + 1, "forfeited": False, "faults": 0, "maker_hands": 0,
+                     "maker_made": 0} for i, n in enumerate(seated)
+                ])  # fmt: skip
+        ladder.counts.look()  # what a table does every LOOK_S on a shared database
+        assert ladder.counts.of("v10") == 0 and ladder.counts.of("v1") == 4
+        assert all("v10" in ladder.pick(seed) for seed in range(30))  # fewest everywhere: first every time
+        for _ in range(5):  # five games of v10 in flight here: now it has the most
+            ladder.counts.started(("v10", "v1"))
+        assert ladder.counts.of("v10") == 5 and ladder.counts.of("v1") == 9
+        ladder.counts.ended(("v10", "v1"), stored=False)  # one lost (not stored): no longer counted
+        assert ladder.counts.of("v10") == 4
+    finally:
+        other.close()
+        here.close()
