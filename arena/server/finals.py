@@ -20,11 +20,17 @@ logs) and the public one (``--public``: without them) are written beside it.
 its whole deadline, and on a small machine the ladder's games would take CPU from the final's bots (the
 overload ``arena run`` warns of). Sharing capacity would only make the ladder's games a little earlier;
 the final is what the competition is judged by. Ladder games in flight at the freeze finish and are stored.
+
+**Several processes** (``arena.server.multi``): the final is played by the one process that holds its
+advisory lock; the others find it in the shared directory within a look (2 s) and hold their tables while it
+runs; if its player dies (its lock goes with its connection) another takes it and resumes it. The page of a
+process that does not play it shows no progress (the count of games lives in the player).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -44,6 +50,7 @@ from arena.results.queries import Queries
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.errors import Refused
 from arena.server.ladder import Ladder
+from arena.server.multi import LOOK_S, CheckClaims, shared
 from arena.server.submissions import Submissions, launch_command
 from arena.stats.leaderboard import Leaderboard, compute_leaderboard
 
@@ -152,10 +159,18 @@ class Progress(EventObserver):
 class Finals:
     """The competition's finals (see the module's docstring)."""
 
-    def __init__(self, config: CompetitionConfig, submissions: Submissions, ladder: Ladder) -> None:
+    def __init__(
+        self,
+        config: CompetitionConfig,
+        submissions: Submissions,
+        ladder: Ladder,
+        claims: CheckClaims | None = None,
+    ) -> None:
         self.config = config
         self.submissions = submissions
         self.ladder = ladder
+        self.claims = claims or CheckClaims(ladder.db)
+        self.shared = shared(ladder.db)
         self.wake = asyncio.Event()
         self.progress = Progress()
         self._boards: dict[Path, Leaderboard] = {}
@@ -232,10 +247,24 @@ class Finals:
         while True:
             latest = self.latest()
             if latest is not None and self.state(latest)["state"] == RUNNING:
-                await self.play(latest)
+                number = int(self.state(latest)["number"])
+                if self.claims.claim_final(number):
+                    try:
+                        if self.state(latest)["state"] == RUNNING:  # not ended while the lock was asked
+                            log.info("final %d: played by this process", number)
+                            await self.play(latest)
+                    finally:
+                        self.claims.release_final(number)
+                    continue
+                self.ladder.held = True  # another process plays it: no game here until it ends
+                await asyncio.sleep(LOOK_S)
                 continue
+            if self.ladder.held:  # the final another process played has ended
+                self.ladder.held = False
+                self.ladder.changed.set()
             self.wake.clear()
-            await self.wake.wait()
+            with contextlib.suppress(TimeoutError):  # a final frozen on another process: found at a look
+                await asyncio.wait_for(self.wake.wait(), LOOK_S if self.shared else None)
 
     async def play(self, directory: Path) -> None:
         self.ladder.held = True

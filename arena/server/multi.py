@@ -26,6 +26,9 @@ agree through the database alone, never through each other:
   that holds a session advisory lock on its id; every playing process looks for plans every 2 s, so one
   asked on a web process is taken by a playing one, and one whose process died is taken over and resumed
   where its stored games end (a game is stored once: its match and place are the table's key).
+- **Finals.** A running final (``arena.server.finals``) is played by the one process holding an advisory
+  lock on its number; every other playing process finds it in the shared directory within a look and
+  holds its tables (rated and unrated) until it ends, and takes it over (resuming it) if its player dies.
 - **One deal key.** Every process must deal with the same secret key, so the first one to start records
   the key's SHA-256 in ``settings`` and a process whose ``deal.key`` differs is refused (it was given
   another directory than the others: the data directory must be shared, see the docs).
@@ -55,6 +58,7 @@ NUMBERING_KEY = 0x45_75_63_68_72_65  # "Euchre": numbering stored games, and bin
 CHECK_CLASS = 0x4575  # the first key of a check's two-key advisory lock (the second: the version's id)
 SLOT_CLASS = 0x4576  # a playing process's number, naming its log directory (the second key: the number)
 PLAN_CLASS = 0x4577  # a match's or challenge's player (the second key: the plan's id)
+FINAL_CLASS = 0x4578  # a final's player (the second key: the final's number)
 LOOK_S = 2.0  # how often a process reads what others changed: the field, the pause, counts, plans
 DEAL_KEY = "deal_key_sha256"
 
@@ -163,6 +167,14 @@ class CheckClaims:
     def release_plan(self, plan_id: int) -> None:
         if shared(self.db):
             self._unlock(PLAN_CLASS, plan_id)
+
+    def claim_final(self, number: int) -> bool:
+        """Take the final ``number`` to play; False when another process plays it."""
+        return not shared(self.db) or self._try(FINAL_CLASS, number)
+
+    def release_final(self, number: int) -> None:
+        if shared(self.db):
+            self._unlock(FINAL_CLASS, number)
 
     def slot(self) -> str | None:
         """This playing process's log directory's name (``p1``, ``p2``, ...: the lowest free number, kept for

@@ -109,7 +109,7 @@ class Server:
         self.ladder = Ladder(config, self.db, self.submissions, self.board, key, slot)
         self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key, claims)
         self.ladder.spare = self.unrated.offer
-        self.finals = Finals(config, self.submissions, self.ladder)
+        self.finals = Finals(config, self.submissions, self.ladder, claims)
         self.checks = CheckQueue(config, self.submissions, self._verdict, claims)
         self.pages = PageCache()
         self.started_at = 0.0

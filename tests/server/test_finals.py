@@ -22,6 +22,7 @@ import pytest
 from arena.event.deals import read_key_file
 from arena.results.queries import Queries
 from arena.stats import wording
+from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import compute_leaderboard
 from arena.stats.sequential import Verdict
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
@@ -62,6 +63,27 @@ def wait_page(client: Client, path: str, pattern: str, timeout_s: float = 240) -
             return page
         assert time.monotonic() < deadline, f"{pattern!r} not on {path} in {timeout_s} s: {page[-2000:]}"
         time.sleep(0.2)
+
+
+def equals_arena_run(directory: Path, again: Path) -> Confidence:
+    """``arena run`` of the final's frozen field in ``again``, with the final's seed (in final.toml) and its
+    key: the same games, seats and hands stored, the same order and verdicts; the replay's confidence."""
+    key = read_key_file(directory)
+    assert key is not None
+    subprocess.run(
+        [sys.executable, "-m", "arena", "run", str(directory / "final.toml"), "--output", str(again),
+         "--deal-key", key.hex(), "--until-settled", "--quiet"],
+        check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert stored(again) == stored(directory)
+    with Queries.open(directory) as store:
+        board = compute_leaderboard(store)
+    with Queries.open(again) as store:
+        replayed = compute_leaderboard(store)
+    assert [s.name for s in board.standings] == [s.name for s in replayed.standings]
+    conf = replayed.confidence
+    assert [p.verdict for p in board.confidence.adjacent] == [p.verdict for p in conf.adjacent]
+    return conf
 
 
 @pytest.fixture(scope="module")
@@ -122,23 +144,8 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
     assert [Path(e["workdir"]).name for e in event["entrant"]] == ["v1", "v1"]
     assert event["duplicate"] and event["seed"] == 7 and event["game"]["target"] == 5
 
-    # arena run of the frozen field, with the final's seed (in final.toml) and its key.
-    key = read_key_file(directory)
-    assert key is not None
-    again = tmp_path / "again"
-    subprocess.run(
-        [sys.executable, "-m", "arena", "run", str(directory / "final.toml"), "--output", str(again),
-         "--deal-key", key.hex(), "--until-settled", "--quiet"],
-        check=True, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert stored(again) == after
-    with Queries.open(directory) as store:
-        board = compute_leaderboard(store)
-    with Queries.open(again) as store:
-        replayed = compute_leaderboard(store)
-    assert [s.name for s in board.standings] == [s.name for s in replayed.standings]
-    conf = replayed.confidence
-    assert [p.verdict for p in board.confidence.adjacent] == [p.verdict for p in conf.adjacent]
+    assert stored(directory) == after
+    conf = equals_arena_run(directory, tmp_path / "again")
 
     # The page: the order's verdicts in the report's words, settled and tied pairs named.
     spectator = Client(server.url)

@@ -4,6 +4,7 @@ one is checked and played by the other; their leaderboards agree; kill -9 of one
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from tests.postgres import Postgres
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
+from tests.server.test_finals import equals_arena_run
 
 
 def stored(server: ServerProcess) -> list[tuple[Any, ...]]:
@@ -48,16 +50,18 @@ def sound(games: list[tuple[Any, ...]], server: ServerProcess) -> None:
     assert all(len(seats[gid]) == 5 for _, gid, _ in games)
 
 
-# The sample bot, saying on stderr which game it plays and which process it is: a span holding two pids
-# holds lines of a game another server process played (each process launches its own bots).
+# The sample bot, saying on stderr which game it plays and which bot process it is (a token of its own: in
+# the sandbox's PID namespace every bot may have the same pid): a span holding two tokens holds lines of a
+# game another server process played, since each server process launches its own bots.
 ID_BOT = SAMPLE_BOT.read_text().replace(
     '        self.rng = random.Random(f"{game.game_id}/{game.seat}")',
     '        self.rng = random.Random(f"{game.game_id}/{game.seat}")\n'
     "        import os, sys\n"
-    '        print(f"game {game.game_id} pid {os.getpid()}", file=sys.stderr, flush=True)',
+    '        token = globals().setdefault("TOKEN", os.urandom(6).hex())\n'
+    '        print(f"game {game.game_id} bot {token}", file=sys.stderr, flush=True)',
 )
 SPAN = re.compile(r'<pre id="game-log">(.*?)</pre>', re.S)
-PIDS = re.compile(r"^game \S+ pid ([0-9]+)$", re.M)
+PIDS = re.compile(r"^game \S+ bot ([0-9a-f]+)$", re.M)
 
 
 def span_pids(organiser: Client, game_id: str, version_id: int) -> set[str]:
@@ -77,7 +81,8 @@ def claimer(plan_id: int, processes: tuple[ServerProcess, ...]) -> ServerProcess
 @pytest.mark.needs_postgres
 def test_two_processes_share_one_database(tmp_path: Path, postgres: Postgres) -> None:
     url = postgres.url("multi")
-    toml = competition_toml("multi", url, ladder={"tables": 2, "challenge_games": 40})
+    final = {"rounds": 1, "max_games": 10, "seed": 7, "confidence": 0.75}
+    toml = competition_toml("multi", url, ladder={"tables": 2, "challenge_games": 40}, final=final)
     a = ServerProcess(tmp_path, toml, url)  # one directory for all: deal.key, session.key, uploads
     b = ServerProcess(tmp_path, toml, url)
     w = ServerProcess(tmp_path, toml, url, ("--role", "web"))  # pages only: plays nothing
@@ -164,12 +169,40 @@ def test_two_processes_share_one_database(tmp_path: Path, postgres: Postgres) ->
         after = stored(other)
         assert after[: len(before)] == before
         sound(after, other)
+
+        # a final frozen on the web process: one playing process plays it, both hold their tables while it
+        # runs, and it equals arena run of its frozen field with its key
+        first.start()  # the killed process again (it takes its log directory up again)
+        organiser.http.base_url = httpx.URL(w.url)
+        organiser.get("/admin")
+        assert organiser.post("/admin/final").status_code == 303
+        state = tmp_path / "results" / "multi" / "final-1" / "final.json"
+        until("the final played", lambda: claimer_of_final((a, b, w)) is not None, 60)
+        assert claimer_of_final((a, b, w)) is not w
+
+        def held() -> bool:
+            over = json.loads(state.read_text())["state"] != "running"
+            return over or all(board(p)["in_flight"] == 0 for p in (a, b))
+
+        until("both processes' tables held", held)
+        assert json.loads(state.read_text())["state"] == "running", "the final ended before the hold was seen"
+        held_at = time.time()
+        until("the final done", lambda: json.loads(state.read_text())["state"] == "done", 120)
+        during = f"SELECT id FROM games WHERE created_at > {held_at} AND created_at < {state.stat().st_mtime}"
+        assert a.rows(during) == []  # no ladder game stored while it ran (after the ones in flight)
+        equals_arena_run(state.parent, tmp_path / "again")
         for process in (a, b, w):  # no game lost to a clash of numbers, no check or table stopped by a bug
             log = process.log.read_text()
             assert "was not played" not in log and "Traceback" not in log, log[-3000:]
     finally:
         for process in (a, b, w):
             process.stop()
+
+
+def claimer_of_final(processes: tuple[ServerProcess, ...]) -> ServerProcess | None:
+    playing = [p for p in processes if "final 1: played by this process" in p.log.read_text()]
+    assert len(playing) <= 1, "two processes played one final"
+    return playing[0] if playing else None
 
 
 def plan_done(process: ServerProcess, plan_id: int) -> bool:
