@@ -256,6 +256,8 @@ class Finals:
                     finally:
                         self.claims.release_final(number)
                     continue
+                if not self.ladder.held:
+                    log.info("final %d: played by another process, the tables here wait", number)
                 self.ladder.held = True  # another process plays it: no game here until it ends
                 await asyncio.sleep(LOOK_S)
                 continue
