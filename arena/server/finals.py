@@ -22,7 +22,7 @@ overload ``arena run`` warns of). Sharing capacity would only make the ladder's 
 the final is what the competition is judged by. Ladder games in flight at the freeze finish and are stored.
 
 **Several processes** (``arena.server.multi``): the final is played by the one process that holds its
-advisory lock; the others find it in the shared directory within a look (2 s) and hold their tables while it
+advisory lock; the others find it in the shared directory within half a second and hold their tables while it
 runs; if its player dies (its lock goes with its connection) another takes it and resumes it. The page of a
 process that does not play it shows no progress (the count of games lives in the player).
 """
@@ -50,7 +50,7 @@ from arena.results.queries import Queries
 from arena.server.config import CompetitionConfig, Runtime
 from arena.server.errors import Refused
 from arena.server.ladder import Ladder
-from arena.server.multi import LOOK_S, CheckClaims, shared
+from arena.server.multi import CheckClaims, shared
 from arena.server.submissions import Submissions, launch_command
 from arena.stats.leaderboard import Leaderboard, compute_leaderboard
 
@@ -60,6 +60,7 @@ STATE = "final.json"
 PUBLIC_REPORT = "report-public.html"
 RUNNING, DONE, FAILED = "running", "done", "failed"
 _DIR = re.compile(r"^final-([0-9]+)$")
+LOOK_S = 0.5  # on a shared database, how often the directory is looked at for a final (a listing: cheap)
 _ENTRANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")  # a tournament's entrant name
 
 

@@ -27,7 +27,7 @@ agree through the database alone, never through each other:
   asked on a web process is taken by a playing one, and one whose process died is taken over and resumed
   where its stored games end (a game is stored once: its match and place are the table's key).
 - **Finals.** A running final (``arena.server.finals``) is played by the one process holding an advisory
-  lock on its number; every other playing process finds it in the shared directory within a look and
+  lock on its number; every other playing process finds it in the shared directory within half a second and
   holds its tables (rated and unrated) until it ends, and takes it over (resuming it) if its player dies.
 - **One deal key.** Every process must deal with the same secret key, so the first one to start records
   the key's SHA-256 in ``settings`` and a process whose ``deal.key`` differs is refused (it was given
