@@ -121,7 +121,9 @@ def url_is_shared(url: str) -> bool:
 
 
 class CheckClaims:
-    """The versions this process is checking, each held by an advisory lock (see the module's docstring).
+    """This process's advisory locks, on a connection kept for its life (see the module's docstring): the
+    versions it is checking, the matches and challenges and the final it plays, and its log directory's
+    number. A session lock is counted per taking, so each is taken once and let go once.
 
     On SQLite (one process) every claim succeeds and nothing is held.
     """
