@@ -29,6 +29,7 @@ import ipaddress
 import logging
 import math
 import os
+import secrets
 import warnings
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
@@ -44,7 +45,7 @@ from distributed.protocol import to_serialize
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import TLS_KEYS, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, TableWatch
-from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
+from arena.executor.dask_worker import CHANGE, HANDLER, EntrantsPlugin, op, plugin_name, worker_state
 from arena.executor.logspan import Span
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
@@ -192,6 +193,10 @@ class DaskExecutor:
         self._joined: dict[str, EntrantSpec] = {}  # entrants added since the start (``add``), by name
         self._keep_logs = False  # ``keep_logs``: the workers send each game's spans of its bots' logs
         self._logs: dict[str, dict[str, Span]] = {}  # by game id, until ``logs_of`` takes them
+        # This executor's own plugin on the workers (``dask_worker.plugin_name``): not rules or statistics,
+        # so a random token is fine; it only has to differ from the other executors' on the same cluster.
+        self.token = secrets.token_hex(4)
+        self.plugin = plugin_name(self.token)
 
     async def start(
         self,
@@ -266,11 +271,11 @@ class DaskExecutor:
             where = ", ".join(f"worker {n} on {','.join(map(str, c))}" for n, c in pins.items())
             self._notices.append(f"CPUs: {where} (each with its bots; [executor] pin_cpus)")
         try:
-            plugin = EntrantsPlugin(self.config, names, self.strict, pins)
-            await self.client.register_plugin(plugin, name=PLUGIN)
+            plugin = EntrantsPlugin(self.config, names, self.strict, pins, self.token)
+            await self.client.register_plugin(plugin, name=self.plugin)
         except ArenaError as exc:
             raise ConfigError(f"a Dask worker cannot start the entrants: {exc}") from None
-        states = await self.client.run(worker_state)
+        states = await self.client.run(worker_state, plugin=self.plugin)
         if not states:
             raise ConfigError("the Dask cluster has no workers")
         self._take(states)
@@ -316,6 +321,10 @@ class DaskExecutor:
             tls_client_key=str(paths["tls_key"]) if "tls_key" in paths else None,
         )
 
+    def _op(self, rpc: Any, base: str) -> Any:
+        """This executor's operation ``base`` on a worker (named with its token: ``dask_worker.op``)."""
+        return getattr(rpc, op(base, self.token))
+
     def _take(self, states: dict[str, Any]) -> None:
         down: dict[str, str] = {}
         for _, state in sorted(states.items()):
@@ -332,7 +341,7 @@ class DaskExecutor:
             await asyncio.sleep(every_s)
             with contextlib.suppress(Exception):  # a lost cluster is reported by the game that finds it
                 before = set(self.down)
-                self._take(await self.client.run(worker_state))
+                self._take(await self.client.run(worker_state, plugin=self.plugin))
                 for name in sorted(before - set(self.down)):
                     if self._announce is not None and name not in self.excluded:
                         self._announce(
@@ -365,7 +374,7 @@ class DaskExecutor:
             for address in sorted(alive - set(self._lanes)):
                 with contextlib.suppress(Exception):  # not ready yet (or gone again): asked next time
                     await self._admit(
-                        address, (await self.client.run(worker_state, workers=[address]))[address]
+                        address, (await self.client.run(worker_state, plugin=self.plugin, workers=[address]))[address]
                     )
             self._dispatch()
 
@@ -377,7 +386,7 @@ class DaskExecutor:
         rpc = self.client.rpc(address)
         if self._joined:
             joined = to_serialize(list(self._joined.values()))
-            state = self._answer(await rpc.euchre_arena_entrants(add=joined, remove=[]))
+            state = self._answer(await self._op(rpc, CHANGE)(add=joined, remove=[]))
         self._merge(state)
         self._lanes[address] = _Lane(address, rpc)
 
@@ -421,7 +430,7 @@ class DaskExecutor:
             return
         lanes = list(self._lanes.values())
         answers = await asyncio.gather(
-            *(lane.rpc.euchre_arena_entrants(add=to_serialize(add), remove=remove) for lane in lanes),
+            *(self._op(lane.rpc, CHANGE)(add=to_serialize(add), remove=remove) for lane in lanes),
             return_exceptions=True,
         )
         for lane, answer in zip(lanes, answers, strict=True):
@@ -499,7 +508,7 @@ class DaskExecutor:
 
     async def _call(self, lane: _Lane, games: list[_Game]) -> None:
         try:
-            answer = await lane.rpc.euchre_arena_play(
+            answer = await self._op(lane.rpc, HANDLER)(
                 games=to_serialize([(g.spec, g.disqualified, g.public_seed) for g in games]),
                 logs=self._keep_logs,
             )
@@ -582,7 +591,7 @@ class DaskExecutor:
             # With the scheduler gone, the client would wait out its reconnection timeout (20 s) first.
             patience = 2.0 if self._lost is not None else 30.0
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.unregister_worker_plugin(PLUGIN), patience)
+                await asyncio.wait_for(self.client.unregister_worker_plugin(self.plugin), patience)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.client.close(), patience)
         if self.cluster is not None:

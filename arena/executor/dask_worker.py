@@ -29,10 +29,28 @@ from arena.executor.logspan import Span
 from arena.results.record import GameRecord
 
 PLUGIN = "euchre-arena-entrants"
+"""The prefix of each executor's plugin name: ``PLUGIN-TOKEN``, one token per executor (``plugin_name``)."""
 HANDLER = "euchre_arena_play"
-"""The operation the plugin adds to its worker: play a batch of games and answer with their records."""
+"""The operation the plugin adds to its worker (``HANDLER_TOKEN``): play a batch of games and answer with
+their records."""
 CHANGE = "euchre_arena_entrants"
 """... and change its entrants while it runs (a ladder's versions come and go), answering with its state."""
+
+
+def plugin_name(token: str) -> str:
+    """The name one executor registers its plugin under.
+
+    Why one per executor: a Dask worker keeps one plugin per name, so two ladder processes (or a final, or
+    an ``arena run``) on one scheduler with a fixed name would replace each other's entrants, and the first
+    to stop would remove the other's. With a token of its own (chosen at random by the executor when it
+    starts) each has its own entrants on every worker, reached by operations named with the same token
+    (``op``), and removes only its own."""
+    return f"{PLUGIN}-{token}" if token else PLUGIN
+
+
+def op(base: str, token: str) -> str:
+    """The worker operation ``base`` of the executor with ``token`` (``euchre_arena_play_1f2e3d4c``)."""
+    return f"{base}_{token}" if token else base
 
 
 OVERLAP = (
@@ -58,15 +76,16 @@ class EntrantsPlugin(WorkerPlugin):
     one loop, as they share the arena's loop with the local executor.
     """
 
-    name = PLUGIN
-
     def __init__(
         self,
         config: TournamentConfig,
         names: Sequence[str],
         strict: bool,
         pins: dict[str, tuple[int, ...]] | None = None,
+        token: str = "",
     ) -> None:
+        self.token = token
+        self.name = plugin_name(token)
         self.config = config
         self.names = list(names)
         self.strict = strict
@@ -89,8 +108,8 @@ class EntrantsPlugin(WorkerPlugin):
         except BaseException:
             await self.teardown(worker)
             raise
-        worker.handlers[HANDLER] = self.play_batch
-        worker.handlers[CHANGE] = self.change
+        for name, handler in self._handlers():
+            worker.handlers[name] = handler
         # A worker's heap holds Dask, tornado and the arena (tens of thousands of objects the collector would
         # keep walking through as the tables allocate): set them aside once they are loaded.
         gc.freeze()
@@ -161,6 +180,9 @@ class EntrantsPlugin(WorkerPlugin):
         await self.runtime.add(add)
         return {"status": "OK", "state": self.state()}
 
+    def _handlers(self) -> list[tuple[str, Any]]:
+        return [(op(HANDLER, self.token), self.play_batch), (op(CHANGE, self.token), self.change)]
+
     def state(self) -> dict[str, Any]:
         return {
             "identities": dict(self.runtime.identities),
@@ -174,7 +196,7 @@ class EntrantsPlugin(WorkerPlugin):
         still answer (it does so at once when it loses its scheduler), and a game whose bots the worker
         stopped would otherwise come back finished, with crashes the bots never had, and be stored."""
         self._closing = True
-        for name, handler in ((HANDLER, self.play_batch), (CHANGE, self.change)):
+        for name, handler in self._handlers():
             if worker.handlers.get(name) == handler:
                 del worker.handlers[name]
         for batch in list(self._batches):
@@ -201,13 +223,14 @@ def pin_process(cpus: Collection[int]) -> None:
             os.sched_setaffinity(tid, set(cpus))
 
 
-def _plugin(worker: Any = None) -> EntrantsPlugin:
-    plugin = (worker or get_worker()).plugins.get(PLUGIN)
+def _plugin(worker: Any = None, name: str = PLUGIN) -> EntrantsPlugin:
+    plugin = (worker or get_worker()).plugins.get(name)
     if not isinstance(plugin, EntrantsPlugin):
         raise ArenaError("this Dask worker has no euchre-arena entrants (it joined after the event started?)")
     return plugin
 
 
-def worker_state(dask_worker: Any) -> dict[str, Any]:
-    """Run by ``Client.run`` on each worker (which passes the worker by this argument's name)."""
-    return _plugin(dask_worker).state()
+def worker_state(dask_worker: Any, plugin: str = PLUGIN) -> dict[str, Any]:
+    """Run by ``Client.run`` on each worker (which passes the worker by this argument's name): the state
+    of the entrants of plugin ``plugin`` there."""
+    return _plugin(dask_worker, plugin).state()

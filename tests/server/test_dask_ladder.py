@@ -6,6 +6,7 @@ reached, or bad TLS files, are one line and exit 2 at ``arena serve``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -20,9 +21,72 @@ import pytest
 
 pytest.importorskip("distributed", reason="the dask executor needs distributed (pip install -e '.[test]')")
 
+from arena.engine.config import GameConfig
+from arena.event.config import load_config
+from arena.event.table import TableSpec
 from tests.executor.test_dask import _certificates, _cluster, _group_alive, _kill_all
-from tests.helpers import children_of
+from tests.helpers import children_of, event, write_toml
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One real TLS cluster (a scheduler, two workers) shared by the tests below that do not kill a
+    worker: its scheduler file and the TLS files, as ``[executor]`` keys."""
+    directory = tmp_path_factory.mktemp("cluster")
+    procs: list[subprocess.Popen[bytes]] = []
+    tls = _certificates(directory)
+    try:
+        _cluster(procs, directory / "scheduler.json", 2, tls)
+        from distributed import Client as DaskClient
+        from distributed import Security
+
+        security = Security(require_encryption=True, tls_ca_file=tls["tls_ca_file"],
+                            tls_client_cert=tls["tls_cert"], tls_client_key=tls["tls_key"])  # fmt: skip
+        with DaskClient(scheduler_file=str(directory / "scheduler.json"), security=security) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield {"scheduler_file": str(directory / "scheduler.json")} | tls
+    finally:
+        _kill_all(procs)
+
+
+def test_two_executors_on_one_cluster_keep_their_own_entrants(tmp_path: Path, cluster: dict[str, str]) -> None:
+    """Two executors (two ladder processes, or a ladder and an ``arena run``) on one scheduler: each plays
+    its own entrants' games; when one stops, the other's entrants are still on every worker and it plays
+    on."""
+    from arena.executor.dask import DaskExecutor
+
+    def executor(prefix: str) -> DaskExecutor:
+        entrants = [{"name": f"{prefix}{i}", "class": "sample_bots.random:RandomBot"} for i in range(5)]
+        path = write_toml(tmp_path / f"{prefix}.toml", event(tmp_path, entrant=entrants,
+                          output=str(tmp_path / prefix), executor=cluster))  # fmt: skip
+        return DaskExecutor(load_config(path), tmp_path / prefix / "logs", strict=True)
+
+    def spec(prefix: str, seed: int) -> TableSpec:
+        return TableSpec(f"{prefix}-{seed}", GameConfig(), seed, tuple(f"{prefix}{i}" for i in range(5)))
+
+    async def scenario() -> None:
+        a, b = executor("a"), executor("b")
+        await a.start([f"a{i}" for i in range(5)])
+        await b.start([f"b{i}" for i in range(5)])
+        try:
+            assert a.plugin != b.plugin
+            for ex, prefix in ((a, "a"), (b, "b")):  # several games each: both workers play some
+                records = await asyncio.gather(*(ex.play(spec(prefix, n), (), n) for n in range(4)))
+                for record in records:
+                    assert [seat.entrant for seat in record.seats] == [f"{prefix}{i}" for i in range(5)]
+                    assert not record.faults, record.faults  # the bots were there, on the right plugin
+            await a.stop()
+            assert b.client is not None
+            plugins = await b.client.run(lambda dask_worker: sorted(dask_worker.plugins))
+            assert len(plugins) == 2 and all(b.plugin in p and a.plugin not in p for p in plugins.values())
+            records = await asyncio.gather(*(b.play(spec("b", n), (), n) for n in range(10, 14)))
+            assert all(not r.faults for r in records)
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(scenario())
 
 
 def _games(server: ServerProcess) -> list[tuple[Any, ...]]:
