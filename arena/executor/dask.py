@@ -45,7 +45,17 @@ from distributed.protocol import to_serialize
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import TLS_KEYS, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, TableWatch
-from arena.executor.dask_worker import CHANGE, HANDLER, EntrantsPlugin, op, plugin_name, worker_state
+from arena.executor.dask_worker import (
+    CHANGE,
+    HANDLER,
+    NEWS,
+    OPEN,
+    PUBLIC,
+    EntrantsPlugin,
+    op,
+    plugin_name,
+    worker_state,
+)
 from arena.executor.logspan import Span
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
@@ -54,6 +64,8 @@ DEPTH = 2
 """Batches of in-process games in flight per worker: one playing while the conductor stores the other's
 games and sends more."""
 TRIES = 3
+LIVE_S = 0.25
+"""How often the conductor asks the workers for the news of the games somebody watches live."""
 """Workers a game may be lost with before the event stops (as Dask's own ``retries=2`` would)."""
 
 QUIET = {
@@ -159,6 +171,17 @@ class _Game:
 
 
 @dataclass(eq=False)
+class _Follow:
+    """A game with a live table (``play``'s ``watch``): where it is played and how much of its news the
+    watch has been told."""
+
+    watch: TableWatch
+    flag: int  # what the worker keeps: dask_worker.PUBLIC, or OPEN (with the seats' cards)
+    address: str | None = None
+    since: int = 0  # actions told
+
+
+@dataclass(eq=False)
 class _Lane:
     """One worker, reached directly (``Client.rpc``), with the batches it is playing."""
 
@@ -193,6 +216,8 @@ class DaskExecutor:
         self._joined: dict[str, EntrantSpec] = {}  # entrants added since the start (``add``), by name
         self._keep_logs = False  # ``keep_logs``: the workers send each game's spans of its bots' logs
         self._logs: dict[str, dict[str, Span]] = {}  # by game id, until ``logs_of`` takes them
+        self._follow: dict[str, _Follow] = {}  # games in flight with a live table, by id
+        self._live: asyncio.Task[None] | None = None
         # This executor's own plugin on the workers (``dask_worker.plugin_name``): not rules or statistics,
         # so a random token is fine; it only has to differ from the other executors' on the same cluster.
         self.token = secrets.token_hex(4)
@@ -296,6 +321,7 @@ class DaskExecutor:
         self.batch = max(1, math.ceil(self.per_lane / DEPTH)) if in_process else 1
         loop = asyncio.get_running_loop()
         self._members = loop.create_task(self._watch_members())
+        self._live = loop.create_task(self._feed_live())
         if self.down:
             self._watch = loop.create_task(self._watch_down())
 
@@ -374,7 +400,8 @@ class DaskExecutor:
             for address in sorted(alive - set(self._lanes)):
                 with contextlib.suppress(Exception):  # not ready yet (or gone again): asked next time
                     await self._admit(
-                        address, (await self.client.run(worker_state, plugin=self.plugin, workers=[address]))[address]
+                        address,
+                        (await self.client.run(worker_state, plugin=self.plugin, workers=[address]))[address],
                     )
             self._dispatch()
 
@@ -457,8 +484,10 @@ class DaskExecutor:
     ) -> GameRecord:
         """Play one table on a worker; a game lost with its worker is played again on another.
 
-        ``watch`` is not told anything: the moves happen on a worker and only the finished game comes back
-        (a live table of a Dask ladder shows its seats while it plays, and the replay once it is stored).
+        ``watch`` is told the game's public news (redacted on the worker) while somebody watches it:
+        the worker keeps it and the conductor asks for it every ``LIVE_S`` (``_feed_live``); the seats'
+        cards travel too only when ``watch.open_hands`` says everybody may see them (docs/server.md, "Live
+        tables"). A game played again after its worker was lost is no longer told anything.
 
         Games asked for at about the same moment travel as one batch (up to ``batch`` of them): sending
         costs about as much as a whole game between in-process bots, and the conductor's ``concurrency``
@@ -470,9 +499,62 @@ class DaskExecutor:
         if self._lost is not None:
             raise self._lost
         waiter: asyncio.Future[GameRecord] = asyncio.get_running_loop().create_future()
+        if watch is not None:
+            flag = OPEN if getattr(watch, "open_hands", False) else PUBLIC
+            self._follow[spec.game_id] = _Follow(watch, flag)
         self._queue.append(_Game(spec, frozenset(disqualified), public_seed, waiter))
         self._dispatch()
-        return await waiter
+        try:
+            return await waiter
+        finally:
+            self._follow.pop(spec.game_id, None)
+
+    def _live_flag(self, game_id: str, address: str) -> int:
+        """What the worker at ``address`` keeps of this game for its live table. A game sent again (its
+        worker was lost) is followed no more: its table already showed moves the new deal will not make."""
+        follow = self._follow.get(game_id)
+        if follow is None:
+            return 0
+        if follow.address is not None:
+            del self._follow[game_id]
+            return 0
+        follow.address = address
+        return follow.flag
+
+    async def _feed_live(self) -> None:
+        """Every ``LIVE_S``, ask each worker for the news of its games that somebody watches (only those:
+        ``watch.watched``), and tell their watches. A worker that does not answer in time is asked again
+        next time; its games never wait for this."""
+        while True:
+            await asyncio.sleep(LIVE_S)
+            wanted: dict[str, dict[str, _Follow]] = {}
+            for game_id, follow in list(self._follow.items()):
+                if follow.address is not None and getattr(follow.watch, "watched", True):
+                    wanted.setdefault(follow.address, {})[game_id] = follow
+            lanes = [(self._lanes[a], games) for a, games in wanted.items() if a in self._lanes]
+            if lanes:
+                await asyncio.gather(*(self._ask_news(lane, games) for lane, games in lanes))
+
+    async def _ask_news(self, lane: _Lane, games: dict[str, _Follow]) -> None:
+        try:
+            answer = await asyncio.wait_for(
+                self._op(lane.rpc, NEWS)(since={g: f.since for g, f in games.items()}), 10 * LIVE_S
+            )
+            news = answer["news"]
+        except Exception:  # gone, slow, or not a plugin of ours: its games' records say what happened
+            return
+        for game_id, (groups, hands) in news.items():
+            follow = games.get(game_id)
+            if follow is None or self._follow.get(game_id) is not follow or not groups:
+                continue
+            follow.since += len(groups)
+            with contextlib.suppress(Exception):  # a watcher never stops a game (TableWatch)
+                many = getattr(follow.watch, "seen_many", None)
+                if many is not None:
+                    many(groups, hands)
+                else:
+                    for events in groups:
+                        follow.watch.seen(events, hands or [])
 
     def keep_logs(self) -> None:
         """The bots' logs are on the workers, which may be gone when somebody asks for a game's: from now
@@ -511,6 +593,7 @@ class DaskExecutor:
             answer = await self._op(lane.rpc, HANDLER)(
                 games=to_serialize([(g.spec, g.disqualified, g.public_seed) for g in games]),
                 logs=self._keep_logs,
+                live=[self._live_flag(g.spec.game_id, lane.address) for g in games],
             )
             if not isinstance(answer, dict) or answer.get("status") != "OK":  # the plugin is not there
                 raise OSError(f"the worker did not play the games ({answer!r:.200})")
@@ -578,7 +661,7 @@ class DaskExecutor:
 
     async def stop(self) -> None:
         """Stop every worker's bots, then leave (or shut down the local) cluster."""
-        for task in (self._watch, self._members):
+        for task in (self._watch, self._members, self._live):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

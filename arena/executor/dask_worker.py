@@ -35,6 +35,12 @@ HANDLER = "euchre_arena_play"
 their records."""
 CHANGE = "euchre_arena_entrants"
 """... and change its entrants while it runs (a ladder's versions come and go), answering with its state."""
+NEWS = "euchre_arena_news"
+"""... and answer with the public news of games in flight since what the conductor has (live tables)."""
+NEWS_CAP = 5_000
+"""Actions of one game a worker keeps for its live table (a game has a few hundred): past this, no more."""
+PUBLIC, OPEN = 1, 2
+"""What a game's live table is kept of on the worker: the public news only, or with the seats' cards too."""
 
 
 def plugin_name(token: str) -> str:
@@ -57,6 +63,28 @@ OVERLAP = (
     "this bot played another game on the same Dask worker at the same time (one process serves all its "
     "games there), so this span also holds what it wrote during that game"
 )
+
+
+@dataclass(eq=False)
+class News:
+    """A game's live table on the worker (a :class:`~arena.event.table.TableWatch`): the public news of
+    each of its actions so far, as the table told them (already redacted: ``arena.engine.events.redact``),
+    and, only for a competition that shows open hands, the seats' cards now.
+
+    Kept here and taken by the conductor (``News`` operation), never sent by the worker: the conductor asks
+    only for games somebody is watching, so an unwatched game costs a list append per action, and a slow
+    or absent server cannot slow a game (the worker never waits for anybody)."""
+
+    hands_too: bool
+    groups: list[Sequence[Any]] = field(default_factory=list)
+    hands: list[list[str]] | None = None
+
+    def seen(self, events: Sequence[Any], hands: Sequence[Sequence[Any]]) -> None:
+        if len(self.groups) >= NEWS_CAP:
+            return
+        self.groups.append(list(events))
+        if self.hands_too:
+            self.hands = [[str(c) for c in h] for h in hands]
 
 
 @dataclass(eq=False)
@@ -93,6 +121,7 @@ class EntrantsPlugin(WorkerPlugin):
         self._closing = False
         self._batches: set[asyncio.Future[list[Any]]] = set()
         self._playing: set[_Playing] = set()
+        self._news: dict[str, News] = {}  # by game id, while the game is played
 
     async def setup(self, worker: Any) -> None:
         from arena.executor.local import LocalExecutor  # the same runtime the local executor uses
@@ -115,16 +144,29 @@ class EntrantsPlugin(WorkerPlugin):
         gc.freeze()
 
     async def play_batch(
-        self, games: list[tuple[TableSpec, frozenset[str], int]], logs: bool = False
+        self,
+        games: list[tuple[TableSpec, frozenset[str], int]],
+        logs: bool = False,
+        live: list[int] | None = None,
     ) -> dict[str, Any]:
         """The handler: play these tables at once on this worker's entrants, on the worker's event loop.
 
         Each game comes back in the store's form (:class:`~arena.results.record.GameRecord`), made here: that
         is cheap to send and to unpickle, and it spares the conductor, whose one core bounds the event.
-        With ``logs`` each also comes with its spans of its seats' logs (:meth:`_play_logged`)."""
+        With ``logs`` each also comes with its spans of its seats' logs (:meth:`_play_logged`). ``live``
+        says, game by game, what its live table keeps for the conductor to ask for (0: nothing,
+        ``PUBLIC``, ``OPEN``: :class:`News`)."""
         if self._closing:
             return {"status": "CLOSING"}
-        batch = asyncio.gather(*(self._play_logged(*game) if logs else self._play(*game) for game in games))
+        flags = live or [0] * len(games)
+        batch = asyncio.gather(
+            *(
+                self._play_logged(*game, watch=self._watch(game[0], flag))
+                if logs
+                else self._play(*game, watch=self._watch(game[0], flag))
+                for game, flag in zip(games, flags, strict=True)
+            )
+        )
         self._batches.add(batch)
         try:
             played = await batch
@@ -134,6 +176,8 @@ class EntrantsPlugin(WorkerPlugin):
             raise
         finally:
             self._batches.discard(batch)
+            for game in games:
+                self._news.pop(game[0].game_id, None)
         if self._closing:
             return {"status": "CLOSING"}
         reply = {"status": "OK", "records": to_serialize([record for record, _ in played])}
@@ -141,13 +185,21 @@ class EntrantsPlugin(WorkerPlugin):
             reply["logs"] = to_serialize([spans for _, spans in played])
         return reply
 
+    def _watch(self, spec: TableSpec, flag: int) -> News | None:
+        if not flag:
+            return None
+        news = self._news[spec.game_id] = News(flag == OPEN)
+        return news
+
     async def _play(
-        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int
+        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int, watch: News | None = None
     ) -> tuple[GameRecord, dict[str, Span]]:
-        return await self.runtime.play(spec, disqualified, public_seed), {}
+        if watch is None:
+            return await self.runtime.play(spec, disqualified, public_seed), {}
+        return await self.runtime.play(spec, disqualified, public_seed, watch=watch), {}
 
     async def _play_logged(
-        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int
+        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int, watch: News | None = None
     ) -> tuple[GameRecord, dict[str, Span]]:
         """Play one game, and read each launched seat's log between its marks at the start and the end
         (``arena.executor.logspan``) at once: the bytes go back with the game, since this worker may be
@@ -161,7 +213,7 @@ class EntrantsPlugin(WorkerPlugin):
             me.shared |= common
         self._playing.add(me)
         try:
-            record = await self.runtime.play(spec, disqualified, public_seed)
+            record = await self.runtime.play(spec, disqualified, public_seed, watch=watch)
         finally:
             self._playing.discard(me)
         spans: dict[str, Span] = {}
@@ -180,8 +232,22 @@ class EntrantsPlugin(WorkerPlugin):
         await self.runtime.add(add)
         return {"status": "OK", "state": self.state()}
 
+    async def news(self, since: dict[str, int]) -> dict[str, Any]:
+        """The handler: for each game of ``since`` played here, the news after its first ``since[id]``
+        actions (and the seats' cards now, if its table keeps them); games not here are left out."""
+        out = {}
+        for game_id, start in since.items():
+            news = self._news.get(game_id)
+            if news is not None:
+                out[game_id] = (news.groups[start:], news.hands)
+        return {"status": "OK", "news": to_serialize(out)}
+
     def _handlers(self) -> list[tuple[str, Any]]:
-        return [(op(HANDLER, self.token), self.play_batch), (op(CHANGE, self.token), self.change)]
+        return [
+            (op(HANDLER, self.token), self.play_batch),
+            (op(CHANGE, self.token), self.change),
+            (op(NEWS, self.token), self.news),
+        ]
 
     def state(self) -> dict[str, Any]:
         return {

@@ -36,6 +36,7 @@ from sqlalchemy import Select, select
 from arena.errors import FaultKind
 from arena.report.board import elo_title
 from arena.report.figures import EntrantStats, count_hand
+from arena.server import workerlogs
 from arena.server.board import Board, rating_key
 from arena.server.config import CompetitionConfig
 from arena.server.db import Database
@@ -503,7 +504,8 @@ def check_query(query: str) -> str:
 
 def search_logs(db: Database, log_path: Callable[[int], Path], user_id: int, query: str) -> Search:
     """The lines holding ``query`` (a literal string, case-sensitive) in the entrant's own versions'
-    stderr during its newest ``SEARCH_GAMES`` games, newest game first, within the bounds."""
+    stderr during its newest ``SEARCH_GAMES`` games, newest game first, within the bounds: a game's span
+    of the local ladder log, or, for a game played on a Dask worker, the span it sent (``workerlogs``)."""
     out = Search(check_query(query))
     if not query:
         return out
@@ -529,7 +531,10 @@ def search_logs(db: Database, log_path: Callable[[int], Path], user_id: int, que
             out.stopped = f"a search reads at most {SEARCH_BYTES:,} bytes of log"
             break
         values = {c: getattr(row, c) for c in COLUMNS}
-        shown = read_span(log_path(row.version_id), values, min(SHOWN_BYTES, SEARCH_BYTES - out.bytes))
+        budget = min(SHOWN_BYTES, SEARCH_BYTES - out.bytes)
+        shown = read_span(log_path(row.version_id), values, budget)
+        if not shown.recorded:
+            shown = workerlogs.read(db, row.game_id, row.version_id, budget) or shown
         out.games += 1
         out.bytes += len(shown.text.encode("utf-8", "replace"))
         for n, text in enumerate(shown.text.splitlines(), 1):
