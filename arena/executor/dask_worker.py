@@ -159,6 +159,7 @@ class EntrantsPlugin(WorkerPlugin):
         if self._closing:
             return {"status": "CLOSING"}
         flags = live or [0] * len(games)
+        followed = [game[0].game_id for game, flag in zip(games, flags, strict=True) if flag]
         batch = asyncio.gather(
             *(
                 self._play_logged(*game, watch=self._watch(game[0], flag))
@@ -176,8 +177,8 @@ class EntrantsPlugin(WorkerPlugin):
             raise
         finally:
             self._batches.discard(batch)
-            for game in games:
-                self._news.pop(game[0].game_id, None)
+            for game_id in followed:
+                self._news.pop(game_id, None)
         if self._closing:
             return {"status": "CLOSING"}
         reply = {"status": "OK", "records": to_serialize([record for record, _ in played])}
