@@ -25,12 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import math
 import os
 import secrets
-import warnings
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -38,19 +36,24 @@ from pathlib import Path
 from typing import Any
 
 import dask.config
-from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, Security
 from distributed.protocol import to_serialize
 
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import TLS_KEYS, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, TableWatch
+from arena.executor.dask_connect import (
+    connect_patience_s,
+    open_scheduler_warning,
+    quiet_dask_logs,
+    unreachable,
+    wait_for_scheduler_file,
+)
+from arena.executor.dask_live import LiveFeeds
 from arena.executor.dask_worker import (
     CHANGE,
     HANDLER,
     NEWS,
-    OPEN,
-    PUBLIC,
     EntrantsPlugin,
     op,
     plugin_name,
@@ -64,8 +67,6 @@ DEPTH = 2
 """Batches of in-process games in flight per worker: one playing while the conductor stores the other's
 games and sends more."""
 TRIES = 3
-LIVE_S = 0.25
-"""How often the conductor asks the workers for the news of the games somebody watches live."""
 """Workers a game may be lost with before the event stops (as Dask's own ``retries=2`` would)."""
 
 QUIET = {
@@ -103,62 +104,6 @@ def cpu_groups(workers: int, cpus: Sequence[int]) -> dict[str, tuple[int, ...]]:
     return {str(i): (cpus[i % len(cpus)],) for i in range(workers)}
 
 
-def open_scheduler_warning(address: str) -> str | None:
-    """One line of warning for a cluster joined over plain TCP (or WebSocket), or None: whoever reaches its
-    port can run code on every worker as the worker's user, and the bots' entrants travel to them."""
-    scheme, _, rest = address.partition("://")
-    if scheme not in ("tcp", "ws"):
-        return None
-    host = rest.rsplit(":", 1)[0].strip("[]")
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    reach = "every user of this machine" if loopback else f"anyone who can reach {host}"
-    return (
-        f"warning: the Dask scheduler {address} speaks plain {scheme}: {reach} can run code on its workers; "
-        "secure it with TLS ([executor] tls_ca_file, tls_cert, tls_key; docs/scale-out.md)"
-    )
-
-
-def _unreachable(why: str) -> ConfigError:
-    """The error for a cluster the arena could not join. The half-made ``Client`` that Dask drops then
-    warns at exit that its close was never awaited, under the arena's one line: those are not the
-    organiser's to read."""
-    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-    return ConfigError(f"cannot reach the Dask cluster: {why}")
-
-
-def connect_patience_s() -> float:
-    """How long to wait to join a cluster: Dask's own connect timeout (``distributed.comm.timeouts.connect``,
-    30 s unless set, e.g. by ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``), the setting an operator of a
-    Dask cluster already knows, rather than a knob of ours."""
-    value = dask.config.get("distributed.comm.timeouts.connect", "30s")
-    return float(parse_timedelta(value, default="seconds") or 30.0)
-
-
-async def _scheduler_file(path: Path, patience_s: float) -> None:
-    """Wait a while for a scheduler's file (the scheduler may be starting): Dask itself waits forever.
-
-    :raises ConfigError: it did not appear (``start`` says the cluster cannot be reached).
-    """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + patience_s
-    while not path.is_file():
-        if loop.time() > deadline:
-            raise ConfigError(f"no scheduler file {str(path)!r} after {patience_s:g} s")  # start's prefix
-        await asyncio.sleep(0.2)
-
-
-def quiet_dask_logs() -> None:
-    """Dask's loggers to CRITICAL: the parent and every child Dask's logging config gave a level of its own
-    (``distributed.client`` logs "Failed to reconnect to scheduler" at ERROR, past a quiet parent)."""
-    manager = logging.Logger.manager
-    names = ["distributed", *(n for n in list(manager.loggerDict) if n.startswith("distributed."))]
-    for name in names:
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-
-
 @dataclass(eq=False)
 class _Game:
     """A game waiting for a worker, or on one, and the conductor's coroutine waiting for its record."""
@@ -168,17 +113,6 @@ class _Game:
     public_seed: int
     waiter: asyncio.Future[GameRecord]
     lost: int = 0  # workers it was lost with
-
-
-@dataclass(eq=False)
-class _Follow:
-    """A game with a live table (``play``'s ``watch``): where it is played and how much of its news the
-    watch has been told."""
-
-    watch: TableWatch
-    flag: int  # what the worker keeps: dask_worker.PUBLIC, or OPEN (with the seats' cards)
-    address: str | None = None
-    since: int = 0  # actions told
 
 
 @dataclass(eq=False)
@@ -216,7 +150,7 @@ class DaskExecutor:
         self._joined: dict[str, EntrantSpec] = {}  # entrants added since the start (``add``), by name
         self._keep_logs = False  # ``keep_logs``: the workers send each game's spans of its bots' logs
         self._logs: dict[str, dict[str, Span]] = {}  # by game id, until ``logs_of`` takes them
-        self._follow: dict[str, _Follow] = {}  # games in flight with a live table, by id
+        self._feeds = LiveFeeds(self._ask_news)  # the games in flight with a live table
         self._live: asyncio.Task[None] | None = None
         # This executor's own plugin on the workers (``dask_worker.plugin_name``): not rules or statistics,
         # so a random token is fine; it only has to differ from the other executors' on the same cluster.
@@ -246,7 +180,7 @@ class DaskExecutor:
             if spec.scheduler or spec.scheduler_file:
                 patience = connect_patience_s()
                 if spec.scheduler_file:
-                    await _scheduler_file(Path(spec.scheduler_file), patience)
+                    await wait_for_scheduler_file(Path(spec.scheduler_file), patience)
                 self.client = await Client(
                     spec.scheduler,
                     scheduler_file=spec.scheduler_file,
@@ -277,11 +211,11 @@ class DaskExecutor:
                     self.client = await Client(self.cluster, asynchronous=True, security=security)
                 where = f"a local cluster of {workers} worker{'' if workers == 1 else 's'} (TLS)"
         except (OSError, TimeoutError, ValueError) as exc:
-            raise _unreachable(str(exc)) from None
+            raise unreachable(str(exc)) from None
         except TypeError as exc:  # Dask's way of saying a tls:// cluster was joined without certificates
             if "ssl_context" not in str(exc):
                 raise
-            raise _unreachable(
+            raise unreachable(
                 "it speaks TLS and the arena has no certificate for it; give [executor] tls_ca_file, "
                 "tls_cert and tls_key (docs/scale-out.md)"
             ) from None
@@ -321,7 +255,7 @@ class DaskExecutor:
         self.batch = max(1, math.ceil(self.per_lane / DEPTH)) if in_process else 1
         loop = asyncio.get_running_loop()
         self._members = loop.create_task(self._watch_members())
-        self._live = loop.create_task(self._feed_live())
+        self._live = loop.create_task(self._feeds.run(lambda: set(self._lanes)))
         if self.down:
             self._watch = loop.create_task(self._watch_down())
 
@@ -484,10 +418,8 @@ class DaskExecutor:
     ) -> GameRecord:
         """Play one table on a worker; a game lost with its worker is played again on another.
 
-        ``watch`` is told the game's public news (redacted on the worker) while somebody watches it:
-        the worker keeps it and the conductor asks for it every ``LIVE_S`` (``_feed_live``); the seats'
-        cards travel too only when ``watch.open_hands`` says everybody may see them (docs/server.md, "Live
-        tables"). A game played again after its worker was lost is no longer told anything.
+        ``watch`` is told the game's public news (redacted on the worker) while somebody watches it
+        (:class:`~arena.executor.dask_live.LiveFeeds`).
 
         Games asked for at about the same moment travel as one batch (up to ``batch`` of them): sending
         costs about as much as a whole game between in-process bots, and the conductor's ``concurrency``
@@ -500,61 +432,19 @@ class DaskExecutor:
             raise self._lost
         waiter: asyncio.Future[GameRecord] = asyncio.get_running_loop().create_future()
         if watch is not None:
-            flag = OPEN if getattr(watch, "open_hands", False) else PUBLIC
-            self._follow[spec.game_id] = _Follow(watch, flag)
+            self._feeds.follow(spec.game_id, watch)
         self._queue.append(_Game(spec, frozenset(disqualified), public_seed, waiter))
         self._dispatch()
         try:
             return await waiter
         finally:
-            self._follow.pop(spec.game_id, None)
+            self._feeds.done(spec.game_id)
 
-    def _live_flag(self, game_id: str, address: str) -> int:
-        """What the worker at ``address`` keeps of this game for its live table. A game sent again (its
-        worker was lost) is followed no more: its table already showed moves the new deal will not make."""
-        follow = self._follow.get(game_id)
-        if follow is None:
-            return 0
-        if follow.address is not None:
-            del self._follow[game_id]
-            return 0
-        follow.address = address
-        return follow.flag
-
-    async def _feed_live(self) -> None:
-        """Every ``LIVE_S``, ask each worker for the news of its games that somebody watches (only those:
-        ``watch.watched``), and tell their watches. A worker that does not answer in time is asked again
-        next time; its games never wait for this."""
-        while True:
-            await asyncio.sleep(LIVE_S)
-            wanted: dict[str, dict[str, _Follow]] = {}
-            for game_id, follow in list(self._follow.items()):
-                if follow.address is not None and getattr(follow.watch, "watched", True):
-                    wanted.setdefault(follow.address, {})[game_id] = follow
-            lanes = [(self._lanes[a], games) for a, games in wanted.items() if a in self._lanes]
-            if lanes:
-                await asyncio.gather(*(self._ask_news(lane, games) for lane, games in lanes))
-
-    async def _ask_news(self, lane: _Lane, games: dict[str, _Follow]) -> None:
-        try:
-            answer = await asyncio.wait_for(
-                self._op(lane.rpc, NEWS)(since={g: f.since for g, f in games.items()}), 10 * LIVE_S
-            )
-            news = answer["news"]
-        except Exception:  # gone, slow, or not a plugin of ours: its games' records say what happened
-            return
-        for game_id, (groups, hands) in news.items():
-            follow = games.get(game_id)
-            if follow is None or self._follow.get(game_id) is not follow or not groups:
-                continue
-            follow.since += len(groups)
-            with contextlib.suppress(Exception):  # a watcher never stops a game (TableWatch)
-                many = getattr(follow.watch, "seen_many", None)
-                if many is not None:
-                    many(groups, hands)
-                else:
-                    for events in groups:
-                        follow.watch.seen(events, hands or [])
+    async def _ask_news(self, address: str, since: dict[str, int]) -> Any:
+        lane = self._lanes.get(address)
+        if lane is None:
+            raise OSError(f"no lane to {address}")
+        return await self._op(lane.rpc, NEWS)(since=since)
 
     def keep_logs(self) -> None:
         """The bots' logs are on the workers, which may be gone when somebody asks for a game's: from now
@@ -593,7 +483,7 @@ class DaskExecutor:
             answer = await self._op(lane.rpc, HANDLER)(
                 games=to_serialize([(g.spec, g.disqualified, g.public_seed) for g in games]),
                 logs=self._keep_logs,
-                live=[self._live_flag(g.spec.game_id, lane.address) for g in games],
+                live=[self._feeds.flag(g.spec.game_id, lane.address) for g in games],
             )
             if not isinstance(answer, dict) or answer.get("status") != "OK":  # the plugin is not there
                 raise OSError(f"the worker did not play the games ({answer!r:.200})")
