@@ -29,7 +29,7 @@ import asyncio
 import json
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -293,7 +293,7 @@ class LiveTables:
             watcher.counted = False
             self.watching -= 1
 
-    async def stream(self, game: LiveGame, watcher: Watcher) -> AsyncIterator[str]:
+    async def stream(self, game: LiveGame, watcher: Watcher) -> AsyncGenerator[str, None]:
         """The frames of one watcher until the game ends or the page goes; then it is no longer counted."""
         try:
             yield "retry: 3000\n\n"
