@@ -71,7 +71,7 @@ class News:
     each of its actions so far, as the table told them (already redacted: ``arena.engine.events.redact``),
     and, only for a competition that shows open hands, the seats' cards now.
 
-    Kept here and taken by the conductor (``News`` operation), never sent by the worker: the conductor asks
+    Kept here and taken by the conductor (the ``NEWS`` operation), never sent by the worker: the conductor asks
     only for games somebody is watching, so an unwatched game costs a list append per action, and a slow
     or absent server cannot slow a game (the worker never waits for anybody)."""
 
@@ -195,8 +195,6 @@ class EntrantsPlugin(WorkerPlugin):
     async def _play(
         self, spec: TableSpec, disqualified: frozenset[str], public_seed: int, watch: News | None = None
     ) -> tuple[GameRecord, dict[str, Span]]:
-        if watch is None:
-            return await self.runtime.play(spec, disqualified, public_seed), {}
         return await self.runtime.play(spec, disqualified, public_seed, watch=watch), {}
 
     async def _play_logged(

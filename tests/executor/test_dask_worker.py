@@ -28,7 +28,7 @@ class _Runtime:
         self.started = 0
         self.events: list[str] = []
 
-    async def play(self, spec: Any, disqualified: Any, public_seed: int) -> str:
+    async def play(self, spec: Any, disqualified: Any, public_seed: int, watch: Any = None) -> str:
         self.started += 1
         try:
             await self.bots_stopped.wait()
