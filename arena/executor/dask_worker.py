@@ -71,9 +71,9 @@ class News:
     each of its actions so far, as the table told them (already redacted: ``arena.engine.events.redact``),
     and, only for a competition that shows open hands, the seats' cards now.
 
-    Kept here and taken by the conductor (the ``NEWS`` operation), never sent by the worker: the conductor asks
-    only for games somebody is watching, so an unwatched game costs a list append per action, and a slow
-    or absent server cannot slow a game (the worker never waits for anybody)."""
+    Kept here and taken by the conductor (the ``NEWS`` operation), never sent by the worker: the conductor
+    asks only for games somebody is watching, so an unwatched game costs a list append per action, and a
+    slow or absent server cannot slow a game (the worker never waits for anybody)."""
 
     hands_too: bool
     groups: list[Sequence[Any]] = field(default_factory=list)
