@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import math
 import os
-import warnings
+import secrets
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -37,14 +36,29 @@ from pathlib import Path
 from typing import Any
 
 import dask.config
-from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, Security
 from distributed.protocol import to_serialize
 
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import TLS_KEYS, EntrantKind, EntrantSpec, TournamentConfig
 from arena.event.table import TableSpec, TableWatch
-from arena.executor.dask_worker import PLUGIN, EntrantsPlugin, worker_state
+from arena.executor.dask_connect import (
+    connect_patience_s,
+    open_scheduler_warning,
+    quiet_dask_logs,
+    unreachable,
+    wait_for_scheduler_file,
+)
+from arena.executor.dask_live import LiveFeeds
+from arena.executor.dask_worker import (
+    CHANGE,
+    HANDLER,
+    NEWS,
+    EntrantsPlugin,
+    op,
+    plugin_name,
+    worker_state,
+)
 from arena.executor.logspan import Span
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
@@ -88,62 +102,6 @@ def cpu_groups(workers: int, cpus: Sequence[int]) -> dict[str, tuple[int, ...]]:
         cut = [round(i * len(cpus) / workers) for i in range(workers + 1)]
         return {str(i): tuple(cpus[cut[i] : cut[i + 1]]) for i in range(workers)}
     return {str(i): (cpus[i % len(cpus)],) for i in range(workers)}
-
-
-def open_scheduler_warning(address: str) -> str | None:
-    """One line of warning for a cluster joined over plain TCP (or WebSocket), or None: whoever reaches its
-    port can run code on every worker as the worker's user, and the bots' entrants travel to them."""
-    scheme, _, rest = address.partition("://")
-    if scheme not in ("tcp", "ws"):
-        return None
-    host = rest.rsplit(":", 1)[0].strip("[]")
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    reach = "every user of this machine" if loopback else f"anyone who can reach {host}"
-    return (
-        f"warning: the Dask scheduler {address} speaks plain {scheme}: {reach} can run code on its workers; "
-        "secure it with TLS ([executor] tls_ca_file, tls_cert, tls_key; docs/scale-out.md)"
-    )
-
-
-def _unreachable(why: str) -> ConfigError:
-    """The error for a cluster the arena could not join. The half-made ``Client`` that Dask drops then
-    warns at exit that its close was never awaited, under the arena's one line: those are not the
-    organiser's to read."""
-    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-    return ConfigError(f"cannot reach the Dask cluster: {why}")
-
-
-def connect_patience_s() -> float:
-    """How long to wait to join a cluster: Dask's own connect timeout (``distributed.comm.timeouts.connect``,
-    30 s unless set, e.g. by ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``), the setting an operator of a
-    Dask cluster already knows, rather than a knob of ours."""
-    value = dask.config.get("distributed.comm.timeouts.connect", "30s")
-    return float(parse_timedelta(value, default="seconds") or 30.0)
-
-
-async def _scheduler_file(path: Path, patience_s: float) -> None:
-    """Wait a while for a scheduler's file (the scheduler may be starting): Dask itself waits forever.
-
-    :raises ConfigError: it did not appear (``start`` says the cluster cannot be reached).
-    """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + patience_s
-    while not path.is_file():
-        if loop.time() > deadline:
-            raise ConfigError(f"no scheduler file {str(path)!r} after {patience_s:g} s")  # start's prefix
-        await asyncio.sleep(0.2)
-
-
-def quiet_dask_logs() -> None:
-    """Dask's loggers to CRITICAL: the parent and every child Dask's logging config gave a level of its own
-    (``distributed.client`` logs "Failed to reconnect to scheduler" at ERROR, past a quiet parent)."""
-    manager = logging.Logger.manager
-    names = ["distributed", *(n for n in list(manager.loggerDict) if n.startswith("distributed."))]
-    for name in names:
-        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 @dataclass(eq=False)
@@ -192,6 +150,12 @@ class DaskExecutor:
         self._joined: dict[str, EntrantSpec] = {}  # entrants added since the start (``add``), by name
         self._keep_logs = False  # ``keep_logs``: the workers send each game's spans of its bots' logs
         self._logs: dict[str, dict[str, Span]] = {}  # by game id, until ``logs_of`` takes them
+        self._feeds = LiveFeeds(self._ask_news)  # the games in flight with a live table
+        self._live: asyncio.Task[None] | None = None
+        # This executor's own plugin on the workers (``dask_worker.plugin_name``): not rules or statistics,
+        # so a random token is fine; it only has to differ from the other executors' on the same cluster.
+        self.token = secrets.token_hex(4)
+        self.plugin = plugin_name(self.token)
 
     async def start(
         self,
@@ -216,7 +180,7 @@ class DaskExecutor:
             if spec.scheduler or spec.scheduler_file:
                 patience = connect_patience_s()
                 if spec.scheduler_file:
-                    await _scheduler_file(Path(spec.scheduler_file), patience)
+                    await wait_for_scheduler_file(Path(spec.scheduler_file), patience)
                 self.client = await Client(
                     spec.scheduler,
                     scheduler_file=spec.scheduler_file,
@@ -247,11 +211,11 @@ class DaskExecutor:
                     self.client = await Client(self.cluster, asynchronous=True, security=security)
                 where = f"a local cluster of {workers} worker{'' if workers == 1 else 's'} (TLS)"
         except (OSError, TimeoutError, ValueError) as exc:
-            raise _unreachable(str(exc)) from None
+            raise unreachable(str(exc)) from None
         except TypeError as exc:  # Dask's way of saying a tls:// cluster was joined without certificates
             if "ssl_context" not in str(exc):
                 raise
-            raise _unreachable(
+            raise unreachable(
                 "it speaks TLS and the arena has no certificate for it; give [executor] tls_ca_file, "
                 "tls_cert and tls_key (docs/scale-out.md)"
             ) from None
@@ -266,11 +230,11 @@ class DaskExecutor:
             where = ", ".join(f"worker {n} on {','.join(map(str, c))}" for n, c in pins.items())
             self._notices.append(f"CPUs: {where} (each with its bots; [executor] pin_cpus)")
         try:
-            plugin = EntrantsPlugin(self.config, names, self.strict, pins)
-            await self.client.register_plugin(plugin, name=PLUGIN)
+            plugin = EntrantsPlugin(self.config, names, self.strict, pins, self.token)
+            await self.client.register_plugin(plugin, name=self.plugin)
         except ArenaError as exc:
             raise ConfigError(f"a Dask worker cannot start the entrants: {exc}") from None
-        states = await self.client.run(worker_state)
+        states = await self.client.run(worker_state, plugin=self.plugin)
         if not states:
             raise ConfigError("the Dask cluster has no workers")
         self._take(states)
@@ -291,6 +255,7 @@ class DaskExecutor:
         self.batch = max(1, math.ceil(self.per_lane / DEPTH)) if in_process else 1
         loop = asyncio.get_running_loop()
         self._members = loop.create_task(self._watch_members())
+        self._live = loop.create_task(self._feeds.run(lambda: set(self._lanes)))
         if self.down:
             self._watch = loop.create_task(self._watch_down())
 
@@ -316,6 +281,10 @@ class DaskExecutor:
             tls_client_key=str(paths["tls_key"]) if "tls_key" in paths else None,
         )
 
+    def _op(self, rpc: Any, base: str) -> Any:
+        """This executor's operation ``base`` on a worker (named with its token: ``dask_worker.op``)."""
+        return getattr(rpc, op(base, self.token))
+
     def _take(self, states: dict[str, Any]) -> None:
         down: dict[str, str] = {}
         for _, state in sorted(states.items()):
@@ -332,7 +301,7 @@ class DaskExecutor:
             await asyncio.sleep(every_s)
             with contextlib.suppress(Exception):  # a lost cluster is reported by the game that finds it
                 before = set(self.down)
-                self._take(await self.client.run(worker_state))
+                self._take(await self.client.run(worker_state, plugin=self.plugin))
                 for name in sorted(before - set(self.down)):
                     if self._announce is not None and name not in self.excluded:
                         self._announce(
@@ -365,7 +334,8 @@ class DaskExecutor:
             for address in sorted(alive - set(self._lanes)):
                 with contextlib.suppress(Exception):  # not ready yet (or gone again): asked next time
                     await self._admit(
-                        address, (await self.client.run(worker_state, workers=[address]))[address]
+                        address,
+                        (await self.client.run(worker_state, plugin=self.plugin, workers=[address]))[address],
                     )
             self._dispatch()
 
@@ -377,7 +347,7 @@ class DaskExecutor:
         rpc = self.client.rpc(address)
         if self._joined:
             joined = to_serialize(list(self._joined.values()))
-            state = self._answer(await rpc.euchre_arena_entrants(add=joined, remove=[]))
+            state = self._answer(await self._op(rpc, CHANGE)(add=joined, remove=[]))
         self._merge(state)
         self._lanes[address] = _Lane(address, rpc)
 
@@ -421,7 +391,7 @@ class DaskExecutor:
             return
         lanes = list(self._lanes.values())
         answers = await asyncio.gather(
-            *(lane.rpc.euchre_arena_entrants(add=to_serialize(add), remove=remove) for lane in lanes),
+            *(self._op(lane.rpc, CHANGE)(add=to_serialize(add), remove=remove) for lane in lanes),
             return_exceptions=True,
         )
         for lane, answer in zip(lanes, answers, strict=True):
@@ -448,8 +418,8 @@ class DaskExecutor:
     ) -> GameRecord:
         """Play one table on a worker; a game lost with its worker is played again on another.
 
-        ``watch`` is not told anything: the moves happen on a worker and only the finished game comes back
-        (a live table of a Dask ladder shows its seats while it plays, and the replay once it is stored).
+        ``watch`` is told the game's public news (redacted on the worker) while somebody watches it
+        (:class:`~arena.executor.dask_live.LiveFeeds`).
 
         Games asked for at about the same moment travel as one batch (up to ``batch`` of them): sending
         costs about as much as a whole game between in-process bots, and the conductor's ``concurrency``
@@ -461,9 +431,20 @@ class DaskExecutor:
         if self._lost is not None:
             raise self._lost
         waiter: asyncio.Future[GameRecord] = asyncio.get_running_loop().create_future()
+        if watch is not None:
+            self._feeds.follow(spec.game_id, watch)
         self._queue.append(_Game(spec, frozenset(disqualified), public_seed, waiter))
         self._dispatch()
-        return await waiter
+        try:
+            return await waiter
+        finally:
+            self._feeds.done(spec.game_id)
+
+    async def _ask_news(self, address: str, since: dict[str, int]) -> Any:
+        lane = self._lanes.get(address)
+        if lane is None:
+            raise OSError(f"no lane to {address}")
+        return await self._op(lane.rpc, NEWS)(since=since)
 
     def keep_logs(self) -> None:
         """The bots' logs are on the workers, which may be gone when somebody asks for a game's: from now
@@ -499,9 +480,10 @@ class DaskExecutor:
 
     async def _call(self, lane: _Lane, games: list[_Game]) -> None:
         try:
-            answer = await lane.rpc.euchre_arena_play(
+            answer = await self._op(lane.rpc, HANDLER)(
                 games=to_serialize([(g.spec, g.disqualified, g.public_seed) for g in games]),
                 logs=self._keep_logs,
+                live=[self._feeds.flag(g.spec.game_id, lane.address) for g in games],
             )
             if not isinstance(answer, dict) or answer.get("status") != "OK":  # the plugin is not there
                 raise OSError(f"the worker did not play the games ({answer!r:.200})")
@@ -569,7 +551,7 @@ class DaskExecutor:
 
     async def stop(self) -> None:
         """Stop every worker's bots, then leave (or shut down the local) cluster."""
-        for task in (self._watch, self._members):
+        for task in (self._watch, self._members, self._live):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -582,7 +564,7 @@ class DaskExecutor:
             # With the scheduler gone, the client would wait out its reconnection timeout (20 s) first.
             patience = 2.0 if self._lost is not None else 30.0
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.unregister_worker_plugin(PLUGIN), patience)
+                await asyncio.wait_for(self.client.unregister_worker_plugin(self.plugin), patience)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.client.close(), patience)
         if self.cluster is not None:

@@ -29,16 +29,62 @@ from arena.executor.logspan import Span
 from arena.results.record import GameRecord
 
 PLUGIN = "euchre-arena-entrants"
+"""The prefix of each executor's plugin name: ``PLUGIN-TOKEN``, one token per executor (``plugin_name``)."""
 HANDLER = "euchre_arena_play"
-"""The operation the plugin adds to its worker: play a batch of games and answer with their records."""
+"""The operation the plugin adds to its worker (``HANDLER_TOKEN``): play a batch of games and answer with
+their records."""
 CHANGE = "euchre_arena_entrants"
 """... and change its entrants while it runs (a ladder's versions come and go), answering with its state."""
+NEWS = "euchre_arena_news"
+"""... and answer with the public news of games in flight since what the conductor has (live tables)."""
+NEWS_CAP = 5_000
+"""Actions of one game a worker keeps for its live table (a game has a few hundred): past this, no more."""
+PUBLIC, OPEN = 1, 2
+"""What a game's live table is kept of on the worker: the public news only, or with the seats' cards too."""
+
+
+def plugin_name(token: str) -> str:
+    """The name one executor registers its plugin under.
+
+    Why one per executor: a Dask worker keeps one plugin per name, so two ladder processes (or a final, or
+    an ``arena run``) on one scheduler with a fixed name would replace each other's entrants, and the first
+    to stop would remove the other's. With a token of its own (chosen at random by the executor when it
+    starts) each has its own entrants on every worker, reached by operations named with the same token
+    (``op``), and removes only its own."""
+    return f"{PLUGIN}-{token}" if token else PLUGIN
+
+
+def op(base: str, token: str) -> str:
+    """The worker operation ``base`` of the executor with ``token`` (``euchre_arena_play_1f2e3d4c``)."""
+    return f"{base}_{token}" if token else base
 
 
 OVERLAP = (
     "this bot played another game on the same Dask worker at the same time (one process serves all its "
     "games there), so this span also holds what it wrote during that game"
 )
+
+
+@dataclass(eq=False)
+class News:
+    """A game's live table on the worker (a :class:`~arena.event.table.TableWatch`): the public news of
+    each of its actions so far, as the table told them (already redacted: ``arena.engine.events.redact``),
+    and, only for a competition that shows open hands, the seats' cards now.
+
+    Kept here and taken by the conductor (the ``NEWS`` operation), never sent by the worker: the conductor
+    asks only for games somebody is watching, so an unwatched game costs a list append per action, and a
+    slow or absent server cannot slow a game (the worker never waits for anybody)."""
+
+    hands_too: bool
+    groups: list[Sequence[Any]] = field(default_factory=list)
+    hands: list[list[str]] | None = None
+
+    def seen(self, events: Sequence[Any], hands: Sequence[Sequence[Any]]) -> None:
+        if len(self.groups) >= NEWS_CAP:
+            return
+        self.groups.append(list(events))
+        if self.hands_too:
+            self.hands = [[str(c) for c in h] for h in hands]
 
 
 @dataclass(eq=False)
@@ -58,15 +104,16 @@ class EntrantsPlugin(WorkerPlugin):
     one loop, as they share the arena's loop with the local executor.
     """
 
-    name = PLUGIN
-
     def __init__(
         self,
         config: TournamentConfig,
         names: Sequence[str],
         strict: bool,
         pins: dict[str, tuple[int, ...]] | None = None,
+        token: str = "",
     ) -> None:
+        self.token = token
+        self.name = plugin_name(token)
         self.config = config
         self.names = list(names)
         self.strict = strict
@@ -74,6 +121,7 @@ class EntrantsPlugin(WorkerPlugin):
         self._closing = False
         self._batches: set[asyncio.Future[list[Any]]] = set()
         self._playing: set[_Playing] = set()
+        self._news: dict[str, News] = {}  # by game id, while the game is played
 
     async def setup(self, worker: Any) -> None:
         from arena.executor.local import LocalExecutor  # the same runtime the local executor uses
@@ -89,23 +137,37 @@ class EntrantsPlugin(WorkerPlugin):
         except BaseException:
             await self.teardown(worker)
             raise
-        worker.handlers[HANDLER] = self.play_batch
-        worker.handlers[CHANGE] = self.change
+        for name, handler in self._handlers():
+            worker.handlers[name] = handler
         # A worker's heap holds Dask, tornado and the arena (tens of thousands of objects the collector would
         # keep walking through as the tables allocate): set them aside once they are loaded.
         gc.freeze()
 
     async def play_batch(
-        self, games: list[tuple[TableSpec, frozenset[str], int]], logs: bool = False
+        self,
+        games: list[tuple[TableSpec, frozenset[str], int]],
+        logs: bool = False,
+        live: list[int] | None = None,
     ) -> dict[str, Any]:
         """The handler: play these tables at once on this worker's entrants, on the worker's event loop.
 
         Each game comes back in the store's form (:class:`~arena.results.record.GameRecord`), made here: that
         is cheap to send and to unpickle, and it spares the conductor, whose one core bounds the event.
-        With ``logs`` each also comes with its spans of its seats' logs (:meth:`_play_logged`)."""
+        With ``logs`` each also comes with its spans of its seats' logs (:meth:`_play_logged`). ``live``
+        says, game by game, what its live table keeps for the conductor to ask for (0: nothing,
+        ``PUBLIC``, ``OPEN``: :class:`News`)."""
         if self._closing:
             return {"status": "CLOSING"}
-        batch = asyncio.gather(*(self._play_logged(*game) if logs else self._play(*game) for game in games))
+        flags = live or [0] * len(games)
+        followed = [game[0].game_id for game, flag in zip(games, flags, strict=True) if flag]
+        batch = asyncio.gather(
+            *(
+                self._play_logged(*game, watch=self._watch(game[0], flag))
+                if logs
+                else self._play(*game, watch=self._watch(game[0], flag))
+                for game, flag in zip(games, flags, strict=True)
+            )
+        )
         self._batches.add(batch)
         try:
             played = await batch
@@ -115,6 +177,8 @@ class EntrantsPlugin(WorkerPlugin):
             raise
         finally:
             self._batches.discard(batch)
+            for game_id in followed:
+                self._news.pop(game_id, None)
         if self._closing:
             return {"status": "CLOSING"}
         reply = {"status": "OK", "records": to_serialize([record for record, _ in played])}
@@ -122,13 +186,19 @@ class EntrantsPlugin(WorkerPlugin):
             reply["logs"] = to_serialize([spans for _, spans in played])
         return reply
 
+    def _watch(self, spec: TableSpec, flag: int) -> News | None:
+        if not flag:
+            return None
+        news = self._news[spec.game_id] = News(flag == OPEN)
+        return news
+
     async def _play(
-        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int
+        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int, watch: News | None = None
     ) -> tuple[GameRecord, dict[str, Span]]:
-        return await self.runtime.play(spec, disqualified, public_seed), {}
+        return await self.runtime.play(spec, disqualified, public_seed, watch=watch), {}
 
     async def _play_logged(
-        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int
+        self, spec: TableSpec, disqualified: frozenset[str], public_seed: int, watch: News | None = None
     ) -> tuple[GameRecord, dict[str, Span]]:
         """Play one game, and read each launched seat's log between its marks at the start and the end
         (``arena.executor.logspan``) at once: the bytes go back with the game, since this worker may be
@@ -142,7 +212,7 @@ class EntrantsPlugin(WorkerPlugin):
             me.shared |= common
         self._playing.add(me)
         try:
-            record = await self.runtime.play(spec, disqualified, public_seed)
+            record = await self.runtime.play(spec, disqualified, public_seed, watch=watch)
         finally:
             self._playing.discard(me)
         spans: dict[str, Span] = {}
@@ -161,6 +231,23 @@ class EntrantsPlugin(WorkerPlugin):
         await self.runtime.add(add)
         return {"status": "OK", "state": self.state()}
 
+    async def news(self, since: dict[str, int]) -> dict[str, Any]:
+        """The handler: for each game of ``since`` played here, the news after its first ``since[id]``
+        actions (and the seats' cards now, if its table keeps them); games not here are left out."""
+        out = {}
+        for game_id, start in since.items():
+            news = self._news.get(game_id)
+            if news is not None:
+                out[game_id] = (news.groups[start:], news.hands)
+        return {"status": "OK", "news": to_serialize(out)}
+
+    def _handlers(self) -> list[tuple[str, Any]]:
+        return [
+            (op(HANDLER, self.token), self.play_batch),
+            (op(CHANGE, self.token), self.change),
+            (op(NEWS, self.token), self.news),
+        ]
+
     def state(self) -> dict[str, Any]:
         return {
             "identities": dict(self.runtime.identities),
@@ -174,7 +261,7 @@ class EntrantsPlugin(WorkerPlugin):
         still answer (it does so at once when it loses its scheduler), and a game whose bots the worker
         stopped would otherwise come back finished, with crashes the bots never had, and be stored."""
         self._closing = True
-        for name, handler in ((HANDLER, self.play_batch), (CHANGE, self.change)):
+        for name, handler in self._handlers():
             if worker.handlers.get(name) == handler:
                 del worker.handlers[name]
         for batch in list(self._batches):
@@ -201,13 +288,14 @@ def pin_process(cpus: Collection[int]) -> None:
             os.sched_setaffinity(tid, set(cpus))
 
 
-def _plugin(worker: Any = None) -> EntrantsPlugin:
-    plugin = (worker or get_worker()).plugins.get(PLUGIN)
+def _plugin(worker: Any = None, name: str = PLUGIN) -> EntrantsPlugin:
+    plugin = (worker or get_worker()).plugins.get(name)
     if not isinstance(plugin, EntrantsPlugin):
         raise ArenaError("this Dask worker has no euchre-arena entrants (it joined after the event started?)")
     return plugin
 
 
-def worker_state(dask_worker: Any) -> dict[str, Any]:
-    """Run by ``Client.run`` on each worker (which passes the worker by this argument's name)."""
-    return _plugin(dask_worker).state()
+def worker_state(dask_worker: Any, plugin: str = PLUGIN) -> dict[str, Any]:
+    """Run by ``Client.run`` on each worker (which passes the worker by this argument's name): the state
+    of the entrants of plugin ``plugin`` there."""
+    return _plugin(dask_worker, plugin).state()

@@ -36,6 +36,7 @@ from sqlalchemy import Select, select
 from arena.errors import FaultKind
 from arena.report.board import elo_title
 from arena.report.figures import EntrantStats, count_hand
+from arena.server import workerlogs
 from arena.server.board import Board, rating_key
 from arena.server.config import CompetitionConfig
 from arena.server.db import Database
@@ -505,7 +506,8 @@ def search_logs(
     db: Database, log_path: Callable[[int, int | None], Path], user_id: int, query: str
 ) -> Search:
     """The lines holding ``query`` (a literal string, case-sensitive) in the entrant's own versions'
-    stderr during its newest ``SEARCH_GAMES`` games, newest game first, within the bounds."""
+    stderr during its newest ``SEARCH_GAMES`` games, newest game first, within the bounds: a game's span
+    of the local ladder log, or, for a game played on a Dask worker, the span it sent (``workerlogs``)."""
     out = Search(check_query(query))
     if not query:
         return out
@@ -531,8 +533,11 @@ def search_logs(
             out.stopped = f"a search reads at most {SEARCH_BYTES:,} bytes of log"
             break
         values = {c: getattr(row, c) for c in COLUMNS}
+        budget = min(SHOWN_BYTES, SEARCH_BYTES - out.bytes)
         path = log_path(row.version_id, row.log_inode)  # whichever process's file holds the span
-        shown = read_span(path, values, min(SHOWN_BYTES, SEARCH_BYTES - out.bytes))
+        shown = read_span(path, values, budget)
+        if not shown.recorded:
+            shown = workerlogs.read(db, row.game_id, row.version_id, budget) or shown
         out.games += 1
         out.bytes += len(shown.text.encode("utf-8", "replace"))
         for n, text in enumerate(shown.text.splitlines(), 1):

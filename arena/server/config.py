@@ -167,6 +167,11 @@ class LadderSpec:
         False, Flag(), "everybody watching a live table sees every seat's cards (else the organiser only)"
     )
     live_watchers: int = option(200, Range(0, 100_000), "live-table watchers at once; one more gets a 503")
+    live_stall_s: float = option(
+        20.0,
+        Range(0.1, 3600, "seconds", integer=False, to_float=True),
+        "a live-table watcher whose connection takes longer than this to accept one frame is dropped",
+    )
 
     def to_dict(self) -> dict[str, Any]:
         return options.to_dict(self)

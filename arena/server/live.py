@@ -29,7 +29,7 @@ import asyncio
 import json
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,15 +85,17 @@ def _sse(kind: str, seq: int, data: str) -> str:
 class LiveGame:
     """One game in flight: its public state, built from the table's redacted news, and its watchers."""
 
-    def __init__(self, game_id: str, seats: Sequence[str]) -> None:
+    def __init__(self, game_id: str, seats: Sequence[str], open_hands: bool = False) -> None:
         self.id = game_id
+        self.open_hands = open_hands  # everybody may see the hands: a Dask worker may send them in play
         self.seats = list(seats)
         self.n = len(seats)
         self.seq = 0
         self.t = time.time()
         self.ended: dict[str, Any] | None = None
         self.watchers: set[Watcher] = set()
-        self._hands: Sequence[Sequence[Card]] = [[] for _ in range(self.n)]
+        self._hands: Sequence[Sequence[Card | str]] = [[] for _ in range(self.n)]
+        self._hands_known = True  # false once a Dask worker's news came without them (``seen_many``)
         self._scores = [0] * self.n
         self._done: list[dict[str, Any]] = []
         self._new_hand(0, 0, None, [0] * self.n)
@@ -114,6 +116,26 @@ class LiveGame:
         self._hands = hands  # the table's fresh lists: made text only for a snapshot that shows them
         self.seq += 1
         self.t = time.time()  # when the card was played: the bench's latency runs from here
+        self._push("move")
+
+    @property
+    def watched(self) -> bool:
+        """Whether anybody follows it: a Dask executor asks its worker for the news only then."""
+        return bool(self.watchers)
+
+    def seen_many(self, groups: Sequence[Sequence[Event]], hands: Sequence[Sequence[str]] | None) -> None:
+        """The public news of several actions at once (a Dask worker's, since the last time it was asked),
+        and the seats' cards now if the worker may send them (``open_hands``): one frame for them all,
+        since every frame is a whole snapshot."""
+        for events in groups:
+            for event in events:
+                self._apply(event)
+        if hands is not None:
+            self._hands, self._hands_known = hands, True
+        else:  # the cards stayed on the worker: a snapshot with hands says nothing of them, not "none"
+            self._hands_known = False
+        self.seq += 1
+        self.t = time.time()
         self._push("move")
 
     def _apply(self, event: Event) -> None:
@@ -163,7 +185,7 @@ class LiveGame:
             "game": self.id, "seq": self.seq, "t": self.t, "seats": self.seats, "scores": self._scores,
             "hand": self.hand, "hands_done": self._done, "ended": self.ended,
         }  # fmt: skip
-        if hands:
+        if hands and self._hands_known:
             out["hands"] = [[str(c) for c in h] for h in self._hands]
         return out
 
@@ -213,7 +235,7 @@ class LiveTables:
         self.refused = 0
 
     def open(self, game_id: str, seats: Sequence[str]) -> LiveGame:
-        game = LiveGame(game_id, seats)
+        game = LiveGame(game_id, seats, self.open_hands)
         self.games[game_id] = game
         return game
 
@@ -271,7 +293,7 @@ class LiveTables:
             watcher.counted = False
             self.watching -= 1
 
-    async def stream(self, game: LiveGame, watcher: Watcher) -> AsyncIterator[str]:
+    async def stream(self, game: LiveGame, watcher: Watcher) -> AsyncGenerator[str, None]:
         """The frames of one watcher until the game ends or the page goes; then it is no longer counted."""
         try:
             yield "retry: 3000\n\n"

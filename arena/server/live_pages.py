@@ -3,17 +3,55 @@
 Who may watch is who may see the games (``access.require_public``); who sees the hands is decided by
 ``LiveTables.shows_hands`` (the organiser, or everybody under ``[ladder] live_open_hands``), on the
 server: the stream of anybody else is built without them (``arena.server.live``).
+
+A watcher's frames are queued without waiting (``arena.server.live``), but its stream's writes wait for
+its connection: a client that never reads (or a phone that lost its network without a word) would block
+its stream on its first write past the socket's buffers, and keep its place among ``[ladder]
+live_watchers`` until its connection closed, which TCP alone may never do. So each write may take
+``[ladder] live_stall_s``; one that takes longer ends the stream and frees the place, and the server closes
+the connection. A browser that was only slow reconnects by itself (``EventSource``) and gets the snapshot
+of the moment.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncGenerator
+
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
+from starlette.types import Send
 
 from arena.server import access
 from arena.server.errors import Refused, not_found
 from arena.server.web import Visit, Web
+
+
+class LiveStream(StreamingResponse):
+    """A stream of server-sent events whose every write may wait ``stall_s`` for the connection."""
+
+    def __init__(self, frames: AsyncGenerator[str, None], stall_s: float) -> None:
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}  # nginx: do not buffer
+        super().__init__(frames, media_type="text/event-stream", headers=headers)
+        self.frames = frames
+        self.stall_s = stall_s
+        self.stalled = False
+
+    async def stream_response(self, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        async for frame in self.frames:
+            body = {"type": "http.response.body", "body": frame.encode(), "more_body": True}
+            try:
+                await asyncio.wait_for(send(body), self.stall_s)
+            except TimeoutError:
+                # The frames' generator lets the watcher's place go as it closes. The response is left
+                # unfinished on purpose: finishing it would be one more write to the same stuck
+                # connection, and the server closes a connection whose response was not finished.
+                self.stalled = True
+                await self.frames.aclose()
+                return
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def live_routes(web: Web) -> list[BaseRoute]:
@@ -42,8 +80,7 @@ def live_routes(web: Web) -> list[BaseRoute]:
         """The game's server-sent events: one whole snapshot per action (see arena.server.live)."""
         access.require_public(visit.viewer, web.config)
         game, watcher = live.join(request.path_params["id"], visit.viewer.organiser)
-        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}  # nginx: do not buffer
-        return StreamingResponse(live.stream(game, watcher), media_type="text/event-stream", headers=headers)
+        return LiveStream(live.stream(game, watcher), web.config.ladder.live_stall_s)
 
     return [
         Route("/live", web.route(tables), methods=["GET"]),

@@ -210,7 +210,7 @@ def content_routes(web: Web) -> list[BaseRoute]:
             (
                 v,
                 _tail(version_log(web.config, user.id, v.number, "check")),
-                _tails(server.ladder.log_paths(v.id)),
+                _tails(server.ladder.log_paths(v.id)) or workerlogs.tail(server.db, v.id, LOG_TAIL_BYTES),
                 games.of_version(v.id),
             )
             for v in submissions.of_user(user.id)

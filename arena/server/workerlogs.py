@@ -62,19 +62,46 @@ def _prune(s: Session, version_id: int) -> None:
             return
 
 
-def read(db: Database, game_id: str, version_id: int) -> GameLog | None:
-    """Version ``version_id``'s stored span of game ``game_id``; None if none was ever stored for it (a
-    game played here, or before revision 0005); a note that it is gone if it was pruned."""
+def read(db: Database, game_id: str, version_id: int, limit: int | None = None) -> GameLog | None:
+    """Version ``version_id``'s stored span of game ``game_id`` (its newest ``limit`` bytes, if given);
+    None if none was ever stored for it (a game played here, or before revision 0005); a note that it is
+    gone if it was pruned."""
     with db.session() as s:
         row = s.scalars(
             select(WorkerLog).where(WorkerLog.game_id == game_id, WorkerLog.version_id == version_id)
         ).first()
         if row is not None:
-            return shown(Span(row.data, tuple(json.loads(row.notes)), row.after))
+            data, notes = row.data, tuple(json.loads(row.notes))
+            if limit is not None and len(data) > limit:
+                notes += (f"the first {len(data) - limit} bytes are left out: the last {limit} are shown",)
+                data = data[-limit:] if limit else b""
+            return shown(Span(data, notes, row.after))
         oldest = s.scalar(select(func.min(WorkerLog.game_id)).where(WorkerLog.version_id == version_id))
     if oldest is not None and game_id < oldest:
         return GameLog("", (GONE,), True)
     return None
+
+
+def tail(db: Database, version_id: int, limit: int) -> str:
+    """The end of version ``version_id``'s stderr over its ladder games played on Dask workers, as its
+    logs page shows a local ladder log's end: its newest games' spans, read newest first until ``limit``
+    bytes, then shown oldest first like a file's tail, each after a line naming its game. Empty when
+    none is stored (a ladder on the local executor: the page shows its file)."""
+    parts: list[bytes] = []
+    total = 0
+    with db.session() as s:
+        rows = s.execute(
+            select(WorkerLog.game_id, WorkerLog.data)
+            .where(WorkerLog.version_id == version_id)
+            .order_by(WorkerLog.game_id.desc())
+            .limit(KEEP_GAMES)
+        )
+        for game_id, data in rows:
+            parts.append(f"[arena] game {game_id}, on a Dask worker:\n".encode() + data)
+            total += len(parts[-1])
+            if total >= limit:
+                break
+    return b"".join(reversed(parts))[-limit:].decode("utf-8", "replace")
 
 
 def game_log(

@@ -28,7 +28,7 @@ class _Runtime:
         self.started = 0
         self.events: list[str] = []
 
-    async def play(self, spec: Any, disqualified: Any, public_seed: int) -> str:
+    async def play(self, spec: Any, disqualified: Any, public_seed: int, watch: Any = None) -> str:
         self.started += 1
         try:
             await self.bots_stopped.wait()
@@ -90,3 +90,46 @@ def test_a_batch_cancelled_for_another_reason_is_still_cancelled() -> None:
             await batch
 
     asyncio.run(scenario())
+
+
+class _Telling:
+    """Stands in for the worker's LocalExecutor: tells the game's watch two actions, then waits."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+
+    async def play(self, spec: Any, disqualified: Any, public_seed: int, watch: Any = None) -> str:
+        watch.seen(["public news 1"], [["AS", "KS"], ["QH"]])
+        watch.seen(["public news 2"], [["KS"], ["QH"]])
+        await self.release.wait()
+        return "a record"
+
+
+def test_a_games_live_news_is_kept_on_the_worker_with_the_hands_only_when_open() -> None:
+    """The conductor asks for the news after what it has; the seats' cards are kept (and sent) only for a
+    game whose live table shows open hands; a finished game's news is gone."""
+    from types import SimpleNamespace
+
+    from arena.executor.dask_worker import OPEN, PUBLIC
+
+    async def scenario(flag: int) -> tuple[Any, Any, Any]:
+        plugin = EntrantsPlugin.__new__(EntrantsPlugin)
+        EntrantsPlugin.__init__(plugin, config=None, names=[], strict=False)  # type: ignore[arg-type]
+        runtime = _Telling()
+        plugin.runtime = runtime  # type: ignore[assignment]
+        spec = SimpleNamespace(game_id="L1")
+        batch = asyncio.ensure_future(plugin.play_batch([(spec, frozenset(), 1)], live=[flag]))  # type: ignore[list-item]
+        while not plugin._news.get("L1") or len(plugin._news["L1"].groups) < 2:
+            await asyncio.sleep(0)
+        everything = (await plugin.news({"L1": 0, "elsewhere": 0}))["news"].data
+        after_one = (await plugin.news({"L1": 1}))["news"].data
+        runtime.release.set()
+        assert (await batch)["status"] == "OK"
+        return everything, after_one, (await plugin.news({"L1": 0}))["news"].data
+
+    everything, after_one, ended = asyncio.run(scenario(PUBLIC))
+    assert everything == {"L1": ([["public news 1"], ["public news 2"]], None)}
+    assert after_one == {"L1": ([["public news 2"]], None)}
+    assert ended == {}
+    everything, _, _ = asyncio.run(scenario(OPEN))
+    assert everything["L1"][1] == [["KS"], ["QH"]]

@@ -88,8 +88,14 @@ def test_invite_password_upload_verdict_ladder_replay(
         timeout=90_000,
     )
     assert ana.evaluate("window.stillHere === true")  # the same page: updated, not reloaded
+    bar = (
+        "(s => [s.backgroundColor, s.paddingTop, s.position])"
+        "(getComputedStyle(document.querySelector('body > header')))"
+    )
+    home_bar = ana.evaluate(bar)
     ana.locator("ul.games a").first.click()
     ana.wait_for_url(re.compile(r"/games/g\d+$"))
+    assert ana.evaluate(bar) == home_bar  # the game page loads report.css too: the server's bar stays
     ana.click("#open-replay")
     ana.wait_for_selector("#replay:not([hidden])")
     ana.click("button[data-go=next]")

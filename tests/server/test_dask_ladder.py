@@ -6,6 +6,7 @@ reached, or bad TLS files, are one line and exit 2 at ``arena serve``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -20,9 +21,75 @@ import pytest
 
 pytest.importorskip("distributed", reason="the dask executor needs distributed (pip install -e '.[test]')")
 
+from arena.engine.config import GameConfig
+from arena.event.config import load_config
+from arena.event.table import TableSpec
 from tests.executor.test_dask import _certificates, _cluster, _group_alive, _kill_all
-from tests.helpers import children_of
+from tests.helpers import children_of, event, write_toml
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
+from tests.server.test_live import assert_nothing_hidden, follow_a_whole_game, stored_hands
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One real TLS cluster (a scheduler, two workers) shared by the tests below that do not kill a
+    worker: its scheduler file and the TLS files, as ``[executor]`` keys."""
+    directory = tmp_path_factory.mktemp("cluster")
+    procs: list[subprocess.Popen[bytes]] = []
+    tls = _certificates(directory)
+    try:
+        _cluster(procs, directory / "scheduler.json", 2, tls)
+        from distributed import Client as DaskClient
+        from distributed import Security
+
+        security = Security(require_encryption=True, tls_ca_file=tls["tls_ca_file"],
+                            tls_client_cert=tls["tls_cert"], tls_client_key=tls["tls_key"])  # fmt: skip
+        with DaskClient(scheduler_file=str(directory / "scheduler.json"), security=security) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield {"scheduler_file": str(directory / "scheduler.json")} | tls
+    finally:
+        _kill_all(procs)
+
+
+def test_two_executors_on_one_cluster_keep_their_own_entrants(
+    tmp_path: Path, cluster: dict[str, str]
+) -> None:
+    """Two executors (two ladder processes, or a ladder and an ``arena run``) on one scheduler: each plays
+    its own entrants' games; when one stops, the other's entrants are still on every worker and it plays
+    on."""
+    from arena.executor.dask import DaskExecutor
+
+    def executor(prefix: str) -> DaskExecutor:
+        entrants = [{"name": f"{prefix}{i}", "class": "sample_bots.random:RandomBot"} for i in range(5)]
+        path = write_toml(tmp_path / f"{prefix}.toml", event(tmp_path, entrant=entrants,
+                          output=str(tmp_path / prefix), executor=cluster))  # fmt: skip
+        return DaskExecutor(load_config(path), tmp_path / prefix / "logs", strict=True)
+
+    def spec(prefix: str, seed: int) -> TableSpec:
+        return TableSpec(f"{prefix}-{seed}", GameConfig(), seed, tuple(f"{prefix}{i}" for i in range(5)))
+
+    async def scenario() -> None:
+        a, b = executor("a"), executor("b")
+        await a.start([f"a{i}" for i in range(5)])
+        await b.start([f"b{i}" for i in range(5)])
+        try:
+            assert a.plugin != b.plugin
+            for ex, prefix in ((a, "a"), (b, "b")):  # several games each: both workers play some
+                records = await asyncio.gather(*(ex.play(spec(prefix, n), (), n) for n in range(4)))
+                for record in records:
+                    assert [seat.entrant for seat in record.seats] == [f"{prefix}{i}" for i in range(5)]
+                    assert not record.faults, record.faults  # the bots were there, on the right plugin
+            await a.stop()
+            assert b.client is not None
+            plugins = await b.client.run(lambda dask_worker: sorted(dask_worker.plugins))
+            assert len(plugins) == 2 and all(b.plugin in p and a.plugin not in p for p in plugins.values())
+            records = await asyncio.gather(*(b.play(spec("b", n), (), n) for n in range(10, 14)))
+            assert all(not r.faults for r in records)
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(scenario())
 
 
 def _games(server: ServerProcess) -> list[tuple[Any, ...]]:
@@ -190,3 +257,80 @@ def test_an_executor_that_cannot_start_is_one_line_and_exit_2(
     if "scheduler_file" in executor:
         assert "after 3 s" in lines[0]  # the patience set through Dask's own configuration
     assert "serving" not in done.stdout
+
+
+# A bot that takes a little while per ladder decision (so that a game stays in flight long enough to be
+# followed), and, for the entrant "north", says on stderr which game it plays.
+SLOW_CHATTY = b"""
+import asyncio, random, sys
+from arena.bot import Bot, GameInfo, run
+
+class Slow(Bot):
+    name = "slow"
+    def on_game_start(self, game: GameInfo) -> None:
+        self.game_id = game.game_id
+        self.rng = random.Random(f"{game.game_id}/{game.seat}")
+        self.wait = 0.02 if game.game_id.startswith("L") else 0
+    async def act(self, view):
+        await asyncio.sleep(self.wait)
+        if self.wait and WHO == "north":
+            print(f"north thinks in {self.game_id}", file=sys.stderr, flush=True)
+        return self.rng.choice(view.legal_actions)
+
+if __name__ == "__main__":
+    run(Slow)
+"""
+
+
+def test_live_moves_and_logs_of_games_played_on_dask_workers(tmp_path: Path, cluster: dict[str, str]) -> None:
+    """A spectator follows a game played on a Dask worker move by move (no hidden card in anything it
+    received); north's stderr on the workers is in north's logs tail and found by north's log search,
+    and nobody else's."""
+    server = ServerProcess(tmp_path, competition_toml("dask-live", executor=cluster))
+    try:
+        server.start(timeout_s=120)
+        clients: dict[str, Client] = {}
+        versions = {}
+        for name in ("north", "south"):
+            client = clients[name] = Client(server.url)
+            client.sign_up(name)
+            bot = SLOW_CHATTY.replace(b"WHO ==", f"{name!r} ==".encode())
+            versions[name] = client.upload("slow.py", bot).headers["location"]
+        for name, url in versions.items():
+            page = clients[name].verdict(url)
+            assert "VERDICT: PASS" in page, page[-2000:]
+        # Live: the moves of a game in flight reach a spectator, redacted.
+        spectator = Client(server.url)
+        _game, events = follow_a_whole_game(spectator)
+        stored = events[-1][1]["ended"]["stored"]
+        during = [d for k, d in events if k != "end"]
+        assert any(d["hand"]["actions"] or d["hands_done"] for d in during), "no move reached the page"
+        assert any(
+            t["card"]
+            for d in during
+            for t in d["hand"]["trick"] + ((d["hand"]["last_trick"] or {}).get("plays") or [])
+        ), "no card played reached the page"
+        assert_nothing_hidden(during, stored_hands(server, stored))
+        # Logs: north's stderr during games on the workers, for north only.
+        ((north_id,),) = server.rows("SELECT id FROM users WHERE name = 'north'")
+        ((south_id,),) = server.rows("SELECT id FROM users WHERE name = 'south'")
+        assert server.rows("SELECT COUNT(*) FROM worker_logs")[0][0] > 0
+        deadline = time.monotonic() + 60
+        while True:
+            found = clients["north"].get(f"/entrants/{north_id}/logs/search?q=north+thinks+in+L")
+            assert found.status_code == 200, found.text[-2000:]
+            tail = clients["north"].get(f"/entrants/{north_id}/logs")
+            if "<mark>north thinks in L</mark>" in found.text and "north thinks in L" in tail.text:
+                break
+            assert time.monotonic() < deadline, "north's stderr on the workers never showed"
+            time.sleep(0.5)
+        assert "on a Dask worker" in tail.text
+        for other in (clients["south"], Client(server.url)):  # another entrant, a spectator: not north's
+            for path in (f"/entrants/{north_id}/logs/search?q=north", f"/entrants/{north_id}/logs"):
+                refused = other.get(path)
+                assert refused.status_code in (401, 403, 404) and "north thinks in L" not in refused.text
+        own = clients["south"].get(f"/entrants/{south_id}/logs/search?q=north+thinks+in+L")
+        assert own.status_code == 200 and "<mark>" not in own.text and "no line holds it" in own.text
+        assert "north thinks" not in clients["south"].get(f"/entrants/{south_id}/logs").text
+    finally:
+        server.stop()

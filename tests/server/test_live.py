@@ -207,6 +207,80 @@ def test_who_sees_the_hands_and_the_cap_in_process() -> None:
         assert [k for k, _ in frames_data([late.queue.get_nowait() for _ in range(2)])] == ["snapshot", "end"]
 
 
+def test_a_stream_whose_connection_never_takes_a_frame_ends_and_frees_its_place() -> None:
+    from arena.server.live import LiveTables
+    from arena.server.live_pages import LiveStream
+
+    tables = LiveTables(max_watchers=1, open_hands=False)
+    tables.open("L1", tuple(f"s{i}" for i in range(5)))
+    game, watcher = tables.join("L1", organiser=False)
+    sent: list[dict[str, Any]] = []
+
+    async def stuck(message: Any) -> None:  # the client reads the headers, then nothing
+        sent.append(message)
+        if message["type"] == "http.response.body":
+            await asyncio.Event().wait()
+
+    stream = LiveStream(tables.stream(game, watcher), stall_s=0.05)
+    # the old StreamingResponse waits on its first frame for ever: the outer timeout fails the test
+    asyncio.run(asyncio.wait_for(stream.stream_response(stuck), 30))
+    assert stream.stalled and tables.watching == 0 and not game.watchers
+    assert not any(m.get("more_body") is False for m in sent)  # nothing more to the stuck connection
+    tables.join("L1", organiser=False)  # the freed place is taken again
+
+
+def test_a_client_that_never_reads_is_cut_off_by_a_real_uvicorn() -> None:
+    """The same stream behind uvicorn (the server's HTTP stack, its C parser) on a loopback socket, to a
+    client with a tiny receive buffer that never reads: the writes stall once the kernel's buffers are full
+    (about 1.6 MB on loopback, so big frames here; a ladder's frames are a few hundred bytes and a game's
+    are some 40 KB, so the server's own games cannot fill them in a test), the stream gives up after
+    ``stall_s``, its generator's ``finally`` runs (that is where a watcher leaves), and uvicorn closes the
+    connection: the client reads what was buffered, then the end of the stream."""
+    import threading
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from arena.server.live_pages import LiveStream
+
+    left = threading.Event()
+
+    async def frames() -> Any:
+        try:
+            while True:
+                yield "data: " + "x" * 65536 + "\n\n"
+        finally:
+            left.set()
+
+    app = Starlette(routes=[Route("/s", lambda request: LiveStream(frames(), stall_s=0.3))])
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="critical", http="httptools", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    client = socket.socket()
+    try:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+        client.connect(listener.getsockname())
+        client.sendall(b"GET /s HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert left.wait(60), "the stream never gave up on a client that never reads"
+        client.settimeout(60)
+        received = 0
+        while chunk := client.recv(1 << 20):  # b"": the server closed its side
+            received += len(chunk)
+        assert received > 1 << 20  # the buffers were full: it was a stall, not an error at the start
+    finally:
+        client.close()
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
+
+
 # --- the server ---------------------------------------------------------------------------------------
 
 GAME_ID = re.compile(r'<tr data-game="([^"]+)">')
