@@ -209,10 +209,11 @@ def _group_alive(pgid: int) -> bool:
     return bool(group_members(pgid))
 
 
-def _start(procs: list[subprocess.Popen[bytes]], *args: str) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [*args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
+def _start(
+    procs: list[subprocess.Popen[bytes]], *args: str, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    with open(log or os.devnull, "wb") as out:  # a file, not a pipe: nobody must have to keep reading it
+        proc = subprocess.Popen([*args], cwd=ROOT, stdout=out, stderr=out, start_new_session=True)
     procs.append(proc)
     return proc
 
@@ -279,9 +280,16 @@ def _cluster(
             "--name",
             f"w{i}",
             *_tls_flags(tls),
+            log=scheduler_file.with_name(f"w{i}.log"),
         )
         for i in range(workers)
     ]
+    # The arena refuses a cluster without workers: it starts once the scheduler has every one of them.
+    logs = [scheduler_file.with_name(f"w{i}.log") for i in range(workers)]
+    deadline = time.monotonic() + 60
+    while not all("Registered to:" in log.read_text() for log in logs):
+        assert time.monotonic() < deadline, "a worker did not join: " + logs[-1].read_text()[-2000:]
+        time.sleep(0.1)
     return scheduler, started
 
 
