@@ -18,8 +18,11 @@ import pytest
 from tests.helpers import KEY, arena_cli, board, event, stored_games, stored_hands, write_toml
 
 SIZE_MB = 8
+ROUNDS = 30
+"""Games of the event: several times what fits in the room left beside the filler, so the disk fills
+mid-event, and few enough that the event played twice (filled and resumed, and uninterrupted) stays short."""
 FREE_KB = 600
-"""Room left beside the filler: a few games' worth (the whole event stores about 2 MB)."""
+"""Room left beside the filler: a few games' worth."""
 
 
 @pytest.fixture
@@ -63,7 +66,7 @@ def _one_error_line(result: subprocess.CompletedProcess[str]) -> str:
 def test_a_disk_full_event_stops_in_one_line_and_resumes_once_space_is_freed(
     tmp_path: Path, small_disk: Path
 ) -> None:
-    data = event(tmp_path, rounds=60, concurrency=4, deal_key=KEY)
+    data = event(tmp_path, rounds=ROUNDS, concurrency=4, deal_key=KEY)
     whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
     full = write_toml(tmp_path / "full.toml", data | {"output": str(small_disk / "out")})
     filler = _fill(small_disk, FREE_KB)
@@ -71,7 +74,7 @@ def test_a_disk_full_event_stops_in_one_line_and_resumes_once_space_is_freed(
     line = _one_error_line(arena_cli("run", "-q", str(full)))
     assert "the disk is full" in line and "run the same command to resume" in line, line
     stored = stored_games(small_disk / "out")
-    assert 0 < stored < 60, f"{stored} games stored: the disk did not fill mid-event"
+    assert 0 < stored < ROUNDS, f"{stored} games stored: the disk did not fill mid-event"
     # Resumed while the disk is still full: the same one line, nothing lost.
     assert "the disk is full" in _one_error_line(arena_cli("run", "-q", str(full)))
     assert stored_games(small_disk / "out") >= stored

@@ -26,14 +26,14 @@ from tests.helpers import arena_cli, chaos_entrant, chaos_event, rows
 def test_a_bot_crashing_with_games_in_flight_never_aborts_the_event(tmp_path: Path) -> None:
     """The bot dies at the first decision of every process, while four games are in flight: restarts must
     not close channels those games still use (which aborted the event with ``Channel is closed``). Ten
-    seeds, five events at a time (they mostly wait for restarts)."""
+    seeds, all ten events at once (they mostly wait for restarts)."""
 
     def one(seed: int) -> tuple[int, subprocess.CompletedProcess[str]]:
         out = tmp_path / f"s{seed}"
         path = chaos_event(out, chaos_entrant("crash_first"), seed=seed, rounds=4, output=str(out / "out"))
         return seed, arena_cli("run", "-q", str(path))
 
-    with ThreadPoolExecutor(max_workers=5) as pool:
+    with ThreadPoolExecutor(max_workers=10) as pool:
         results = list(pool.map(one, range(1, 11)))
     for seed, result in results:
         out = tmp_path / f"s{seed}" / "out"

@@ -26,6 +26,10 @@ from tests.helpers import (
     write_toml,
 )
 
+KILLED_ROUNDS = 8
+"""Games of the event killed once four are stored (two at a time, and SIGKILL at once: at most five then),
+so that some are left to resume."""
+
 
 def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_leaderboard(
     tmp_path: Path,
@@ -44,7 +48,7 @@ def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_lead
         event(
             tmp_path,
             entrant=entrants,
-            rounds=12,
+            rounds=KILLED_ROUNDS,
             concurrency=2,
             output=str(tmp_path / "broken"),
             sandbox="none",
@@ -65,18 +69,18 @@ def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_lead
     os.kill(proc.pid, signal.SIGKILL)  # the arena alone: its bots must not outlive it
     proc.wait(10)
     interrupted_at = stored_games(tmp_path / "broken")
-    assert 4 <= interrupted_at < 12, (
+    assert 4 <= interrupted_at < KILLED_ROUNDS, (
         f"not killed mid-event ({interrupted_at} stored): {log.read_text()[-2000:]}"
     )
     resumed = arena_cli("run", str(broken), timeout=300)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"{interrupted_at} of 12 games already stored" in resumed.stdout
+    assert f"{interrupted_at} of {KILLED_ROUNDS} games already stored" in resumed.stdout
     whole = write_toml(
         tmp_path / "whole.toml",
         event(
             tmp_path,
             entrant=entrants,
-            rounds=12,
+            rounds=KILLED_ROUNDS,
             concurrency=2,
             output=str(tmp_path / "whole"),
             sandbox="none",

@@ -79,6 +79,45 @@ def remote_port() -> Any:
     proc.wait()
 
 
+ROUNDS = 6
+"""Games of the steady event: enough that each interruption below (at two stored games, four in flight at
+most) leaves games to finish, and no more."""
+
+
+def _steady_event(tmp_path: Path, output: str, **overrides: Any) -> Path:
+    """The one event of launched steady bots that each interrupted run below must end equal to, written to
+    ``tmp_path/OUTPUT.toml`` storing into ``tmp_path/OUTPUT``; ``overrides`` change how it runs (concurrency,
+    the executor), never what is played. A generous deadline: a timeout on a loaded machine would be a fault
+    (a substitute action) in one run and not the other, and the runs must be equal (CI saw exactly that
+    once)."""
+    entrants = [{"name": f"s{i}", "command": STEADY} for i in range(4)]
+    entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
+    data = event(
+        tmp_path,
+        entrant=entrants,
+        rounds=ROUNDS,
+        deal_key=KEY,
+        sandbox=NO_SANDBOX,
+        faults={"decision_ms": 30_000},
+        output=str(tmp_path / output),
+        **overrides,
+    )
+    return write_toml(tmp_path / f"{output}.toml", data)
+
+
+@pytest.fixture(scope="module")
+def reference(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[list[tuple[str, int, str]], list[dict[str, Any]]]:
+    """The steady event played uninterrupted by the local executor, once for the module: its stored hands
+    and its leaderboard, which every interrupted run of it must end with."""
+    directory = tmp_path_factory.mktemp("reference")
+    whole = _steady_event(directory, "whole", concurrency=4)
+    result = arena_cli("run", "-q", str(whole), timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return stored_hands(directory / "whole"), board(directory / "whole")
+
+
 def _stored(directory: Path) -> int:
     try:
         with Store.open(directory, create=False) as store:
@@ -146,13 +185,9 @@ print(len(tasks), all(tasks), child.stdout.split()[-1])
 
 
 def test_an_event_interrupted_locally_and_finished_on_dask_equals_an_uninterrupted_one(
-    tmp_path: Path,
+    tmp_path: Path, reference: tuple[list[tuple[str, int, str]], list[dict[str, Any]]]
 ) -> None:
-    entrants = [{"name": f"s{i}", "command": STEADY} for i in range(3)]
-    entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
-    data = event(tmp_path, entrant=entrants, rounds=8, concurrency=2, deal_key=KEY, sandbox=NO_SANDBOX)
-    broken = write_toml(tmp_path / "broken.toml", data | {"output": str(tmp_path / "broken")})
-    whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
+    broken = _steady_event(tmp_path, "broken", concurrency=2)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "run", "-q", str(broken)],
         cwd=ROOT,
@@ -165,21 +200,20 @@ def test_an_event_interrupted_locally_and_finished_on_dask_equals_an_uninterrupt
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(10)
-    assert 2 <= _stored(tmp_path / "broken") < 8, "killed mid-event"
+    assert 2 <= _stored(tmp_path / "broken") < ROUNDS, "killed mid-event"
     assert arena_cli("run", "-q", str(broken), "--workers", "2", timeout=300).returncode == 0
-    assert arena_cli("run", "-q", str(whole), timeout=300).returncode == 0
-    assert stored_hands(tmp_path / "broken") == stored_hands(tmp_path / "whole")
-    assert board(tmp_path / "broken") == board(tmp_path / "whole")
+    assert (stored_hands(tmp_path / "broken"), board(tmp_path / "broken")) == reference
 
 
 def _group_alive(pgid: int) -> bool:
     return bool(group_members(pgid))
 
 
-def _start(procs: list[subprocess.Popen[bytes]], *args: str) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [*args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
+def _start(
+    procs: list[subprocess.Popen[bytes]], *args: str, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    with open(log or os.devnull, "wb") as out:  # a file, not a pipe: nobody must have to keep reading it
+        proc = subprocess.Popen([*args], cwd=ROOT, stdout=out, stderr=out, start_new_session=True)
     procs.append(proc)
     return proc
 
@@ -246,9 +280,16 @@ def _cluster(
             "--name",
             f"w{i}",
             *_tls_flags(tls),
+            log=scheduler_file.with_name(f"w{i}.log"),
         )
         for i in range(workers)
     ]
+    # The arena refuses a cluster without workers: it starts once the scheduler has every one of them.
+    logs = [scheduler_file.with_name(f"w{i}.log") for i in range(workers)]
+    deadline = time.monotonic() + 60
+    while not all("Registered to:" in log.read_text() for log in logs):
+        assert time.monotonic() < deadline, "a worker did not join: " + logs[-1].read_text()[-2000:]
+        time.sleep(0.1)
     return scheduler, started
 
 
@@ -274,7 +315,9 @@ def _kill_all(procs: list[subprocess.Popen[bytes]]) -> None:
             proc.wait()
 
 
-def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(tmp_path: Path) -> None:
+def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(
+    tmp_path: Path, reference: tuple[list[tuple[str, int, str]], list[dict[str, Any]]]
+) -> None:
     """A real ``dask scheduler`` and two ``dask worker`` processes on loopback, secured with TLS (the
     arena given its certificate in ``[executor]``, kept with ``--scheduler``); one worker is SIGKILLed."""
     scheduler_file = tmp_path / "scheduler.json"
@@ -282,20 +325,9 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
     tls = _certificates(tmp_path)
     try:
         _, workers = _cluster(procs, scheduler_file, 2, tls)
-        entrants = [{"name": f"s{i}", "command": STEADY} for i in range(5)]
-        config = write_toml(
-            tmp_path / "e.toml",
-            event(
-                tmp_path,
-                entrant=entrants,
-                rounds=12,
-                concurrency=4,
-                output=str(tmp_path / "out"),
-                deal_key=KEY,
-                sandbox=NO_SANDBOX,
-                executor={"scheduler": "tls://127.0.0.1:1"} | tls,  # --scheduler names the real one
-            ),
-        )
+        # four games in flight, two on each worker's two threads: the victim has games to lose
+        executor = {"scheduler": "tls://127.0.0.1:1"} | tls  # --scheduler names the real one
+        config = _steady_event(tmp_path, "out", concurrency=4, executor=executor)
         # Without the certificate, the cluster refuses the arena: one line.
         plain = write_toml(tmp_path / "plain.toml", event(tmp_path, output=str(tmp_path / "plain")))
         refused = arena_cli("run", "-q", str(plain), "--scheduler", str(scheduler_file), timeout=120)
@@ -313,7 +345,7 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
         with Store.open(tmp_path / "out", create=False) as store:
             ids = [r[0] for r in store.database.all("SELECT game_id FROM games")]
             scheduled = store.database.all("SELECT COUNT(*) FROM schedule")[0][0]
-        assert len(ids) == len(set(ids)) == scheduled == 12
+        assert len(ids) == len(set(ids)) == scheduled == ROUNDS
         deadline = time.monotonic() + 15
         while any(_group_alive(s) for s in shims) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -321,45 +353,19 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(t
     finally:
         _kill_all(procs)
     # The games lost with the worker were played again from their start: every stored hand is the one the
-    # local executor deals and plays for the same config (a game resumed half-way would differ).
-    local = write_toml(
-        tmp_path / "local.toml",
-        event(
-            tmp_path,
-            entrant=entrants,
-            rounds=12,
-            concurrency=4,
-            output=str(tmp_path / "local"),
-            deal_key=KEY,
-            sandbox=NO_SANDBOX,
-        ),
-    )
-    assert arena_cli("run", "-q", str(local), timeout=300).returncode == 0
-    assert stored_hands(tmp_path / "out") == stored_hands(tmp_path / "local")
-    assert board(tmp_path / "out") == board(tmp_path / "local")
+    # local executor deals and plays for the same event (a game resumed half-way would differ).
+    assert (stored_hands(tmp_path / "out"), board(tmp_path / "out")) == reference
 
 
-def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_locally(tmp_path: Path) -> None:
+def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_locally(
+    tmp_path: Path, reference: tuple[list[tuple[str, int, str]], list[dict[str, Any]]]
+) -> None:
     """The scheduler of a running cluster is SIGKILLed mid-event: the arena stops with one line that says
     so (exit 1, no traceback), keeps what it stored, and the same event finished with ``--executor local``
     equals an uninterrupted one."""
     scheduler_file = tmp_path / "scheduler.json"
     procs: list[subprocess.Popen[bytes]] = []
-    entrants = [{"name": f"s{i}", "command": STEADY} for i in range(4)]
-    entrants += [{"name": "rules", "class": "sample_bots.rules:RulesBot"}]
-    # A generous deadline: a timeout on a loaded machine would be a fault (a substitute action) in one run
-    # and not the other, and the two events must be equal (CI saw exactly that once).
-    data = event(
-        tmp_path,
-        entrant=entrants,
-        rounds=6,
-        concurrency=2,
-        deal_key=KEY,
-        sandbox=NO_SANDBOX,
-        faults={"decision_ms": 30_000},
-    )
-    broken = write_toml(tmp_path / "broken.toml", data | {"output": str(tmp_path / "broken")})
-    whole = write_toml(tmp_path / "whole.toml", data | {"output": str(tmp_path / "whole")})
+    broken = _steady_event(tmp_path, "broken", concurrency=2)
     try:
         scheduler, _ = _cluster(procs, scheduler_file, 1)
         arena = _arena_midway(broken, scheduler_file, tmp_path / "broken")
@@ -372,14 +378,12 @@ def test_a_scheduler_that_vanishes_stops_the_event_in_one_line_and_it_resumes_lo
     assert "Traceback" not in out + err
     lines = [line for line in err.splitlines() if line and not line.startswith("warning: deal_key is fixed")]
     assert len(lines) == 1 and lines[0].startswith("error: lost the Dask scheduler"), err  # nothing of Dask's
-    assert 2 <= _stored(tmp_path / "broken") < 6, "stopped mid-event"
+    assert 2 <= _stored(tmp_path / "broken") < ROUNDS, "stopped mid-event"
     # The worker stops its bots as soon as it loses the scheduler: no game it was playing may come back
     # finished with their crashes (tests/executor/test_dask_worker.py).
     assert rows(tmp_path / "broken", "SELECT * FROM faults") == []
     assert arena_cli("run", "-q", str(broken), "--executor", "local", timeout=300).returncode == 0
-    assert arena_cli("run", "-q", str(whole), timeout=300).returncode == 0
-    assert stored_hands(tmp_path / "broken") == stored_hands(tmp_path / "whole")
-    assert board(tmp_path / "broken") == board(tmp_path / "whole")
+    assert (stored_hands(tmp_path / "broken"), board(tmp_path / "broken")) == reference
 
 
 def test_on_dask_an_address_that_does_not_answer_is_played_by_the_autopilot_and_marked(
