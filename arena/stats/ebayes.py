@@ -206,7 +206,10 @@ def posterior(prior: Prior, gap: float, se: float, margin: float = 0.0) -> Poste
         within = float(ndtr((margin - gap) / se) - ndtr((-margin - gap) / se))
         return Posterior(float(ndtr(z)), 0.0, within)
     centres = prior.centres()
-    post = w * _likelihood(np.array([gap]), np.array([se]), scales, centres)[0]
+    var = scales**2 + se**2
+    with np.errstate(divide="ignore"):  # a component of no weight: log 0, no posterior
+        log = np.log(w) - 0.5 * (gap - centres) ** 2 / var - 0.5 * np.log(var)
+    post = np.exp(log - log.max())  # in logs: the evidence may favour only components far from the gap
     post /= post.sum()
     null = (centres == 0) & (scales == 0)
     c, sc, p = centres[~null], scales[~null], post[~null]
