@@ -181,9 +181,10 @@ def pair_gaps(
 
 
 PRIORS = {
-    "symmetric NPMLE, all pairs (the default)": (fit_symmetric, False),
+    "symmetric NPMLE, all pairs": (fit_symmetric, False),
     "symmetric NPMLE, adjacent pairs": (fit_symmetric, True),
-    "centred normals, all pairs (the old default)": (fit_centred, False),
+    "symmetric, 10 wide atoms (width 2 steps), all pairs": (lambda g, s: fit_symmetric(g, s, 10, 2.0), False),
+    "centred normals, all pairs (the default)": (fit_centred, False),
     "centred normals, adjacent pairs": (fit_centred, True),
 }
 """The priors the calibration compares: (fit, fitted on the adjacent pairs only rather than all pairs)."""

@@ -6,7 +6,7 @@ of equal entrants (there every gap *is* zero, and the printed, upper entrant of 
 A fixed sharpening fits one kind of field only. So the prior on a gap is estimated from the field itself
 and the stated P is that prior's posterior.
 
-Two priors are here; ``fit_prior`` (the leaderboard's) is ``fit_symmetric`` (docs/ranking.md, "Calibration":
+Two priors are here; ``fit_prior`` (the leaderboard's) is ``fit_centred`` (docs/ranking.md, "Calibration":
 chosen by measurement on the benchmark's fields):
 
 * ``fit_symmetric``: a symmetric non-parametric prior (an NPMLE, Kiefer and Wolfowitz 1956, on a grid):
@@ -114,7 +114,7 @@ def _em(like: np.ndarray, extra: np.ndarray, iterations: int, tol: float = 1e-6)
 
 def fit_prior(gaps: Sequence[float], ses: Sequence[float]) -> Prior:
     """The leaderboard's prior on the gaps of this field (the choice is measured in docs/ranking.md)."""
-    return fit_symmetric(gaps, ses)
+    return fit_centred(gaps, ses)
 
 
 def fit_centred(
@@ -132,23 +132,31 @@ def fit_centred(
     return Prior(tuple(float(x) for x in scales), tuple(float(x) for x in w))
 
 
-def atoms(gaps: np.ndarray, ses: np.ndarray, count: int = ATOMS) -> tuple[np.ndarray, float]:
+def atoms(
+    gaps: np.ndarray, ses: np.ndarray, count: int = ATOMS, spread: float = 0.5
+) -> tuple[np.ndarray, float]:
     """The symmetric prior's grid: ``count`` evenly spaced g on (0, top], top the widest |gap| plus two of
-    its standard errors, and the width of each component, half the spacing (so neighbours overlap and the
-    mixture can be as smooth as the data allow, yet a ladder's separate gaps stay separate)."""
+    its standard errors, and the width of each component, ``spread`` times the spacing (half: neighbours
+    overlap and the mixture can be as smooth as the data allow, yet separate gaps stay separate)."""
     top = float(np.max(np.abs(gaps) + 2 * ses))
     step = top / count
-    return step * np.arange(1, count + 1), step / 2
+    return step * np.arange(1, count + 1), step * spread
 
 
-def fit_symmetric(gaps: Sequence[float], ses: Sequence[float], iterations: int = 1000) -> Prior:
+def fit_symmetric(
+    gaps: Sequence[float],
+    ses: Sequence[float],
+    count: int = ATOMS,
+    spread: float = 0.5,
+    iterations: int = 1000,
+) -> Prior:
     """The symmetric non-parametric prior: "exactly equal" plus N(±g, width²) pairs, each pair's two halves
     of equal weight (which entrant of a pair is named first is arbitrary), fitted to ``gaps`` with standard
     errors ``ses`` by EM."""
     d, s = _clean(gaps, ses)
     if d.size < 2:
         return FLAT
-    g, width = atoms(d, s)
+    g, width = atoms(d, s, count, spread)
     var = width**2 + s[:, None] ** 2
     log_pos = -0.5 * (d[:, None] - g[None, :]) ** 2 / var - 0.5 * np.log(var)
     log_neg = -0.5 * (d[:, None] + g[None, :]) ** 2 / var - 0.5 * np.log(var)
