@@ -15,13 +15,14 @@ same ``look`` as ``arena run --until-settled`` (arena.stats.confidence).
 
 Per field it prints, against games: P(exact order), how often a truly tied pair is called ordered at that
 single look, how often every pair is decided; the calibration of the stated P(above) of every adjacent pair
-(empirical Bayes, and for comparison the plain Φ(gap/se) and the old Φ(1.75 gap/se)) and of the whole-order
-figure, binned with the ok / noise / OFF judgement; what ``--until-settled`` does (a look every ``--step``
-games, stop when every adjacent pair is above or tied, or at the budget): false discoveries at the stop and
-over the whole run, mean games at stop, share stopped by the budget, ties called tied, for several tie
-margins, and at the planned looks of each ``--plans`` design (arena.stats.sequential.LookPlan, first look,
-growth, shape ρ, budget ``--games``) under its boundary, with the share of events ending in the exact order;
-and the variance of each score (points, centred, paired) as effective games.
+(as the leaderboard states it; the empirical-Bayes priors of PRIORS refitted on the same looks: symmetric or
+centred, on every pair or the adjacent ones; the plain Φ(gap/se) and the old Φ(1.75 gap/se)) and of the
+whole-order figure, binned with the ok / noise / OFF judgement; what ``--until-settled`` does (a look every
+``--step`` games, stop when every adjacent pair is above or tied, or at the budget): false discoveries at
+the stop and over the whole run, mean games at stop, share stopped by the budget, ties called tied, for
+several tie margins, and at the planned looks of each ``--plans`` design (arena.stats.sequential.LookPlan,
+first look, growth, shape ρ, budget ``--games``) under its boundary, with the share of events ending in the
+exact order; and the variance of each score (points, centred, paired) as effective games.
 
 SPRT (``--matches`` per case, 0 to skip): the ``arena match`` design, H0 0 vs H1 +0.1 points per hand,
 α = β = 0.05, ε=0.2 against itself and ε=0 against ε=0.2.
@@ -182,9 +183,9 @@ def pair_gaps(
 
 PRIORS = {
     "symmetric NPMLE, all pairs": (fit_symmetric, False),
-    "symmetric NPMLE, adjacent pairs": (fit_symmetric, True),
+    "symmetric NPMLE, adjacent pairs (the default)": (fit_symmetric, True),
     "symmetric, 10 wide atoms (width 2 steps), all pairs": (lambda g, s: fit_symmetric(g, s, 10, 2.0), False),
-    "centred normals, all pairs (the default)": (fit_centred, False),
+    "centred normals, all pairs (the old default)": (fit_centred, False),
     "centred normals, adjacent pairs": (fit_centred, True),
 }
 """The priors the calibration compares: (fit, fitted on the adjacent pairs only rather than all pairs)."""
