@@ -15,13 +15,14 @@ same ``look`` as ``arena run --until-settled`` (arena.stats.confidence).
 
 Per field it prints, against games: P(exact order), how often a truly tied pair is called ordered at that
 single look, how often every pair is decided; the calibration of the stated P(above) of every adjacent pair
-(empirical Bayes, and for comparison the plain Φ(gap/se) and the old Φ(1.75 gap/se)) and of the whole-order
-figure, binned with the ok / noise / OFF judgement; what ``--until-settled`` does (a look every ``--step``
-games, stop when every adjacent pair is above or tied, or at the budget): false discoveries at the stop and
-over the whole run, mean games at stop, share stopped by the budget, ties called tied, for several tie
-margins, and at the planned looks of each ``--plans`` design (arena.stats.sequential.LookPlan, first look,
-growth, shape ρ, budget ``--games``) under its boundary, with the share of events ending in the exact order;
-and the variance of each score (points, centred, paired) as effective games.
+(as the leaderboard states it; the empirical-Bayes priors of PRIORS refitted on the same looks: symmetric or
+centred, on every pair or the adjacent ones; the plain Φ(gap/se) and the old Φ(1.75 gap/se)) and of the
+whole-order figure, binned with the ok / noise / OFF judgement; what ``--until-settled`` does (a look every
+``--step`` games, stop when every adjacent pair is above or tied, or at the budget): false discoveries at
+the stop and over the whole run, mean games at stop, share stopped by the budget, ties called tied, for
+several tie margins, and at the planned looks of each ``--plans`` design (arena.stats.sequential.LookPlan,
+first look, growth, shape ρ, budget ``--games``) under its boundary, with the share of events ending in the
+exact order; and the variance of each score (points, centred, paired) as effective games.
 
 SPRT (``--matches`` per case, 0 to skip): the ``arena match`` design, H0 0 vs H1 +0.1 points per hand,
 α = β = 0.05, ε=0.2 against itself and ε=0 against ε=0.2.
@@ -51,7 +52,8 @@ from ranking_fields import FIELDS, SEATS, EventTask, PlayedEvent, names, play, p
 
 from arena.conductor.match import BASELINE, CANDIDATE, deal_differences, match_schedule
 from arena.event.schedule import make_schedule
-from arena.stats.confidence import TIE_MARGIN, look
+from arena.stats.confidence import TIE_MARGIN, look, resolve_method
+from arena.stats.ebayes import fit_centred, fit_symmetric, posterior
 from arena.stats.sequential import MIN_UNITS, LookPlan, Verdict
 from arena.stats.sprt import SprtResult, SprtSettings, run_sprt
 from arena.stats.tally import Tally
@@ -96,6 +98,9 @@ class EventLooks:
     cpu_s: float = 0.0
     games: int = 0
     grid: list[int] = field(default_factory=list)  # the looks every --step games (the rest: planned looks)
+    pairs: dict[int, tuple[list[float], list[float], list[float], list[float]]] = field(default_factory=dict)
+    """games -> every pair's gap and se (printed order, upper minus lower), then the adjacent pairs' own,
+    so that other priors can be fitted to the same looks (PRIORS)."""
     per_round: int = 1
 
 
@@ -139,6 +144,7 @@ def analyse(event: PlayedEvent, step: int, plans: Sequence[LookPlan] = ()) -> Ev
             for p in conf.adjacent
         ]
         out.whole[b] = conf.whole
+        out.pairs[b] = pair_gaps(tally, conf.order)
         out.units[b] = conf.units
         out.boundary[b] = conf.boundary
         out.final = {f.name: f.score for f in conf.entrants}
@@ -151,6 +157,45 @@ def analyse(event: PlayedEvent, step: int, plans: Sequence[LookPlan] = ()) -> Ev
             for i in range(len(entrants) - 1)
         ]
     return out
+
+
+def pair_gaps(
+    tally: Tally, order: Sequence[str]
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Every pair's gap and standard error in the printed ``order`` (as arena.stats.confidence.look makes
+    them), and the adjacent pairs' alone."""
+    totals = tally.totals[resolve_method("auto", tally.duplicate)]
+    s, cov = totals.scores(), totals.covariance()
+    col = [tally.names.index(n) for n in order]
+    gaps, ses, adj_gaps, adj_ses = [], [], [], []
+    for i, a in enumerate(col):
+        for j in range(i + 1, len(col)):
+            c = col[j]
+            gap = float(s[a] - s[c])
+            se = math.sqrt(max(float(cov[a, a] + cov[c, c] - 2 * cov[a, c]), 0.0))
+            gaps.append(gap)
+            ses.append(se)
+            if j == i + 1:
+                adj_gaps.append(gap)
+                adj_ses.append(se)
+    return gaps, ses, adj_gaps, adj_ses
+
+
+PRIORS = {
+    "symmetric NPMLE, all pairs": (fit_symmetric, False),
+    "symmetric NPMLE, adjacent pairs (the default)": (fit_symmetric, True),
+    "symmetric, 10 wide atoms (width 2 steps), all pairs": (lambda g, s: fit_symmetric(g, s, 10, 2.0), False),
+    "centred normals, all pairs (the old default)": (fit_centred, False),
+    "centred normals, adjacent pairs": (fit_centred, True),
+}
+"""The priors the calibration compares: (fit, fitted on the adjacent pairs only rather than all pairs)."""
+
+
+def prior_p(r: EventLooks, b: int, fit: object, adjacent: bool) -> list[float]:
+    """The adjacent pairs' P(upper above lower) at look ``b`` under another prior, fitted as ``adjacent``."""
+    gaps, ses, adj_gaps, adj_ses = r.pairs[b]
+    prior = fit(adj_gaps, adj_ses) if adjacent else fit(gaps, ses)  # type: ignore[operator]
+    return [posterior(prior, g, s).finishes_above for g, s in zip(adj_gaps, adj_ses, strict=True)]
 
 
 # ------------------------------------------------------------------ truth and verdicts
@@ -269,8 +314,26 @@ def report_field(results: list[EventLooks], step: int) -> None:
     print(row("P(every pair decided)", [f"{x:.2f}" for x in decided]))
     print(row("boundary (se)", [f"{results[0].boundary[b]:.2f}" for b in marks]))
     every = results[0].grid
+    print(f"  calibration of P(upper above lower), adjacent pairs as printed, looks every {step} from 50:")
+    print("  as the leaderboard states it (arena.stats.confidence.look):")
+    print(
+        "\n".join(
+            calibration(
+                [(p.p, _truth(truth, p)) for r in results for b in every if b >= 50 for p in r.looks[b]]
+            )
+        )
+    )
+    for label, (fit, adjacent) in PRIORS.items():
+        points = [
+            (q, _truth(truth, p))
+            for r in results
+            for b in every
+            if b >= 50
+            for p, q in zip(r.looks[b], prior_p(r, b, fit, adjacent), strict=True)
+        ]
+        print(f"  empirical Bayes, {label}:")
+        print("\n".join(calibration(points)))
     for label, stated in (
-        ("empirical Bayes (the default)", lambda p: p.p),
         ("plain Φ(gap/se)", lambda p: _N.cdf(p.gap / p.se) if p.se > 0 else 0.5),
         ("old Φ(1.75 gap/se)", lambda p: _N.cdf(1.75 * p.gap / p.se) if p.se > 0 else 0.5),
     ):

@@ -28,6 +28,7 @@ Pure: stored games in, figures out. Why these statistics (the numbers are in doc
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -279,7 +280,7 @@ def look(
     var = np.array([[cov[a, a] + cov[b, b] - 2 * cov[a, b] for b in col] for a in col])
     ses = np.sqrt(np.maximum(var, 0.0))
     free = [i for i in range(k) if order[i] not in last]
-    pairs = [(i, j) for i in free for j in free if i < j]
+    pairs = list(itertools.pairwise(free))  # the printed neighbours: the pairs the P is read for
     prior = fit_prior([gaps[i, j] for i, j in pairs], [ses[i, j] for i, j in pairs])
 
     def p_above(i: int, j: int) -> float:

@@ -3,13 +3,29 @@
 Why not the bootstrap's Φ(gap / sd) as it stands, nor sharpened: Φ(z) treats every gap as equally likely a
 priori, which is conservative on a ladder (real gaps are rarely near zero) and far too confident on a field
 of equal entrants (there every gap *is* zero, and the printed, upper entrant of a pair has z ≈ |N(0, 1)|).
-A fixed sharpening fits one kind of field only. So the prior on a gap is estimated from the field itself, as
-in adaptive shrinkage (Stephens, "False discovery rates: a new deal", Biostatistics 2017): a mixture of a
-point mass at zero (equal entrants) and centred normals of a grid of widths, its weights fitted by maximum
-likelihood (EM) to every pair's observed gap and standard error. A ladder puts its weight on wide
-components and a pair's P sharpens; a field of copies puts it on zero and no P does. The pairs share
-entrants, so the likelihood is a composite one (pairs taken as if independent): it estimates the spread of
-the field's gaps, not their joint law.
+A fixed sharpening fits one kind of field only. So the prior on a gap is estimated from the field itself
+and the stated P is that prior's posterior.
+
+Two priors are here; ``fit_prior`` (the leaderboard's) is ``fit_symmetric``, fitted to the gaps of the
+*adjacent pairs of the printed order* (docs/ranking.md, "Calibration of the stated P and a seat model:
+measured": chosen by measurement on the benchmark's fields):
+
+* ``fit_symmetric``: a symmetric non-parametric prior (an NPMLE, Kiefer and Wolfowitz 1956, on a grid):
+  a point mass at "exactly equal" plus pairs of narrow components at ±g for g on a grid up to the widest
+  gap seen, weights by EM. Its mass may sit *away* from zero, where a ladder's gaps are (all about ±0.1),
+  so a modest adjacent gap is believed; on a field of copies it goes to zero and no P sharpens.
+* ``fit_centred``: the prior of adaptive shrinkage (Stephens, Biostatistics 2017): a point mass at zero and
+  *centred* normals of a grid of widths. Every component has its mode at zero, so a ladder's small gaps
+  are shrunk towards "equal" (kept for the benchmark's comparison; the default before).
+
+Why the adjacent pairs and not every pair: the P that is read, judged and acted on is that of the printed
+neighbours, and those are a selected population (the sorted order's spacings: on a field of copies much
+smaller than a random pair's gap). A prior fitted to every pair describes a random pair, so on a tied field
+it finds spread that the neighbours do not have and states 0.65-0.95 where 1/2 holds; fitted to the
+neighbours it describes exactly the pairs it is applied to. The pairs share entrants, so the likelihood is
+a composite one (pairs taken as if independent): it estimates the spread of the gaps, not their joint law.
+The same prior also gives the P of non-adjacent pairs (the matrix), whose gaps are wider than any atom:
+those P come out near 0 or 1, as the data say, but their calibration is not measured.
 
 Pure and deterministic (no randomness): the same gaps give the same prior and the same probabilities.
 """
@@ -28,6 +44,9 @@ likelihood). Adaptive shrinkage uses 10 to lean towards "no difference"; on the 
 ladder's and the near-tie's P clearly too low (docs/ranking.md), so none."""
 SE_FLOOR = 1e-9
 """A gap measured with no spread (identical deterministic bots) still gets a finite likelihood."""
+ATOMS = 40
+"""Grid points of the symmetric prior on (0, widest gap]: fine enough that no gap the data can tell apart
+falls between two of them, few enough that a look stays cheap (pairs × ATOMS per EM step)."""
 
 
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
@@ -40,19 +59,35 @@ def ndtr(x: np.ndarray | float) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Prior:
-    """The fitted prior on a gap: ``weights[k]`` on N(0, ``scales[k]``²); ``scales[0] == 0`` is "equal"."""
+    """The fitted prior on a gap: ``weights[k]`` on N(``locs[k]``, ``scales[k]``²) (``locs`` empty: every
+    component centred at zero); the component at zero with no width is "exactly equal"."""
 
     scales: tuple[float, ...]
     weights: tuple[float, ...]
+    locs: tuple[float, ...] = ()
+
+    def centres(self) -> np.ndarray:
+        return np.asarray(self.locs, dtype=float) if self.locs else np.zeros(len(self.scales))
 
     @property
     def null(self) -> float:
         """The prior weight on "exactly equal"."""
-        return self.weights[0]
+        centres = self.centres()
+        return float(
+            sum(w for c, s, w in zip(centres, self.scales, self.weights, strict=True) if c == s == 0)
+        )
 
 
 FLAT = Prior((0.0, math.inf), (0.0, 1.0))
 """No field to learn from (fewer than two measured pairs): a flat prior, P = Φ(gap / se)."""
+
+
+def _clean(gaps: Sequence[float], ses: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs with no measured gap (NaN) are left out; a gap with no spread counts with ``SE_FLOOR``."""
+    d = np.asarray(gaps, dtype=float)
+    s = np.asarray(ses, dtype=float)
+    keep = np.isfinite(d) & np.isfinite(s)
+    return d[keep], np.maximum(s[keep], SE_FLOOR)
 
 
 def grid(gaps: np.ndarray, ses: np.ndarray) -> np.ndarray:
@@ -66,41 +101,91 @@ def grid(gaps: np.ndarray, ses: np.ndarray) -> np.ndarray:
     return np.concatenate([[0.0], lo * np.sqrt(2.0) ** np.arange(count)])
 
 
-def fit_prior(
-    gaps: Sequence[float], ses: Sequence[float], null_penalty: float = NULL_PENALTY, iterations: int = 300
-) -> Prior:
-    """Fit the mixture weights to the observed ``gaps`` with standard errors ``ses`` (EM, from even weights).
-
-    Pairs with no measured gap (NaN) are left out; a gap with no spread counts with ``SE_FLOOR``.
-    """
-    d = np.asarray(gaps, dtype=float)
-    s = np.asarray(ses, dtype=float)
-    keep = np.isfinite(d) & np.isfinite(s)
-    d, s = d[keep], np.maximum(s[keep], SE_FLOOR)
-    if d.size < 2:
-        return FLAT
-    scales = grid(d, s)
-    like = _likelihood(d, s, scales)  # pairs x components
-    w = np.full(scales.size, 1.0 / scales.size)
-    extra = np.zeros(scales.size)
-    extra[0] = null_penalty
+def _em(like: np.ndarray, extra: np.ndarray, iterations: int, tol: float = 1e-6) -> np.ndarray:
+    """Mixture weights maximising the (composite) likelihood, EM from even weights; ``extra`` adds
+    pseudo-counts per component."""
+    w = np.full(like.shape[1], 1.0 / like.shape[1])
     for _ in range(iterations):
         mix = like * w
         resp = mix / mix.sum(axis=1, keepdims=True)
         new = resp.sum(axis=0) + extra
         new /= new.sum()
-        done = float(np.max(np.abs(new - w))) < 1e-6
+        done = float(np.max(np.abs(new - w))) < tol
         w = new
         if done:
             break
+    return w
+
+
+def fit_prior(gaps: Sequence[float], ses: Sequence[float]) -> Prior:
+    """The leaderboard's prior on the gaps of this field, fitted to the printed neighbours' gaps
+    (arena.stats.confidence.look; the choice is measured in docs/ranking.md)."""
+    return fit_symmetric(gaps, ses)
+
+
+def fit_centred(
+    gaps: Sequence[float], ses: Sequence[float], null_penalty: float = NULL_PENALTY, iterations: int = 300
+) -> Prior:
+    """Adaptive shrinkage's prior (a point mass and centred normals) fitted to ``gaps`` with standard errors
+    ``ses``."""
+    d, s = _clean(gaps, ses)
+    if d.size < 2:
+        return FLAT
+    scales = grid(d, s)
+    extra = np.zeros(scales.size)
+    extra[0] = null_penalty
+    w = _em(_likelihood(d, s, scales), extra, iterations)
     return Prior(tuple(float(x) for x in scales), tuple(float(x) for x in w))
 
 
-def _likelihood(d: np.ndarray, s: np.ndarray, scales: np.ndarray) -> np.ndarray:
-    """N(d; 0, scale² + s²) for every pair and component, scaled per pair (only ratios matter) so that a
+def atoms(
+    gaps: np.ndarray, ses: np.ndarray, count: int = ATOMS, spread: float = 0.5
+) -> tuple[np.ndarray, float]:
+    """The symmetric prior's grid: ``count`` evenly spaced g on (0, top], top the widest |gap| plus two of
+    its standard errors, and the width of each component, ``spread`` times the spacing (half: neighbours
+    overlap and the mixture can be as smooth as the data allow, yet separate gaps stay separate)."""
+    top = float(np.max(np.abs(gaps) + 2 * ses))
+    step = top / count
+    return step * np.arange(1, count + 1), step * spread
+
+
+def fit_symmetric(
+    gaps: Sequence[float],
+    ses: Sequence[float],
+    count: int = ATOMS,
+    spread: float = 0.5,
+    iterations: int = 1000,
+) -> Prior:
+    """The symmetric non-parametric prior: "exactly equal" plus N(±g, width²) pairs, each pair's two halves
+    of equal weight (which entrant of a pair is named first is arbitrary), fitted to ``gaps`` with standard
+    errors ``ses`` by EM."""
+    d, s = _clean(gaps, ses)
+    if d.size < 2:
+        return FLAT
+    g, width = atoms(d, s, count, spread)
+    var = width**2 + s[:, None] ** 2
+    log_pos = -0.5 * (d[:, None] - g[None, :]) ** 2 / var - 0.5 * np.log(var)
+    log_neg = -0.5 * (d[:, None] + g[None, :]) ** 2 / var - 0.5 * np.log(var)
+    log_null = (-0.5 * d**2 / s**2 - np.log(s))[:, None]
+    log = np.concatenate([log_null, np.logaddexp(log_pos, log_neg) - math.log(2)], axis=1)
+    like = np.exp(log - log.max(axis=1, keepdims=True))
+    w = _em(like, np.zeros(like.shape[1]), iterations)
+    locs = np.concatenate([[0.0], g, -g])
+    scales = np.concatenate([[0.0], np.full(g.size, width), np.full(g.size, width)])
+    weights = np.concatenate([w[:1], w[1:] / 2, w[1:] / 2])
+    return Prior(
+        tuple(float(x) for x in scales), tuple(float(x) for x in weights), tuple(float(x) for x in locs)
+    )
+
+
+def _likelihood(
+    d: np.ndarray, s: np.ndarray, scales: np.ndarray, locs: np.ndarray | None = None
+) -> np.ndarray:
+    """N(d; loc, scale² + s²) for every pair and component, scaled per pair (only ratios matter) so that a
     tiny ``s`` does not overflow."""
+    centre = np.zeros(scales.size) if locs is None else locs
     var = scales[None, :] ** 2 + s[:, None] ** 2
-    log = -0.5 * d[:, None] ** 2 / var - 0.5 * np.log(var)
+    log = -0.5 * (d[:, None] - centre[None, :]) ** 2 / var - 0.5 * np.log(var)
     return np.exp(log - log.max(axis=1, keepdims=True))
 
 
@@ -121,8 +206,9 @@ class Posterior:
 def posterior(prior: Prior, gap: float, se: float, margin: float = 0.0) -> Posterior:
     """The posterior of one pair's true gap given its observed ``gap`` and standard error ``se``.
 
-    Within each normal component the posterior is normal (mean shrunk by scale²/(scale² + se²)); the point
-    mass keeps its share of the evidence. A flat prior gives P(above) = Φ(gap / se).
+    Within each normal component the posterior is normal (its mean moved from the observed gap towards the
+    component's centre by se²/(scale² + se²)); the point mass keeps its share of the evidence. A flat prior
+    gives P(above) = Φ(gap / se).
     """
     if gap != gap:
         return Posterior(0.5, 0.0, 0.0)
@@ -133,13 +219,26 @@ def posterior(prior: Prior, gap: float, se: float, margin: float = 0.0) -> Poste
         z = gap / se
         within = float(ndtr((margin - gap) / se) - ndtr((-margin - gap) / se))
         return Posterior(float(ndtr(z)), 0.0, within)
-    post = w * _likelihood(np.array([gap]), np.array([se]), scales)[0]
+    centres = prior.centres()
+    var = scales**2 + se**2
+    with np.errstate(divide="ignore"):  # a component of no weight: log 0, no posterior
+        log = np.log(w) - 0.5 * (gap - centres) ** 2 / var - 0.5 * np.log(var)
+    post = np.exp(log - log.max())  # in logs: the evidence may favour only components far from the gap
     post /= post.sum()
-    wide = scales[1:]
-    shrink = wide**2 / (wide**2 + se**2)
-    mean = gap * shrink
+    null = (centres == 0) & (scales == 0)
+    c, sc, p = centres[~null], scales[~null], post[~null]
+    shrink = sc**2 / (sc**2 + se**2)
+    mean = c + (gap - c) * shrink
     sd = np.sqrt(shrink) * se
-    above = float(np.sum(post[1:] * ndtr(mean / sd)))
-    inside = ndtr((margin - mean) / sd) - ndtr((-margin - mean) / sd)
-    within = float(post[0] + np.sum(post[1:] * inside)) if margin > 0 else float(post[0])
-    return Posterior(above, float(post[0]), within)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a component of no width: its centre exactly
+        above_k = np.where(sd > 0, ndtr(mean / np.where(sd > 0, sd, 1.0)), (mean > 0) + 0.5 * (mean == 0))
+        inside = np.where(
+            sd > 0,
+            ndtr((margin - mean) / np.where(sd > 0, sd, 1.0))
+            - ndtr((-margin - mean) / np.where(sd > 0, sd, 1.0)),
+            np.abs(mean) < margin,
+        )
+    equal = float(post[null].sum())
+    above = float(np.sum(p * above_k))
+    within = equal + float(np.sum(p * inside)) if margin > 0 else equal
+    return Posterior(above, equal, within)

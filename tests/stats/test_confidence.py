@@ -126,8 +126,10 @@ def test_the_prior_learns_a_field_of_copies_and_a_ladder() -> None:
     standard errors wide: it goes to the wide components and a modest gap is believed."""
     rng = Random(2)
     same = fit_prior([rng.gauss(0, 0.02) for _ in range(15)], [0.02] * 15)
-    narrow = sum(w for scale, w in zip(same.scales, same.weights, strict=True) if scale <= 0.01)
-    assert narrow > 0.9  # all but nothing on gaps below half a standard error
+    near = sum(
+        w for c, sc, w in zip(same.centres(), same.scales, same.weights, strict=True) if abs(c) + sc <= 0.01
+    )
+    assert near > 0.9  # all but nothing on gaps beyond half a standard error
     assert posterior(same, 0.04, 0.02).finishes_above < 0.75  # z = 2 among copies: still a coin, nearly
     ladder = fit_prior([0.1 * k + rng.gauss(0, 0.02) for k in (1, 2, 3, 4, 5) * 3], [0.02] * 15)
     assert ladder.null < 0.1

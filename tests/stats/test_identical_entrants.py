@@ -27,12 +27,20 @@ from sample_bots.noisy import Noisy20
 
 
 def ever_ordered(games: list[RatedGame], names: list[str], step: int, seed: int) -> bool:
+    return stated(games, names, step, seed)[0]
+
+
+def stated(games: list[RatedGame], names: list[str], step: int, seed: int) -> tuple[bool, list[float]]:
+    """Whether any adjacent pair was ever called ordered, and every stated P(upper above lower) of every
+    look (every ``step`` games)."""
     tally = Tally(names)
+    ordered, probabilities = False, []
     for start in range(0, len(games), step):
         tally.add(games[start : start + step]).close()
-        if any(p.verdict is Verdict.ABOVE for p in look(tally, "auto", 0.9, seed).adjacent):
-            return True
-    return False
+        adjacent = look(tally, "auto", 0.9, seed).adjacent
+        ordered = ordered or any(p.verdict is Verdict.ABOVE for p in adjacent)
+        probabilities += [p.probability for p in adjacent]
+    return ordered, probabilities
 
 
 def synthetic(rng: Random, names: list[str], games: int, spread: int, hands: int) -> list[RatedGame]:
@@ -69,16 +77,23 @@ def test_equal_entrants_are_ordered_in_at_most_the_level_of_events(
 def test_identical_in_process_bots_are_never_ordered_over_seeded_events() -> None:
     """Five copies of one noisy rules bot, real call-ace games in-process, duplicate and plain, 4 seeded
     events each of 50 games looked at every 10: no event calls any adjacent pair ordered (at level 0.9 the
-    promise allows 10%; the sorted neighbours of a tied field are closer than a random pair, so fewer)."""
+    promise allows 10%; the sorted neighbours of a tied field are closer than a random pair, so fewer).
+    And the stated P of those pairs is a coin, not a verdict: at most 10% of the 160 stated P beyond 0.9
+    either way (the truth is 1/2 for every one; the old Φ(1.75 z) stated 0.9 or more for about 40%)."""
     config = GameConfig.from_dict({"variant": "call-ace"})
     names = [f"same{i}" for i in range(5)]
     hits = 0
+    probabilities: list[float] = []
     for duplicate in (False, True):
         for e in range(4):
             schedule = make_schedule(names, 5, 10 if duplicate else 50, 100 + e, duplicate=duplicate)[:50]
             games = asyncio.run(_play(schedule, config))
-            hits += ever_ordered(games, names, 10, 100 + e)
+            ordered, stated_p = stated(games, names, 10, 100 + e)
+            hits += ordered
+            probabilities += stated_p
     assert hits <= 1
+    extreme = sum(p >= 0.9 or p <= 0.1 for p in probabilities)
+    assert len(probabilities) == 160 and extreme <= 16
 
 
 async def _play(schedule: list, config: GameConfig) -> list[RatedGame]:
