@@ -87,6 +87,8 @@ class ChampionBot(MonteCarloBot):
             return legal[0]
         if view.phase is not Phase.PLAY:
             return super().act(view)
+        if self.phases is not None and Phase.PLAY not in self.phases:
+            return ACTIONS[choose(seen_from_view(view), self.style)]  # mix-and-match benches: rules play
         return ACTIONS[self.play_card(view)]
 
     def play_card(self, view: View) -> int:

@@ -1,0 +1,125 @@
+"""Duplicate single-hand benchmark: a bot's edge over the rules player in points per hand, hand by hand.
+
+    python bench/hands.py [--deals 60] [--variant five-handed] [--bots champion,champion-play,champion-bid]
+                          [--workers 2] [--seed 1]
+
+Each deal (``GameState(config, seed=d, single_hand=True)``) is played once by rules players at every seat
+(the baseline) and, for every seat s, once more with the bot at s and rules players elsewhere. The bot's
+edge on that deal and seat is its utility (its points minus the others' mean; classic: its team's minus the
+other team's) less the rules player's at the same seat of the baseline: the same cards, the same other
+players, so most of the luck of the deal cancels and hands where the bot does what the rules player does
+count zero. The unit of the statistics is the deal (its seats are not independent): mean edge per hand
+with a 95% confidence interval (Student's t over deals). Whole games (``bench/strength.py``) measure the
+same quantity with the game's scores on top and need several times the CPU for the same interval.
+
+The bots are bench/strength.py's names; ``champion-play`` and ``champion-bid`` are the two halves of the
+champion (its card play with the rules player's bidding, and the reverse), so that the edges of the
+phases can be told apart on the same deals. The bots' work budgets bind first on any machine that gives
+them CPU, so a run is deterministic given ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.bot import Bot
+from arena.engine import GameConfig, GameState, build_view
+from arena.engine.actions import encode
+from bench.strength import VARIANTS, bot_class
+from sample_bots.policy import choose_state
+
+
+def seat_utility(state: GameState, seat: int) -> float:
+    points = state.results[-1].points
+    n = state.n
+    if state.config.team_play:
+        return float(points[seat] - points[(seat + 1) % n])
+    return points[seat] - (sum(points) - points[seat]) / (n - 1)
+
+
+def play_hand(config: GameConfig, deal: int, bot: Bot | None, seat: int) -> GameState:
+    """The hand of ``deal`` with ``bot`` at ``seat`` (``None``: rules players everywhere)."""
+    state = GameState(config, seed=deal, single_hand=True)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        who = state.to_act
+        if len(legal) == 1:
+            action = legal[0]
+        elif bot is not None and who == seat:
+            action = encode(bot.act(build_view(state, who)))  # type: ignore[arg-type]
+        else:
+            action = choose_state(state, who)
+        state.apply(action)
+    return state
+
+
+def deal_edges(task: tuple[str, str, int]) -> tuple[str, int, list[float], float]:
+    """The bot's edge at every seat of one deal, and the CPU seconds it took."""
+    variant, name, deal = task
+    config = GameConfig.from_dict(VARIANTS[variant])
+    started = time.process_time()
+    base = play_hand(config, deal, None, 0)
+    cls = bot_class(name, 32)
+    edges = []
+    for seat in range(config.num_players):
+        bot = cls(seed=deal) if hasattr(cls, "rng_for") else cls()  # type: ignore[call-arg]
+        state = play_hand(config, deal, bot, seat)
+        edges.append(seat_utility(state, seat) - seat_utility(base, seat))
+    return name, deal, edges, time.process_time() - started
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    k = len(values)
+    mean = sum(values) / k
+    if k < 2:
+        return mean, math.inf
+    var = sum((v - mean) ** 2 for v in values) / (k - 1)
+    t = 1.96 + 2.4 / (k - 1)
+    return mean, t * math.sqrt(var / k)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=60)
+    parser.add_argument("--variant", default="five-handed", help=", ".join(VARIANTS))
+    parser.add_argument("--bots", default="champion,champion-play,champion-bid")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.variant not in VARIANTS:
+        raise SystemExit(f"unknown variant {args.variant!r}: expected one of {', '.join(VARIANTS)}")
+    names = args.bots.split(",")
+    tasks = [(args.variant, name, args.seed + d) for d in range(args.deals) for name in names]
+    per: dict[str, dict[int, list[float]]] = {name: {} for name in names}
+    cpu = dict.fromkeys(names, 0.0)
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for name, deal, edges, spent in pool.map(deal_edges, tasks, chunksize=1):
+            per[name][deal] = edges
+            cpu[name] += spent
+    print(f"{args.variant}: {args.deals} deals from seed {args.seed}, every seat; edge over rules, pts/hand")
+    for name in names:
+        blocks = [sum(e) / len(e) for e in per[name].values()]
+        mean, ci = mean_ci(blocks)
+        changed = sum(1 for e in per[name].values() for x in e if x != 0)
+        hands = sum(len(e) for e in per[name].values())
+        print(
+            f"  {name:<15} {mean:+.3f} ± {ci:.3f}  (hands {hands}, changed {changed}, cpu {cpu[name]:.0f} s)"
+        )
+    if len(names) > 1:  # paired differences between the first bot and each other one, deal by deal
+        first = names[0]
+        for name in names[1:]:
+            diffs = [sum(per[first][d]) / len(per[first][d]) - sum(per[name][d]) / len(per[name][d]) for d in per[first]]
+            mean, ci = mean_ci(diffs)
+            print(f"  {first} - {name}: {mean:+.3f} ± {ci:.3f}")
+
+
+if __name__ == "__main__":
+    main()
