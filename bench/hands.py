@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bots", default="champion,champion-play,champion-bid")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--every", type=int, default=20, help="print the figures so far every N deals")
     args = parser.parse_args(argv)
     if args.variant not in VARIANTS:
         raise SystemExit(f"unknown variant {args.variant!r}: expected one of {', '.join(VARIANTS)}")
@@ -104,21 +105,36 @@ def main(argv: list[str] | None = None) -> None:
         for name, deal, edges, spent in pool.map(deal_edges, tasks, chunksize=1):
             per[name][deal] = edges
             cpu[name] += spent
-    print(f"{args.variant}: {args.deals} deals from seed {args.seed}, every seat; edge over rules, pts/hand")
+            if (
+                name == names[-1]
+                and (deal - args.seed + 1) % args.every == 0
+                and deal - args.seed + 1 < args.deals
+            ):
+                report(per, cpu, f"{args.variant}: first {deal - args.seed + 1} deals")
+    report(per, cpu, f"{args.variant}: {args.deals} deals from seed {args.seed}, every seat")
+
+
+def report(per: dict[str, dict[int, list[float]]], cpu: dict[str, float], title: str) -> None:
+    """Each bot's mean edge over rules per hand (95% CI over deals), then the first bot's paired
+    difference to each of the others on the deals both played."""
+    names = list(per)
+    print(f"{title}; edge over rules, pts/hand", flush=True)
     for name in names:
         blocks = [sum(e) / len(e) for e in per[name].values()]
         mean, ci = mean_ci(blocks)
         changed = sum(1 for e in per[name].values() for x in e if x != 0)
         hands = sum(len(e) for e in per[name].values())
         print(
-            f"  {name:<15} {mean:+.3f} ± {ci:.3f}  (hands {hands}, changed {changed}, cpu {cpu[name]:.0f} s)"
+            f"  {name:<17} {mean:+.3f} ± {ci:.3f}  (hands {hands}, changed {changed}, cpu {cpu[name]:.0f} s)"
         )
-    if len(names) > 1:  # paired differences between the first bot and each other one, deal by deal
-        first = names[0]
-        for name in names[1:]:
-            diffs = [sum(per[first][d]) / len(per[first][d]) - sum(per[name][d]) / len(per[name][d]) for d in per[first]]
-            mean, ci = mean_ci(diffs)
-            print(f"  {first} - {name}: {mean:+.3f} ± {ci:.3f}")
+    first = names[0]
+    for name in names[1:]:
+        both = [d for d in per[first] if d in per[name]]
+        diffs = [
+            sum(per[first][d]) / len(per[first][d]) - sum(per[name][d]) / len(per[name][d]) for d in both
+        ]
+        mean, ci = mean_ci(diffs)
+        print(f"  {first} - {name}: {mean:+.3f} ± {ci:.3f}", flush=True)
 
 
 if __name__ == "__main__":
