@@ -67,13 +67,34 @@ def deal_edges(task: tuple[str, str, int]) -> tuple[str, int, list[float], float
     config = GameConfig.from_dict(VARIANTS[variant])
     started = time.process_time()
     base = play_hand(config, deal, None, 0)
-    cls = bot_class(name, 32)
+    cls = styled(name) if name.startswith("rules:") else tuned(name)
     edges = []
     for seat in range(config.num_players):
         bot = cls(seed=deal) if hasattr(cls, "rng_for") else cls()  # type: ignore[call-arg]
         state = play_hand(config, deal, bot, seat)
         edges.append(seat_utility(state, seat) - seat_utility(base, seat))
     return name, deal, edges, time.process_time() - started
+
+
+def styled(name: str) -> type[Bot]:
+    """``rules:order_up=2.1+name=2.2``: the rules player with other thresholds (``policy.Style``)."""
+    from sample_bots.policy import Style
+    from sample_bots.rules import RulesBot
+
+    fields = {key: float(value) for key, value in (kv.split("=") for kv in name[6:].split("+"))}
+    return type("StyledRules", (RulesBot,), {"style": Style(**fields)})  # type: ignore[arg-type]
+
+
+def tuned(name: str) -> type[Bot]:
+    """``champion-play@play_work=300000+play_samples=144``: a bench/strength.py bot with other settings."""
+    base, _, settings = name.partition("@")
+    cls = bot_class(base, 32)
+    if not settings:
+        return cls
+    fields = {
+        key: (float(v) if "." in v else int(v)) for key, v in (kv.split("=") for kv in settings.split("+"))
+    }
+    return cls.configured(**fields)  # type: ignore[attr-defined,no-any-return]
 
 
 def mean_ci(values: list[float]) -> tuple[float, float]:

@@ -84,10 +84,11 @@ SPECS = {
     "montecarlo": "sample_bots.montecarlo:MonteCarloBot",
     "champion": "sample_bots.champion:ChampionBot",
 }
-MIXES = ("champion", "champion-play", "champion-bid", "champion-rollout", "champion-solvebid")
-"""The champion, and two halves of it for finding where its edge comes from: ``champion-play`` plays its
-cards but bids, discards and calls like the rules player; ``champion-bid`` bids, discards and calls like
-the champion and plays its cards like the rules player."""
+MIXES = ("champion", "champion-play", "champion-bid", "champion-solvebid")
+"""The champion, and halves of it for finding where its edge comes from (``bench/hands.py``):
+``champion-play`` plays its cards but bids, discards and calls like the rules player; ``champion-bid``
+bids, discards and calls like the champion (rollouts) and plays its cards like the rules player;
+``champion-solvebid`` likewise but with its bids solved exactly (``ChampionBot.bid_solver``)."""
 MATCH_VARIANTS = {"five-handed": "five-handed", "call-ace": "call-ace", "classic": "classic"}
 
 
@@ -110,14 +111,10 @@ def bot_class(name: str, mc_samples: int) -> type[Bot]:
 
         if name == "champion":
             return ChampionBot
-        if name == "champion-rollout":
-            return ChampionBot.configured(bid_solver=False)
         play = frozenset({Phase.PLAY})
         if name == "champion-solvebid":
-            return ChampionBot.configured(phases=frozenset(Phase) - play)
-        return ChampionBot.configured(
-            phases=play if name == "champion-play" else frozenset(Phase) - play, bid_solver=False
-        )
+            return ChampionBot.configured(phases=frozenset(Phase) - play, bid_solver=True)
+        return ChampionBot.configured(phases=play if name == "champion-play" else frozenset(Phase) - play)
     raise SystemExit(f"unknown bot {name!r}: expected random, rules, montecarlo or champion")
 
 

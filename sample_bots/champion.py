@@ -13,9 +13,11 @@ played; among equals (most decisions have several), the rules player's choice.
 
 Bidding, discarding, calling and the blind choices are the Monte-Carlo bot's: each option is simulated on
 the same guesses and played out by the rules player (``MonteCarloBot.evaluate``), with racing and the
-"leave the rules only when clearly better" guard. Solving those simulations exactly was not measured in
-the time there was (each option then costs a full-hand solve per guess, 24 ms median in Five-handed:
-``bench/solver.py``), so the rollouts stay.
+"leave the rules only when clearly better" guard. Solving them exactly instead (``bid_solver``,
+``solve_choice``: each option bid out by the rules players, then null-window solves at the counts where
+the points change) was measured and is off: on the same deals it gained less than the rollouts and cost
+three times their CPU, as a PIMC bid cannot see that the defenders do not know the cards (figures:
+``bench/hands.py``).
 
 Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_work`` units of work
 (solver nodes, plus ``SAMPLE_WORK`` per guess drawn) once ``min_samples`` are in; ``budget_s`` of this
@@ -64,9 +66,10 @@ class ChampionBot(MonteCarloBot):
     """Guesses solved before the work budget may stop a card decision."""
     play_work: ClassVar[int] = 100_000
     """Work units (solver nodes plus ``SAMPLE_WORK`` per guess) a card decision may spend."""
-    bid_solver: ClassVar[bool] = True
+    bid_solver: ClassVar[bool] = False
     """Bids, discards, calls and blind choices by ``solve_choice`` (each option played by rules players to
-    the first lead, then solved exactly); ``False``: the Monte-Carlo bot's rollouts."""
+    the first lead, then solved exactly); ``False`` (the default, measured better in ``bench/hands.py``):
+    the Monte-Carlo bot's rollouts."""
     bid_samples: ClassVar[int] = 24
     """Most guesses per bidding-phase decision (every option is solved on each)."""
     bid_work: ClassVar[int] = 60_000

@@ -242,7 +242,7 @@ def test_an_option_is_worth_the_exact_solve_after_the_rules_bid_out() -> None:
 
 
 def test_bidding_decisions_are_deterministic_given_the_seed() -> None:
-    slow = ChampionBot.configured(bid_work=8000, bid_samples=12, budget_s=60.0)
+    slow = ChampionBot.configured(bid_solver=True, bid_work=8000, bid_samples=12, budget_s=60.0)
     views = bid_views("call-ace", range(2))[:6]
     for view in views:
         first, second = slow(seed=5), slow(seed=5)
