@@ -16,8 +16,8 @@ the same guesses and played out by the rules player (``MonteCarloBot.evaluate``)
 "leave the rules only when clearly better" guard. Solving them exactly instead (``bid_solver``,
 ``solve_choice``: each option bid out by the rules players, then null-window solves at the counts where
 the points change) was measured and is off: on the same deals it gained less than the rollouts and cost
-three times their CPU, as a PIMC bid cannot see that the defenders do not know the cards (figures:
-``bench/hands.py``).
+three times their CPU (a likely reason, not tested: a solved guess lets every seat play as if it saw all
+the cards, which a bid's whole hand of play magnifies; figures: ``bench/hands.py``).
 
 Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_work`` units of work
 (solver nodes, plus ``SAMPLE_WORK`` per guess drawn) once ``min_samples`` are in; ``budget_s`` of this
