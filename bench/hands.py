@@ -15,7 +15,29 @@ same quantity with the game's scores on top and need several times the CPU for t
 The bots are bench/strength.py's names; ``champion-play`` and ``champion-bid`` are the two halves of the
 champion (its card play with the rules player's bidding, and the reverse), so that the edges of the
 phases can be told apart on the same deals. The bots' work budgets bind first on any machine that gives
-them CPU, so a run is deterministic given ``--seed``.
+them CPU, so a run is deterministic given ``--seed`` -- except that the champion's CPU cap (``budget_s``,
+0.25 s of thread CPU) does bind on early card decisions of a loaded machine: two runs of the same
+``champion-play`` on the same 10 deals gave +0.150 and +0.120 (load average 8 to 10), so repeat runs
+differ by a few hundredths, which the intervals below dwarf.
+
+Measured 2026-12-03 (two cores shared with other jobs, load average 8 to 10, ``nice -n 10``), the halves
+of the champion against rules, pts/hand, 95% CI over deals, every seat of each deal:
+
+    python bench/hands.py --deals 100 --bots champion-play,champion-bid,champion-solvebid --workers 2
+      five-handed: champion-play +0.040 ± 0.026 (29 of 500 hands changed); champion-bid (rollouts)
+      +0.056 ± 0.047 (60 changed); champion-solvebid (each bid option solved) +0.005 ± 0.047 (51
+      changed, 3.5x champion-bid's CPU)
+    python bench/hands.py --variant call-ace --deals 80 \
+        --bots champion-play,champion-bid,champion-solvebid@bid_samples=24 --workers 1
+      call-ace: champion-play +0.033 ± 0.048; champion-bid +0.073 ± 0.054; champion-solvebid +0.046 ± 0.055
+
+So both phases carry some of the edge, neither alone is near +0.15, and solving the bids did not beat the
+rollouts. Two card-play variants on the first 40 Five-handed deals, paired against ``champion-play``:
+three times the work (``@play_work=300000+play_samples=144``) -0.015 ± 0.034 (more guesses do not help:
+the error is PIMC's, not the sampling's); sharper inference (``@inference=0.02+tries=24``) +0.024 ±
+0.031 (not shown better). The rules player's own thresholds are near their best against rules players:
+``--bots rules:order_up=2.35,rules:order_up=2.1,...`` over 3000 deals moved no threshold of ``Style`` by
+more than +0.004 ± 0.002 (``wait_margin=0``).
 """
 
 from __future__ import annotations
@@ -117,8 +139,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--every", type=int, default=20, help="print the figures so far every N deals")
     args = parser.parse_args(argv)
     if args.variant not in VARIANTS:
-        raise SystemExit(f"unknown variant {args.variant!r}: expected one of {', '.join(VARIANTS)}")
+        parser.exit(2, f"unknown variant {args.variant!r}: expected one of {', '.join(VARIANTS)}\n")
     names = args.bots.split(",")
+    for name in names:  # bad names fail here, in one line, not in a worker
+        try:
+            styled(name) if name.startswith("rules:") else tuned(name)
+        except (SystemExit, TypeError, ValueError) as exc:
+            parser.exit(2, f"bad bot {name!r}: {exc}\n")
     tasks = [(args.variant, name, args.seed + d) for d in range(args.deals) for name in names]
     per: dict[str, dict[int, list[float]]] = {name: {} for name in names}
     cpu = dict.fromkeys(names, 0.0)
