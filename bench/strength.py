@@ -84,6 +84,11 @@ SPECS = {
     "montecarlo": "sample_bots.montecarlo:MonteCarloBot",
     "champion": "sample_bots.champion:ChampionBot",
 }
+MIXES = ("champion", "champion-play", "champion-bid", "champion-solvebid")
+"""The champion, and halves of it for finding where its edge comes from (``bench/hands.py``):
+``champion-play`` plays its cards but bids, discards and calls like the rules player; ``champion-bid``
+bids, discards and calls like the champion (rollouts) and plays its cards like the rules player;
+``champion-solvebid`` likewise but with its bids solved exactly (``ChampionBot.bid_solver``)."""
 MATCH_VARIANTS = {"five-handed": "five-handed", "call-ace": "call-ace", "classic": "classic"}
 
 
@@ -100,10 +105,16 @@ def bot_class(name: str, mc_samples: int) -> type[Bot]:
         from sample_bots.montecarlo import MonteCarloBot
 
         return MonteCarloBot.configured(samples=mc_samples)
-    if name == "champion":
+    if name in MIXES:
+        from arena.engine import Phase
         from sample_bots.champion import ChampionBot
 
-        return ChampionBot
+        if name == "champion":
+            return ChampionBot
+        play = frozenset({Phase.PLAY})
+        if name == "champion-solvebid":
+            return ChampionBot.configured(phases=frozenset(Phase) - play, bid_solver=True)
+        return ChampionBot.configured(phases=play if name == "champion-play" else frozenset(Phase) - play)
     raise SystemExit(f"unknown bot {name!r}: expected random, rules, montecarlo or champion")
 
 

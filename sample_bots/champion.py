@@ -13,9 +13,11 @@ played; among equals (most decisions have several), the rules player's choice.
 
 Bidding, discarding, calling and the blind choices are the Monte-Carlo bot's: each option is simulated on
 the same guesses and played out by the rules player (``MonteCarloBot.evaluate``), with racing and the
-"leave the rules only when clearly better" guard. Solving those simulations exactly was not measured in
-the time there was (each option then costs a full-hand solve per guess, 24 ms median in Five-handed:
-``bench/solver.py``), so the rollouts stay.
+"leave the rules only when clearly better" guard. Solving them exactly instead (``bid_solver``,
+``solve_choice``: each option bid out by the rules players, then null-window solves at the counts where
+the points change) was measured and is off: on the same deals it gained less than the rollouts and cost
+three times their CPU (a likely reason, not tested: a solved guess lets every seat play as if it saw all
+the cards, which a bid's whole hand of play magnifies; figures: ``bench/hands.py``).
 
 Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_work`` units of work
 (solver nodes, plus ``SAMPLE_WORK`` per guess drawn) once ``min_samples`` are in; ``budget_s`` of this
@@ -38,16 +40,16 @@ from arena.bot import run
 from arena.engine import ACTIONS, Action, Phase, View
 from arena.engine.actions import PLAY_BASE, encode
 from arena.engine.scoring import hand_points
-from arena.engine.state import GameState
-from sample_bots.montecarlo import SETTINGS, MonteCarloBot, Sampler, candidates
-from sample_bots.policy import choose, seen_from_view
+from arena.engine.state import P_OVER, P_PLAY, GameState
+from sample_bots.montecarlo import SETTINGS, MonteCarloBot, Sampler, candidates, hand_utility, pick
+from sample_bots.policy import Style, choose, choose_state, seen_from_view
 from sample_bots.policy.solver import TRICKS, Position, SearchAborted, Solver
 
 SAMPLE_WORK = 400
 """Work units charged per guess drawn (replaying the history with the inference checks costs about as much
 as this many solver nodes)."""
 
-OWN_SETTINGS = ("play_samples", "min_samples", "play_work")
+OWN_SETTINGS = ("play_samples", "min_samples", "play_work", "bid_solver", "bid_samples", "bid_work")
 
 
 class ChampionBot(MonteCarloBot):
@@ -64,6 +66,14 @@ class ChampionBot(MonteCarloBot):
     """Guesses solved before the work budget may stop a card decision."""
     play_work: ClassVar[int] = 100_000
     """Work units (solver nodes plus ``SAMPLE_WORK`` per guess) a card decision may spend."""
+    bid_solver: ClassVar[bool] = False
+    """Bids, discards, calls and blind choices by ``solve_choice`` (each option played by rules players to
+    the first lead, then solved exactly); ``False`` (the default, measured better in ``bench/hands.py``):
+    the Monte-Carlo bot's rollouts."""
+    bid_samples: ClassVar[int] = 24
+    """Most guesses per bidding-phase decision (every option is solved on each)."""
+    bid_work: ClassVar[int] = 60_000
+    """Work units a bidding-phase decision may spend once ``min_samples`` guesses are in."""
     budget_s = 0.25
     """CPU-time cap of a decision of any kind (this thread's ``time.thread_time``): a busy machine slows
     the clock the deadline is measured by, not the CPU a search may use, so the budget that shapes the
@@ -86,7 +96,11 @@ class ChampionBot(MonteCarloBot):
         if len(legal) == 1:
             return legal[0]
         if view.phase is not Phase.PLAY:
+            if self.bid_solver and (self.phases is None or view.phase in self.phases):
+                return ACTIONS[self.solve_choice(view)]
             return super().act(view)
+        if self.phases is not None and Phase.PLAY not in self.phases:
+            return ACTIONS[choose(seen_from_view(view), self.style)]  # mix-and-match benches: rules play
         return ACTIONS[self.play_card(view)]
 
     def play_card(self, view: View) -> int:
@@ -141,9 +155,99 @@ class ChampionBot(MonteCarloBot):
             return default
         return max(cards, key=lambda c: totals[c])
 
+    def solve_choice(self, view: View) -> int:
+        """A bid, discard, call or blind choice: each option, on each guess, is followed by the rules
+        players' remaining bidding (each sees only its own cards) and then solved from the first lead; the
+        option with the best mean utility wins if it beats the rules player's by ``deviate`` standard
+        errors of their paired difference (``montecarlo.pick``: a close call stays with the rules)."""
+        seen = seen_from_view(view)
+        default = choose(seen, self.style)
+        options = candidates(seen, default)
+        if len(options) == 1:
+            return options[0]
+        started, cpu_stop = time.monotonic(), time.thread_time() + self.budget_s
+        stop_at = started + self.time_share * self.time_left()
+        rng = self.rng_for(view)
+        sampler = Sampler(view, self.style, self.inference, self.tries)
+        results: dict[int, list[float]] = {a: [] for a in options}
+        done = work = failures = 0
+        while done < self.bid_samples and failures < 20:
+            now = time.monotonic()
+            if done and (now >= stop_at or stop_at - now < 1.2 * (now - started) / done):
+                break
+            if done and time.thread_time() >= cpu_stop:
+                break
+            if done >= self.min_samples and work >= self.bid_work:
+                break
+            state = sampler.sample(rng)
+            work += SAMPLE_WORK
+            if state is None:
+                failures += 1
+                continue
+            values: dict[int, float] = {}
+            try:
+                for option in options:
+                    limit = max(self.bid_work - work, self.bid_work // 4)
+                    values[option], nodes = option_value(
+                        state, option, view.seat, self.style, limit, stop_at, cpu_stop + self.budget_s / 4
+                    )
+                    work += nodes
+            except SearchAborted:
+                break
+            for option, value in values.items():
+                results[option].append(value)
+            done += 1
+        self.stats.append(done)
+        if not done:
+            return encode(super().act(view))
+        return pick(results, default, self.deviate)
+
     def rollout_choice(self, view: View) -> int:
         """The Monte-Carlo bot's choice (rules-player rollouts): for decisions too big to solve."""
         return encode(super().act(view))
+
+
+def bid_out(state: GameState, style: Style) -> None:
+    """Play the rest of the bidding (discard and call too) with the rules player, up to the first lead."""
+    while state.phase != P_PLAY and state.phase != P_OVER:
+        legal = state.legal_actions()
+        state.apply_unchecked(legal[0] if len(legal) == 1 else choose_state(state, state.to_act, style))
+
+
+def option_value(
+    state: GameState,
+    option: int,
+    seat: int,
+    style: Style,
+    nodes: float = float("inf"),
+    deadline: float = float("inf"),
+    cpu_deadline: float = float("inf"),
+) -> tuple[float, int]:
+    """What ``option`` at ``state`` (a full deal in the bidding) is worth to ``seat`` and the solver nodes
+    it took: the rules players bid out the rest (``bid_out``), then both sides play perfectly.
+
+    :raises SearchAborted: past ``nodes`` (or the clocks) in the solve.
+    """
+    sim = state.clone()
+    sim.apply_unchecked(option)
+    bid_out(sim, style)
+    if sim.phase != P_PLAY:  # the hand ended in the bidding
+        return hand_utility(sim, seat, "points"), 0
+    position = Position.from_state(sim)
+    solver = Solver(position)
+    solver.bound(nodes=nodes, deadline=deadline, cpu_deadline=cpu_deadline)
+    return solved_utility(solver, position, utilities(sim, seat)), solver.nodes
+
+
+def solved_utility(solver: Solver, position: Position, worth: list[float]) -> float:
+    """``worth[tricks]`` for the making side's tricks under perfect play, found with null-window searches
+    at the counts where the worth changes only (3 and 5 in most variants: making it, and the march), which
+    visits far fewer nodes than the exact count (``Solver.value``)."""
+    steps = [t for t in range(1, TRICKS + 1) if worth[t] != worth[t - 1]]
+    for t in steps:
+        if not solver.at_least(position, t):
+            return worth[t - 1]
+    return worth[TRICKS]
 
 
 def utilities(state: GameState, seat: int) -> list[float]:

@@ -16,13 +16,17 @@ from hypothesis import strategies as st
 
 from arena.conductor.checkbot import check_bot
 from arena.engine import GameConfig, GameState, View, build_view
+from arena.engine.actions import encode
 from arena.engine.cards import EFFECTIVE_SUIT
+from arena.engine.state import P_PLAY, Phase
 from arena.players.process import ManagedBot
-from sample_bots.champion import ChampionBot
+from sample_bots.champion import ChampionBot, option_value, solved_utility, utilities
 from sample_bots.montecarlo import Sampler
 from sample_bots.policy import choose_state
+from sample_bots.policy.solver import Position, Solver, solve
 from sample_bots.rules import RulesBot
 from tests.helpers import launched
+from tests.sample_bots.test_solver import brute_force, making_seats, position_after
 
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "five-handed": ("five-handed", {}),
@@ -37,7 +41,7 @@ def test_check_bot_passes_the_champion(tmp_path: Path) -> None:
     # A smaller work budget than the default keeps the 8 check games to seconds; the code path is the same.
     code = (
         "from arena.bot import run; from sample_bots.champion import ChampionBot; "
-        "run(ChampionBot.configured(samples=6, play_samples=6, min_samples=2, play_work=4000))"
+        "run(ChampionBot.configured(samples=6, play_samples=6, min_samples=2, play_work=4000, bid_work=4000))"
     )
     bot = ManagedBot("champion", ["{python}", "-c", code, "--port", "{port}"], tmp_path / "champion.log")
 
@@ -188,3 +192,60 @@ def test_the_champion_is_deterministic_given_its_seed() -> None:
         first._deadline = second._deadline = time.monotonic() + 120.0
         assert first.act(view) == second.act(view)
         assert first.play_stats == second.play_stats
+
+
+# --------------------------------------------------------------------------------------------- bidding
+
+
+def bid_views(variant: str, seeds: range) -> list[View]:
+    """Bidding-phase decisions with a choice (bids, discard, call) from hands played by rules players."""
+    return [v for v in play_views(variant, seeds) if v.phase is not Phase.PLAY]
+
+
+@pytest.mark.parametrize(
+    ("name", "seed", "plays"),
+    [(n, s, p) for n in ("five-handed", "call-ace") for s in range(6) for p in (0, 2)],
+)
+def test_solved_utility_is_the_worth_of_the_brute_force_tricks(name: str, seed: int, plays: int) -> None:
+    """The null-window searches at the steps of the worth find the same worth as exhaustive minimax, for
+    the real worth of every seat and for step functions with steps anywhere."""
+    state = position_after(name, seed, tricks=2, plays=plays)
+    if state is None:
+        pytest.skip("that deal was thrown in")
+    tricks = brute_force(state, making_seats(state))
+    position = Position.from_state(state)
+    rng = random.Random(seed)
+    worths = [utilities(state, s) for s in range(state.n)]
+    worths += [[float(rng.randint(-3, 3)) for _ in range(6)] for _ in range(4)]
+    for worth in worths:
+        assert solved_utility(Solver(position), position, worth) == worth[tricks], worth
+
+
+def test_an_option_is_worth_the_exact_solve_after_the_rules_bid_out() -> None:
+    """``option_value`` on a guessed deal equals, worked out here step by step on the engine, the rules
+    players' bidding after the option and the exact solve's tricks turned into this seat's points."""
+    checked = 0
+    for view in bid_views("five-handed", range(3))[:6]:
+        state = Sampler(view, RulesBot.style, 0.1, tries=4).sample(random.Random(7))
+        assert state is not None
+        for option in view.legal_actions[:3]:
+            sim = state.clone()
+            sim.apply(encode(option))
+            while sim.phase != P_PLAY and not sim.is_terminal():
+                sim.apply(choose_state(sim, sim.to_act))
+            value, nodes = option_value(state, encode(option), view.seat, RulesBot.style)
+            if sim.phase == P_PLAY:
+                assert value == utilities(sim, view.seat)[solve(Position.from_state(sim))]
+                assert nodes > 0
+                checked += 1
+    assert checked >= 6
+
+
+def test_bidding_decisions_are_deterministic_given_the_seed() -> None:
+    slow = ChampionBot.configured(bid_solver=True, bid_work=8000, bid_samples=12, budget_s=60.0)
+    views = bid_views("call-ace", range(2))[:6]
+    for view in views:
+        first, second = slow(seed=5), slow(seed=5)
+        first._deadline = second._deadline = time.monotonic() + 120.0
+        assert first.act(view) == second.act(view)
+        assert first.stats == second.stats and first.stats[-1] > 0
