@@ -35,7 +35,8 @@ So both phases carry some of the edge, neither alone is near +0.15, and solving 
 rollouts. Two card-play variants on the first 40 Five-handed deals, paired against ``champion-play``:
 three times the work (``@play_work=300000+play_samples=144``) -0.015 ± 0.034 (more guesses do not help:
 the error is PIMC's, not the sampling's); sharper inference (``@inference=0.02+tries=24``) +0.024 ±
-0.031, and -0.007 ± 0.034 on the next 40 deals (``--seed 41``): no gain. The rules player's own thresholds are near their best against rules players:
+0.031, and -0.007 ± 0.034 on the next 40 deals (``--seed 41``): no gain. The rules player's own
+thresholds are near their best against rules players:
 ``--bots rules:order_up=2.35,rules:order_up=2.1,...`` over 3000 deals moved no threshold of ``Style`` by
 more than +0.004 ± 0.002 (``wait_margin=0``).
 """
