@@ -41,6 +41,9 @@ def test_challenges_are_played_shown_limited_private_and_never_rated(server: Ser
     organiser.get("/admin")
     assert organiser.post("/admin/ladder/pause").status_code == 303
     _poll(lambda: True if _board(server).json()["in_flight"] == 0 else None)
+    # the board refreshes at most so often: wait until it counts every rated game stored before the pause
+    stored = server.rows("SELECT count(*) FROM games")[0][0]
+    _poll(lambda: True if _board(server).json()["games"] == stored else None)
     before = _board(server).content  # two rows (and any games the ladder played before the pause)
     assert len(_board(server).json()["leaderboard"]) == 2
     games_before = server.rows("SELECT id, seq, hands FROM games ORDER BY seq")
