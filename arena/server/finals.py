@@ -60,6 +60,7 @@ STATE = "final.json"
 PUBLIC_REPORT = "report-public.html"
 RUNNING, DONE, FAILED = "running", "done", "failed"
 _DIR = re.compile(r"^final-([0-9]+)$")
+FREEZING = 0  # the advisory lock's second key while a final is frozen (arena.server.multi)
 LOOK_S = 0.5  # on a shared database, how often the directory is looked at for a final (a listing: cheap)
 _ENTRANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")  # a tournament's entrant name
 
@@ -203,8 +204,21 @@ class Finals:
     def freeze(self) -> Path:
         """Freeze the field into a new final's directory and wake the task that runs it.
 
-        :raises Refused: 409 while a final runs, 400 with fewer than two versions to play.
+        :raises Refused: 409 while a final runs or another process is freezing one, 400 with fewer than
+            two versions to play.
         """
+        # Two organisers' clicks on two processes: the one that holds the lock freezes, the other is told
+        # (the lock's number is no final's: they count from 1).
+        if not self.claims.claim_final(FREEZING):
+            raise Refused(
+                409, "another organiser is freezing a final at this moment: look at the finals page"
+            )
+        try:
+            return self._freeze()
+        finally:
+            self.claims.release_final(FREEZING)
+
+    def _freeze(self) -> Path:
         if self.running():
             raise Refused(409, "a final is already running: wait for its result")
         field = sorted(self.submissions.active_field(), key=lambda vd: (vd[0].user.lower(), vd[0].id))

@@ -281,3 +281,49 @@ def test_the_fewest_games_rule_counts_every_process(
     finally:
         other.close()
         here.close()
+
+
+def test_two_organisers_freezing_at_once_on_two_processes_make_one_final(
+    tmp_path: Path, postgres: Postgres, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While one process freezes a final (its advisory lock held), another's freeze is a 409 saying why,
+    not a second final beside the first (both would have numbered theirs final-1)."""
+    from dataclasses import replace
+
+    from arena.server.board import Board
+    from arena.server.config import parse_competition
+    from arena.server.db import open_database
+    from arena.server.errors import Refused
+    from arena.server.finals import FREEZING, Finals
+    from arena.server.ladder import Ladder
+    from arena.server.models import User, Version
+    from arena.server.multi import CheckClaims
+    from arena.server.submissions import Submissions
+
+    monkeypatch.chdir(tmp_path)
+    url = postgres.url("freeze")
+    config = parse_competition({"name": "freeze", "database": url, "game": {"variant": "five-handed"}})
+    config = replace(config, data_dir=tmp_path)
+    other, here = open_database(url), open_database(url)
+    other_claims, claims = CheckClaims(other), CheckClaims(here)
+    try:
+        with here.session() as s:
+            for u in range(1, 4):
+                s.add(User(id=u, name=f"u{u}", role="entrant", created_at=0.0))
+                s.add(Version(id=u, user_id=u, number=1, runtime="python", filename="bot.py", size=1,
+                              created_at=0.0, status="passed", active=True))  # fmt: skip
+        ladder = Ladder(config, here, Submissions(here, config), Board(here, config), b"k" * 32, "p1")
+        finals = Finals(config, ladder.submissions, ladder, claims)
+        assert other_claims.claim_final(FREEZING)  # the other process is freezing now
+        with pytest.raises(Refused) as refused:
+            finals.freeze()
+        assert refused.value.status == 409 and "freezing a final" in str(refused.value)
+        assert finals.directories() == []
+        other_claims.release_final(FREEZING)
+        assert finals.freeze().name == "final-1"  # its turn now
+        assert other_claims.claim_final(FREEZING)  # and the freeze let the lock go
+    finally:
+        other_claims.close()
+        claims.close()
+        other.close()
+        here.close()
