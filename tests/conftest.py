@@ -177,3 +177,31 @@ def pytest_runtest_makereport(
     elif report.when == "call" and item.nodeid not in item.config.stash[FAILED]:
         item.config.stash[PASSED].add(item.nodeid)
     return report
+
+
+# --- rule coverage under pytest-xdist -------------------------------------------------------------------
+# Each worker sees only the tests it ran, so there the check of tests/engine/test_rule_coverage.py is made
+# by the controlling process, which is sent every test's report: at the session's end it judges the
+# passes of all workers by the same function, and fails the session as the test would have.
+
+REPORTED: dict[str, bool] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.failed or report.skipped:
+        REPORTED[report.nodeid] = False
+    elif report.when == "call":
+        REPORTED.setdefault(report.nodeid, True)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if not session.config.pluginmanager.hasplugin("dsession") or os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # no workers: the test itself judged (tests/engine/test_rule_coverage.py)
+    from tests.engine.test_rule_coverage import coverage_problem
+
+    problem = coverage_problem(REPORTED)
+    if problem is not None:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"FAILED rule coverage: {problem}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
