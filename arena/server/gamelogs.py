@@ -1,10 +1,12 @@
 """A version's stderr during one ladder game: a span of its ladder log, marked when the game starts and ends.
 
-One process serves all of a version's ladder games, so its stderr is one file (``logs/ladder/vID.log``,
-written by the launcher's shim, ``arena.players.shim.CappedLog``). The ladder marks that file (its inode
-and size) just before a game starts and just after it ends, and stores both marks with the game's seat
-(``GameSeat.log_*``). The game's log is then the bytes between the two marks: no copy is made, and the
-bot's output is not changed (a bot writes what it writes; nothing can tag its lines with a game).
+One process serves all of a server process's ladder games of a version, so its stderr is one file
+(``logs/ladder/vID.log``; ``logs/ladder/pN/vID.log`` for each playing process on a shared database,
+``arena.server.multi``), written by the launcher's shim, ``arena.players.shim.CappedLog``. The ladder
+marks that file (its inode and size) just before a game starts and just after it ends, and stores both
+marks with the game's seat (``GameSeat.log_*``). The game's log is then the bytes between the two marks:
+no copy is made, and the bot's output is not changed (a bot writes what it writes; nothing can tag its
+lines with a game).
 
 What the span cannot know, and the page says:
 
