@@ -283,6 +283,7 @@ def test_the_fewest_games_rule_counts_every_process(
         here.close()
 
 
+@pytest.mark.needs_postgres
 def test_two_organisers_freezing_at_once_on_two_processes_make_one_final(
     tmp_path: Path, postgres: Postgres, monkeypatch: pytest.MonkeyPatch
 ) -> None:
