@@ -7,6 +7,7 @@ output and report are checked, so one demo is what a newcomer sees and what both
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 from pathlib import Path
@@ -25,10 +26,13 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, subproces
     Our sample bots keep a safety margin (montecarlo searches half of its time) that holds on this busy
     machine, so the README's first command shows a clean fault column. On a machine already loaded past its
     CPUs (other test runs, a CPU stress beside the suite) 400 ms leaves a bot that uses its time no margin it
-    can keep: the arena cannot time what the scheduler does not run. There the demo is given 2000 ms, which
-    still checks that the bots keep their margin."""
+    can keep: the arena cannot time what the scheduler does not run. There the demo is given 2000 ms for
+    each multiple of the CPUs the load has reached (a bot gets about that share of a core), which still
+    checks that the bots keep their margin. Seen: at 2000 ms and a load of 6.4 on 2 cores (the suite's two
+    workers beside two CPU burners) montecarlo's reply came after 2000 ms once."""
     out = tmp_path_factory.mktemp("demo") / "demo"
-    decision_ms = "400" if os.getloadavg()[0] < (os.cpu_count() or 1) else "2000"
+    load, cpus = os.getloadavg()[0], os.cpu_count() or 1
+    decision_ms = "400" if load < cpus else str(2000 * math.ceil(load / cpus))
     args = ("demo", "-q", "--rounds", str(ROUNDS), "--output", str(out), "--decision-ms", decision_ms)
     return out, decision_ms, arena_cli(*args, timeout=600)
 
