@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import pickle
 import sys
 import time
 from collections import defaultdict
@@ -38,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from ranking_fields import CONFIG, FIELDS, SEATS, PlayedEvent, names
+from ranking_fields import CONFIG, FIELDS, SEATS, PlayedEvent, names, saved_events
 
 from arena.engine import GameConfig
 from arena.event.schedule import make_schedule
@@ -98,12 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=300, help="games per event to use (default 300)")
     parser.add_argument("--events", type=int, default=10, help="events per field and mode (default 10)")
     args = parser.parse_args(argv)
-    saved = pickle.loads(args.load.read_bytes())
-    played = saved["played"] if isinstance(saved, dict) else saved
-    groups: dict[tuple[str, str], list[PlayedEvent]] = defaultdict(list)
-    for event in played:
-        if len(groups[event.field, event.mode]) < args.events:
-            groups[event.field, event.mode].append(replace(event, games=event.games[: args.games]))
+    groups = saved_events(args.load, args.games, args.events)
     for fld in FIELDS:
         for mode in ("plain", "duplicate"):
             events = groups.get((fld, mode))

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import math
+import pickle
+from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from arena.engine import GameConfig
 from arena.event.schedule import make_schedule
@@ -88,3 +91,15 @@ def play_event(task: EventTask) -> PlayedEvent:
     schedule = make_schedule([n for n, _ in entrants], SEATS, rounds, task.seed, duplicate=duplicate)
     games = asyncio.run(play(schedule[: task.games], classes))
     return PlayedEvent(task.field, task.mode, task.seed, games, time.process_time() - started)
+
+
+def saved_events(path: Path, games: int, events: int) -> dict[tuple[str, str], list[PlayedEvent]]:
+    """The events a ``bench/ranking.py --save`` file holds, by (field, mode): at most ``events`` of each,
+    each cut to its first ``games`` games (the re-analysing benches read a long run's beginning)."""
+    saved = pickle.loads(path.read_bytes())
+    played = saved["played"] if isinstance(saved, dict) else saved
+    groups: dict[tuple[str, str], list[PlayedEvent]] = defaultdict(list)
+    for event in played:
+        if len(groups[event.field, event.mode]) < events:
+            groups[event.field, event.mode].append(replace(event, games=event.games[:games]))
+    return groups

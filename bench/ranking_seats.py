@@ -28,7 +28,6 @@ the paired score (duplicate), and the gain as effective games; and the statistic
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 import time
 from collections import defaultdict
@@ -42,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.append(str(Path(__file__).resolve().parent))
 
 from control_variate import gap_variances
-from ranking_fields import FIELDS, SEATS, PlayedEvent, names
+from ranking_fields import FIELDS, SEATS, names, saved_events
 
 from arena.stats.rating import RatedGame
 
@@ -145,12 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1000, help="games per event to use (default 1000)")
     parser.add_argument("--events", type=int, default=20, help="events per field and mode (default 20)")
     args = parser.parse_args(argv)
-    saved = pickle.loads(args.load.read_bytes())
-    played = saved["played"] if isinstance(saved, dict) else saved
-    groups: dict[tuple[str, str], list[PlayedEvent]] = defaultdict(list)
-    for event in played:
-        if len(groups[event.field, event.mode]) < args.events:
-            groups[event.field, event.mode].append(replace(event, games=event.games[: args.games]))
+    groups = saved_events(args.load, args.games, args.events)
     for fld in FIELDS:
         for mode in ("plain", "duplicate"):
             events = groups.get((fld, mode))

@@ -103,6 +103,19 @@ class ChampionBot(MonteCarloBot):
             return ACTIONS[choose(seen_from_view(view), self.style)]  # mix-and-match benches: rules play
         return ACTIONS[self.play_card(view)]
 
+    def _spent(
+        self, done: int, work: int, budget: int, started: float, stop_at: float, cpu_stop: float
+    ) -> bool:
+        """Whether a search of guesses stops before the next one: the request's deadline on the wall clock
+        (with the margin ``time_share`` leaves, and room for one more guess at the pace so far), this
+        decision's CPU time, or its work ``budget`` once ``min_samples`` guesses are in."""
+        now = time.monotonic()
+        if done and (now >= stop_at or stop_at - now < 1.2 * (now - started) / done):
+            return True
+        if done and time.thread_time() >= cpu_stop:
+            return True
+        return done >= self.min_samples and work >= budget
+
     def play_card(self, view: View) -> int:
         """The card (action id) with the best mean utility over solved guesses; ties go to the rules."""
         seen = seen_from_view(view)
@@ -118,12 +131,7 @@ class ChampionBot(MonteCarloBot):
         done = work = failures = 0
         seat = view.seat
         while done < self.play_samples and failures < 20:
-            now = time.monotonic()
-            if done and (now >= stop_at or stop_at - now < 1.2 * (now - started) / done):
-                break  # the request's deadline (wall clock), with the margin ``time_share`` leaves
-            if done and time.thread_time() >= cpu_stop:
-                break  # this decision's budget of CPU time
-            if done >= self.min_samples and work >= self.play_work:
+            if self._spent(done, work, self.play_work, started, stop_at, cpu_stop):
                 break
             state = sampler.sample(rng)
             work += SAMPLE_WORK
@@ -172,12 +180,7 @@ class ChampionBot(MonteCarloBot):
         results: dict[int, list[float]] = {a: [] for a in options}
         done = work = failures = 0
         while done < self.bid_samples and failures < 20:
-            now = time.monotonic()
-            if done and (now >= stop_at or stop_at - now < 1.2 * (now - started) / done):
-                break
-            if done and time.thread_time() >= cpu_stop:
-                break
-            if done >= self.min_samples and work >= self.bid_work:
+            if self._spent(done, work, self.bid_work, started, stop_at, cpu_stop):
                 break
             state = sampler.sample(rng)
             work += SAMPLE_WORK
