@@ -192,6 +192,7 @@ def test_the_champion_is_deterministic_given_its_seed() -> None:
         first._deadline = second._deadline = time.monotonic() + 120.0
         assert first.act(view) == second.act(view)
         assert first.play_stats == second.play_stats
+        assert first.stops == second.stops and {why for _, why in first.stops} <= {"samples", "work"}
 
 
 # --------------------------------------------------------------------------------------------- bidding
