@@ -32,15 +32,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 sys.path.append(str(Path(__file__).resolve().parent))
 
+from ranking import pair_gaps, per_round
 from ranking_fields import FIELDS, PlayedEvent, names, saved_events
 
-from arena.event.schedule import make_schedule
 from arena.stats.confidence import TIE_MARGIN, ranking_order, resolve_method
 from arena.stats.sequential import MIN_UNITS, LookPlan, Verdict, decide
 from arena.stats.tally import Tally
 
 LEVEL = 0.95
-SEATS = 5
 Pair = tuple[str, str, float, float]  # upper, lower, gap (upper - lower), se
 Rule = Callable[[float, float, int], Verdict]  # gap, se, games -> verdict
 
@@ -55,14 +54,10 @@ def looks(event: PlayedEvent, marks: Sequence[int]) -> dict[int, tuple[int, list
         tally.add(event.games[last:b]).close()
         last = b
         totals = tally.totals[method]
-        s, cov = totals.scores(), totals.covariance()
-        score = dict(zip(tally.names, (float(v) for v in s), strict=True))
+        score = dict(zip(tally.names, (float(v) for v in totals.scores()), strict=True))
         order = ranking_order(score)
-        col = [tally.names.index(n) for n in order]
-        pairs = []
-        for (a, i), (c, j) in itertools.pairwise(zip(order, col, strict=True)):
-            se = math.sqrt(max(float(cov[i, i] + cov[j, j] - 2 * cov[i, j]), 0.0))
-            pairs.append((a, c, float(s[i] - s[j]), se))
+        _, _, gaps, ses = pair_gaps(tally, order)
+        pairs = [(u, v, g, e) for (u, v), g, e in zip(itertools.pairwise(order), gaps, ses, strict=True)]
         out[b] = (tally.count, pairs, score)
     return out
 
@@ -179,9 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     plan = LookPlan(100, 1.5, args.games, 200.0)
     for path in args.load:
         for (fld, mode), events in saved_events(path, args.games, args.events).items():
-            rounds = len(
-                make_schedule(list(names(fld)), SEATS, 1, events[0].seed, duplicate=mode == "duplicate")
-            )
+            rounds = per_round(fld, mode, events[0].seed)
             every = list(range(args.step, args.games + 1, args.step))
             print(f"\n=== {fld}, {mode}: {len(events)} events, budget {args.games}, margin {args.margin} ===")
             planned = lambda e, r=rounds: plan.points(r)  # noqa: E731
