@@ -216,24 +216,13 @@ class ChampionBot(MonteCarloBot):
         return pick(results, default, self.deviate)
 
     def rollout_action(self, view: View, kind: str) -> Action:
-        """The Monte-Carlo bot's choice, recording in ``stops`` whether a clock may have stopped it.
-
-        ``MonteCarloBot.evaluate`` does not say why it stopped, so this re-reads its two clock tests at
-        the end: at least ``budget_s`` of CPU spent (``"cpu"``), or the wall clock inside its look-ahead
-        margin of the stop (``"wall"``). Both over-count (a search that ended by racing just then is
-        counted too): an upper bound on the decisions the load could have changed."""
-        before = len(self.stats)
-        started, cpu = time.monotonic(), time.thread_time()
-        stop_at = started + self.time_share * self.time_left()
+        """The Monte-Carlo bot's choice, recording in ``stops`` what ended its search (``MonteCarloBot``
+        says which clock, if any, in ``stopped``; the rest is the work it was given)."""
+        before = len(self.stopped)
         action = super().act(view)
-        if len(self.stats) > before:  # a search ran (not a single candidate)
-            done, now = self.stats[-1], time.monotonic()
-            if time.thread_time() - cpu >= self.budget_s:
-                self.stops.append((kind, "cpu"))
-            elif done > 0 and stop_at - now < 1.5 * (now - started) / done:
-                self.stops.append((kind, "wall"))
-            else:
-                self.stops.append((kind, "work"))
+        if len(self.stopped) > before:  # a search ran (not a single candidate)
+            why = self.stopped[-1]
+            self.stops.append((kind, why if why in ("cpu", "wall") else "work"))
         return action
 
 
