@@ -55,6 +55,11 @@ class SandboxMode(StrEnum):
 SOCKET_DIR = "/run/arena"  # inside the sandbox: where the bot's gRPC Unix socket lives
 SOCKET_NAME = "bot.sock"
 SOCKET_DIR_BYTES = 64 * 1024  # the socket directory's tmpfs: a socket needs no data, a bot may write no more
+SHM_BYTES = 64 * 1024 * 1024
+"""``/dev/shm``'s own tmpfs: room for POSIX semaphores and shared memory (``multiprocessing`` needs it), and
+no more. Without it ``/dev/shm`` is a directory of bubblewrap's ``/dev`` tmpfs, sized at half the host's
+memory and writable by a bot wherever bubblewrap runs unprivileged (and its pages are capped only where a
+memory cgroup holds the bot)."""
 SANDBOX_UID = 65534  # nobody: the user of every bot where the range below is not mapped here
 BOT_UID_BASE = 0x7A000000
 """First user id handed to bots when the arena runs as root: inside the block that systemd leaves unused
@@ -276,6 +281,7 @@ def bwrap_argv(
             out += ["--ro-bind", link, link]
     # The private /tmp first: a directory bound below (a bot kept under /tmp) must stay visible on top of it.
     out += ["--proc", "/proc", "--dev", "/dev"]
+    out += ["--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     out += ["--perms", "1777", "--size", str(spec.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     made: set[Path] = {Path("/tmp")}
     binds = [Path(d) for d in SYSTEM_DIRS if os.path.isdir(d)]

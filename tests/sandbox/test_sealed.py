@@ -16,6 +16,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -133,6 +134,56 @@ def test_a_bot_cannot_fill_the_host_disk_through_its_socket_directory(tmp_path: 
     assert filled is not None, _log(bot)[-2000:]
     assert int(filled[1]) <= 1024 * 1024, f"wrote {int(filled[1]) >> 20} MB beside its socket"
     assert before - shutil.disk_usage(host).free < 100 * 1024 * 1024
+
+
+FILL_DEV = """
+import asyncio, sys
+from pathlib import Path
+from arena.players.process import ManagedBot
+from arena.sandbox import SandboxMode, SandboxSpec
+out = Path(sys.argv[1])
+command = f"{{python}} {sys.argv[2]} --attacks fill_dev --fill-mb 200 --shm-mb 64 --address {{address}}"
+bot = ManagedBot("devfiller", command, out / "devfiller.log", startup_timeout_s=60,
+                 sandbox=SandboxSpec(mode=SandboxMode.BUBBLEWRAP))
+async def scenario() -> None:
+    try:
+        await bot.start()
+    finally:
+        await bot.close()
+asyncio.run(scenario())
+"""
+
+
+@pytest.mark.needs_bwrap
+@pytest.mark.parametrize("arena_user", ["as-run", "unprivileged"])
+def test_a_bot_cannot_fill_memory_through_dev(arena_user: str) -> None:
+    """``/dev`` and ``/dev/shm`` were bubblewrap's ``/dev`` tmpfs (half the host's memory), writable by the
+    bot where the arena runs unprivileged: a bot wrote 200 MB to each. It tries 200 MB into each again, with
+    the arena run as this test runs, and as an unprivileged user (nobody in a user namespace, when run as
+    root)."""
+    prefix: list[str] = []
+    if arena_user == "unprivileged" and os.geteuid() == 0:
+        # A user namespace where this process is nobody: the arena takes its unprivileged path (bubblewrap
+        # without root), and can still read an interpreter kept under /root.
+        prefix = ["unshare", "--user", "--map-user=65534", "--map-group=65534"]
+        if subprocess.run([*prefix, "true"], capture_output=True).returncode != 0:
+            pytest.skip("unshare cannot map this user to nobody in a user namespace here")
+    with tempfile.TemporaryDirectory() as where:  # pytest's own tmp_path is its user's only
+        out = Path(where)
+        out.chmod(0o777)
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", FILL_DEV, str(out), str(ATTACKER)],
+            cwd=ROOT,
+            env={**os.environ, "HOME": str(out), "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        logs = "".join(p.read_text(errors="replace") for p in sorted(out.glob("devfiller.log*")))
+    assert done.returncode == 0, done.stderr[-2000:] + logs[-2000:]
+    assert "ATTACK fill_dev FAILED" in logs, logs[-3000:]
+    shm = re.search(r"^FILLED /dev/shm/fill (\d+)$", logs, re.M)
+    assert shm is not None and int(shm[1]) <= 64 * 1024 * 1024, logs[-3000:]
 
 
 @pytest.mark.needs_bwrap
