@@ -306,9 +306,14 @@ def bwrap_argv(
     if not any(cwd.is_relative_to(b) for b in binds):
         out += _parents(cwd, made)
         if cwd not in made:
-            out += ["--perms", "0755", "--dir", str(cwd)]
-    out += ["--perms", "0755", "--dir", "/run"]
+            out += ["--perms", "0555", "--dir", str(cwd)]
+    out += ["--perms", "0555", "--dir", "/run"]
     out += ["--perms", "0777", "--size", str(SOCKET_DIR_BYTES), "--tmpfs", SOCKET_DIR]
+    # The sandbox's root is a tmpfs of bubblewrap's, sized at half the host's memory; the directories made
+    # on it (the parents of what is bound, the working directory, /run) belong to the bot where bubblewrap
+    # runs unprivileged. Read-only, no bot can fill memory through them; /tmp, /dev/shm and the socket's
+    # directory are mounts of their own, sized, and stay writable.
+    out += ["--remount-ro", "/"]
     out += ["--chdir", str(cwd), "--clearenv"]
     env = {"PATH": DEFAULT_PATH, "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
     env.update(spec.env)
@@ -320,17 +325,23 @@ def bwrap_argv(
         out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
         out += [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}"]
         out += ["--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    elif prlimit := shutil.which("prlimit"):
+        # Unprivileged, the bot shares the arena's user and often has no cgroup: RLIMIT_NPROC set inside
+        # its own user namespace counts only that namespace's processes (the kernel counts per namespace),
+        # so it caps this bot's processes and threads as pids.max would, and no other bot's.
+        out += ["--", prlimit, f"--nproc={spec.max_processes}:{spec.max_processes}"]
     out += ["--", *argv]
     return out
 
 
 def _parents(path: Path, made: set[Path]) -> list[str]:
-    """``--dir`` for each missing ancestor of ``path``, world-traversable (bubblewrap's default is 0700)."""
+    """``--dir`` for each missing ancestor of ``path``, world-traversable (bubblewrap's default is 0700) and
+    writable by nobody: where bubblewrap runs unprivileged the bot owns what it makes."""
     out: list[str] = []
     for parent in reversed(path.parents):
         if parent == Path("/") or parent in made:
             continue
-        out += ["--perms", "0755", "--dir", str(parent)]
+        out += ["--perms", "0555", "--dir", str(parent)]
         made.add(parent)
     return out
 

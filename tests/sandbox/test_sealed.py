@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -29,7 +30,7 @@ from arena.event.config import parse_config
 from arena.executor.local import LocalExecutor
 from arena.players.connection import BotConnection
 from arena.players.process import ManagedBot
-from arena.sandbox import SandboxMode, SandboxSpec
+from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap
 from tests.conftest import missing
 from tests.helpers import ROOT
 
@@ -140,7 +141,7 @@ FILL_DEV = """
 import asyncio, sys
 from pathlib import Path
 from arena.players.process import ManagedBot
-from arena.sandbox import SandboxMode, SandboxSpec
+from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap
 out = Path(sys.argv[1])
 command = f"{{python}} {sys.argv[2]} --attacks fill_dev --fill-mb 200 --shm-mb 64 --address {{address}}"
 bot = ManagedBot("devfiller", command, out / "devfiller.log", startup_timeout_s=60,
@@ -184,6 +185,54 @@ def test_a_bot_cannot_fill_memory_through_dev(arena_user: str) -> None:
     assert "ATTACK fill_dev FAILED" in logs, logs[-3000:]
     shm = re.search(r"^FILLED /dev/shm/fill (\d+)$", logs, re.M)
     assert shm is not None and int(shm[1]) <= 64 * 1024 * 1024, logs[-3000:]
+
+
+FORK_BOMB = """
+import os, time
+count = 0
+try:
+    while count < 1000:
+        if os.fork() == 0:
+            time.sleep(5)
+            os._exit(0)
+        count += 1
+except OSError:
+    pass
+print("FORKED", count, flush=True)
+"""
+
+
+@pytest.mark.needs_bwrap
+def test_a_fork_bomb_is_capped_where_the_arena_runs_unprivileged() -> None:
+    """Unprivileged and without cgroups, a bot forked 2,000 processes. The sandbox's command, built for an
+    unprivileged arena, runs as nobody (the host's Python: it needs no package), in two sandboxes at once:
+    each is capped at its own ``max_processes``, neither at the other's count."""
+    system_python = Path("/usr/bin/python3")
+    if not system_python.exists():
+        pytest.skip("no /usr/bin/python3 to run the bomb as nobody")
+    bomb = Path(tempfile.mkdtemp())  # pytest's own tmp_path is its user's only
+    bomb.chmod(0o755)
+    (bomb / "bomb.py").write_text(FORK_BOMB)
+    spec = SandboxSpec(max_processes=40)
+    with (
+        mock.patch.object(bubblewrap.os, "geteuid", return_value=1000),  # the unprivileged command
+        mock.patch.object(bubblewrap, "sdk_paths", return_value=[]),  # the bomb needs no package
+    ):
+        command = [str(system_python), str(bomb / "bomb.py")]
+        argv = bubblewrap.bwrap_argv(command, spec, bot_path=bomb, cwd=bomb)
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    runs = [
+        subprocess.Popen([*prefix, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={})
+        for _ in range(2)
+    ]
+    try:
+        outputs = [r.communicate(timeout=60) for r in runs]
+    finally:
+        shutil.rmtree(bomb)
+    counts = [re.search(r"FORKED (\d+)", out) for out, _ in outputs]
+    assert all(counts), outputs
+    assert all(int(c[1]) < 40 for c in counts if c), outputs  # the cap, less the bot and bubblewrap's init
+    assert all(int(c[1]) >= 30 for c in counts if c), outputs  # each its own count: not one shared cap
 
 
 @pytest.mark.needs_bwrap
