@@ -300,7 +300,7 @@ def bwrap_argv(
         if not any(hidden.is_relative_to(b) for b in binds) or not hidden.exists():
             continue
         if hidden.is_dir():
-            out += ["--tmpfs", str(hidden)]
+            out += ["--tmpfs", str(hidden), "--remount-ro", str(hidden)]  # unprivileged, the bot owns it
         else:
             out += ["--ro-bind", "/dev/null", str(hidden)]
     if not any(cwd.is_relative_to(b) for b in binds):

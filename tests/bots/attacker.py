@@ -132,7 +132,10 @@ def attack_write_db() -> str | None:
 def attack_write_outside() -> str | None:
     here = Path(__file__).resolve().parent
     wrote = []
-    for target in (here / "planted.py", Path("/etc/planted"), Path("/usr/planted"), Path.cwd() / "planted"):
+    targets = [here / "planted.py", Path("/etc/planted"), Path("/usr/planted"), Path.cwd() / "planted"]
+    if ARGS.db:
+        targets.append(Path(ARGS.db).parent / "planted")  # the output directory: hidden by an empty tmpfs
+    for target in targets:
         with contextlib.suppress(OSError):
             target.write_text("planted")
             wrote.append(str(target))

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -202,37 +203,74 @@ print("FORKED", count, flush=True)
 """
 
 
+def _unprivileged_sandbox(command: list[str], spec: SandboxSpec, bot_path: Path) -> list[str]:
+    """The sandbox's command as an unprivileged arena builds it, run as nobody when this test runs as root
+    (with the host's own programs: nobody may not reach an interpreter kept under /root)."""
+    with (
+        mock.patch.object(bubblewrap.os, "geteuid", return_value=1000),
+        mock.patch.object(bubblewrap, "sdk_paths", return_value=[]),  # these programs need no package
+    ):
+        argv = bubblewrap.bwrap_argv(command, spec, bot_path=bot_path, cwd=bot_path)
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    return [*prefix, *argv]
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A directory nobody can read (pytest's own tmp_path is its user's only), outside /tmp: inside the
+    sandbox /tmp is the bot's own, and the directories of the bot's path must lie on the sandbox's root."""
+    where = Path(tempfile.mkdtemp(dir="/var/tmp" if os.access("/var/tmp", os.W_OK) else None))
+    where.chmod(0o755)
+    yield where
+    shutil.rmtree(where, ignore_errors=True)
+
+
 @pytest.mark.needs_bwrap
-def test_a_fork_bomb_is_capped_where_the_arena_runs_unprivileged() -> None:
-    """Unprivileged and without cgroups, a bot forked 2,000 processes. The sandbox's command, built for an
-    unprivileged arena, runs as nobody (the host's Python: it needs no package), in two sandboxes at once:
+def test_a_fork_bomb_is_capped_where_the_arena_runs_unprivileged(shared_dir: Path) -> None:
+    """Unprivileged and without cgroups, a bot forked 2,000 processes. Two sandboxes at once, as nobody:
     each is capped at its own ``max_processes``, neither at the other's count."""
     system_python = Path("/usr/bin/python3")
     if not system_python.exists():
         pytest.skip("no /usr/bin/python3 to run the bomb as nobody")
-    bomb = Path(tempfile.mkdtemp())  # pytest's own tmp_path is its user's only
-    bomb.chmod(0o755)
-    (bomb / "bomb.py").write_text(FORK_BOMB)
-    spec = SandboxSpec(max_processes=40)
-    with (
-        mock.patch.object(bubblewrap.os, "geteuid", return_value=1000),  # the unprivileged command
-        mock.patch.object(bubblewrap, "sdk_paths", return_value=[]),  # the bomb needs no package
-    ):
-        command = [str(system_python), str(bomb / "bomb.py")]
-        argv = bubblewrap.bwrap_argv(command, spec, bot_path=bomb, cwd=bomb)
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    (shared_dir / "bomb.py").write_text(FORK_BOMB)
+    argv = _unprivileged_sandbox(
+        [str(system_python), str(shared_dir / "bomb.py")], SandboxSpec(max_processes=40), shared_dir
+    )
     runs = [
-        subprocess.Popen([*prefix, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={})
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={})
         for _ in range(2)
     ]
-    try:
-        outputs = [r.communicate(timeout=60) for r in runs]
-    finally:
-        shutil.rmtree(bomb)
+    outputs = [r.communicate(timeout=60) for r in runs]
     counts = [re.search(r"FORKED (\d+)", out) for out, _ in outputs]
     assert all(counts), outputs
     assert all(int(c[1]) < 40 for c in counts if c), outputs  # the cap, less the bot and bubblewrap's init
     assert all(int(c[1]) >= 30 for c in counts if c), outputs  # each its own count: not one shared cap
+
+
+WRITES = """
+for target in / /run "$PWD" "${PWD%/*}" "$PWD/results" /dev /tmp /dev/shm /run/arena; do
+    if (echo x > "$target/planted") 2>/dev/null; then echo "WROTE $target"; fi
+    chmod u+w "$target" 2>/dev/null && (echo x > "$target/planted") 2>/dev/null && echo "CHMOD $target"
+done
+df -k /tmp /dev/shm /run/arena | tail -n 3
+"""
+
+
+@pytest.mark.needs_bwrap
+def test_an_unprivileged_bot_can_write_only_to_its_sized_mounts(shared_dir: Path) -> None:
+    """Unprivileged, the bot owned what bubblewrap made (the root tmpfs of half the host's memory, the
+    directories on it, the tmpfs hiding the results): it could write, or chmod and write, into any of them.
+    As nobody it tries each; only /tmp, /dev/shm and the socket's directory take a write, each sized."""
+    bot = shared_dir / "bot"
+    (bot / "results").mkdir(parents=True)
+    spec = SandboxSpec(hide=(bot / "results",), tmp_mb=16)
+    argv = _unprivileged_sandbox(["/bin/sh", "-c", WRITES], spec, bot)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={})
+    wrote = set(re.findall(r"^(?:WROTE|CHMOD) (\S+)$", done.stdout, re.M))
+    assert wrote == {"/tmp", "/dev/shm", "/run/arena"}, done.stdout + done.stderr
+    sizes = [int(line.split()[1]) for line in done.stdout.splitlines()[-3:]]
+    assert sizes[0] == 16 * 1024 and sizes[1] == bubblewrap.SHM_BYTES // 1024 and sizes[2] <= 64, done.stdout
+    assert not (bot / "results" / "planted").exists()
 
 
 @pytest.mark.needs_bwrap
