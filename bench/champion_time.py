@@ -19,6 +19,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import ClassVar
 
@@ -47,6 +48,19 @@ class TimedChampion(ChampionBot):
         return action
 
 
+def configured(text: str) -> type[ChampionBot]:
+    """``TimedChampion`` with the settings of ``--set`` (``key=value+key=value``)."""
+    if not text:
+        return TimedChampion
+    fields: dict[str, float | int] = {}
+    for item in text.split("+"):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"{item!r} is not key=value")
+        fields[key] = float(value) if "." in value else int(value)
+    return TimedChampion.configured(**fields)  # type: ignore[return-value]
+
+
 def quantile(xs: list[float], q: float) -> float:
     ordered = sorted(xs)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -57,24 +71,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=2, help="games per variant (default 2)")
     parser.add_argument("--variant", default="five-handed,call-ace,classic", help="comma list")
     parser.add_argument("--seed", type=int, default=100, help="first deal seed (default 100)")
+    parser.add_argument(
+        "--set", default="", help="champion settings, e.g. play_work=50000+budget_s=10 (default: none)"
+    )
     args = parser.parse_args(argv)
+    try:
+        timed = configured(args.set)
+    except (TypeError, ValueError) as exc:
+        parser.exit(2, f"bad --set {args.set!r}: {exc}\n")
     for variant in args.variant.split(","):
         config = GameConfig.from_dict({"variant": VARIANTS[variant]})
         TimedChampion.records = []
         load_before = os.getloadavg()[0]
         faults = 0
         stats: list[int] = []
+        stops: Counter[tuple[str, str]] = Counter()
         for game in range(args.games):
             n = config.num_players
-            players = [
-                InProcessPlayer(TimedChampion if s == game % n else RulesBot, f"p{s}") for s in range(n)
-            ]
+            players = [InProcessPlayer(timed if s == game % n else RulesBot, f"p{s}") for s in range(n)]
             names = tuple(p.name for p in players)
             spec = TableSpec(f"time-{variant}-{game}", config, args.seed + game, names)
             result = asyncio.run(play_table(spec, players))
             faults += len(result.faults)
             champion = players[game % n].bot
             stats.extend(getattr(champion, "play_stats", []))
+            stops.update(getattr(champion, "stops", []))
         load = (load_before + os.getloadavg()[0]) / 2
         print(f"{variant}: {args.games} games, {faults} faults, load average about {load:.1f}")
         records = TimedChampion.records
@@ -90,6 +111,15 @@ def main(argv: list[str] | None = None) -> None:
             )
         if stats:
             print(f"  guesses solved per card decision: median {statistics.median(stats):.0f}")
+        for kind in ("play", "bid"):
+            total = sum(c for (k, _), c in stops.items() if k == kind)
+            if total:
+                shares = ", ".join(
+                    f"{why} {stops[kind, why]} ({stops[kind, why] / total:.1%})"
+                    for why in ("samples", "work", "cpu", "wall")
+                    if stops[kind, why]
+                )
+                print(f"  {kind} searches stopped by: {shares}")
 
 
 if __name__ == "__main__":

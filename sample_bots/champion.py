@@ -24,10 +24,11 @@ Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_
 thread's CPU time; or ``time_share`` of ``self.time_left()`` on the wall clock (the request's deadline less
 the SDK's margin; the time bank is never planned on, it is for accidents). A single solve is bounded too
 (``Solver.bound``: the work left, and the wall-clock stop), and a deal too big to solve even once in the
-budget (six or seven seats, early in the hand) falls back to the Monte-Carlo bot's rollouts. The work
-budget binds first on a machine that gives the bot its CPU, so the bot is deterministic given its ``seed``
-(each decision's generator is seeded from it, the game id, the seat and the position in the hand); the
-time limits bind only when the machine is slower than the work budget assumes.
+budget (six or seven seats, early in the hand) falls back to the Monte-Carlo bot's rollouts. A search
+stopped by the guess count or the work budget depends only on the ``seed`` (each decision's generator is
+seeded from it, the game id, the seat and the position in the hand); one stopped by a clock depends on the
+machine's load. ``stops`` records which it was; the shares measured are in README's champion paragraph
+(``bench/champion_time.py``): the clocks stop some searches even on a quiet machine.
 Figures: README's sample-bot table and ``bench/strength.py``.
 """
 
@@ -82,6 +83,9 @@ class ChampionBot(MonteCarloBot):
     def __init__(self, samples: int | None = None, seed: int | None = None) -> None:
         super().__init__(samples, seed)
         self.play_stats: list[int] = []  # guesses solved per searched card decision (tests, benchmarks)
+        self.stops: list[tuple[str, str]] = []
+        """(``"play"`` or ``"bid"``, what stopped its search) per searched decision, for the tests and
+        ``bench/champion_time.py``: the share stopped by a clock is the share that depended on the load."""
 
     @classmethod
     def configured(cls, **settings: Any) -> type[MonteCarloBot]:
@@ -98,23 +102,24 @@ class ChampionBot(MonteCarloBot):
         if view.phase is not Phase.PLAY:
             if self.bid_solver and (self.phases is None or view.phase in self.phases):
                 return ACTIONS[self.solve_choice(view)]
-            return super().act(view)
+            return self.rollout_action(view, "bid")
         if self.phases is not None and Phase.PLAY not in self.phases:
             return ACTIONS[choose(seen_from_view(view), self.style)]  # mix-and-match benches: rules play
         return ACTIONS[self.play_card(view)]
 
     def _spent(
         self, done: int, work: int, budget: int, started: float, stop_at: float, cpu_stop: float
-    ) -> bool:
-        """Whether a search of guesses stops before the next one: the request's deadline on the wall clock
-        (with the margin ``time_share`` leaves, and room for one more guess at the pace so far), this
-        decision's CPU time, or its work ``budget`` once ``min_samples`` guesses are in."""
+    ) -> str | None:
+        """What stops a search of guesses before the next one, if anything: ``"wall"``, the request's
+        deadline (with the margin ``time_share`` leaves, and room for one more guess at the pace so far);
+        ``"cpu"``, this decision's CPU time; ``"work"``, its work ``budget`` once ``min_samples`` guesses
+        are in. Only ``"work"`` (and the guess count) leave the choice a function of the seed alone."""
         now = time.monotonic()
         if done and (now >= stop_at or stop_at - now < 1.2 * (now - started) / done):
-            return True
+            return "wall"
         if done and time.thread_time() >= cpu_stop:
-            return True
-        return done >= self.min_samples and work >= budget
+            return "cpu"
+        return "work" if done >= self.min_samples and work >= budget else None
 
     def play_card(self, view: View) -> int:
         """The card (action id) with the best mean utility over solved guesses; ties go to the rules."""
@@ -130,8 +135,11 @@ class ChampionBot(MonteCarloBot):
         totals = dict.fromkeys(cards, 0.0)
         done = work = failures = 0
         seat = view.seat
+        stop = "samples"
         while done < self.play_samples and failures < 20:
-            if self._spent(done, work, self.play_work, started, stop_at, cpu_stop):
+            spent = self._spent(done, work, self.play_work, started, stop_at, cpu_stop)
+            if spent is not None:
+                stop = spent
                 break
             state = sampler.sample(rng)
             work += SAMPLE_WORK
@@ -148,7 +156,8 @@ class ChampionBot(MonteCarloBot):
                 work += solver.nodes
                 if not done:  # too big to solve even once in the budget (six or seven seats, early on)
                     self.play_stats.append(0)
-                    return self.rollout_choice(view)
+                    return encode(self.rollout_action(view, "play"))
+                stop = "work" if solver.nodes > solver.limit else clock_stop(solver)
                 break
             work += solver.nodes
             worth = utilities(state, seat)
@@ -156,6 +165,7 @@ class ChampionBot(MonteCarloBot):
                 totals[card] += worth[values[card - PLAY_BASE]]
             done += 1
         self.play_stats.append(done)
+        self.stops.append(("play", stop))
         if not done:
             return default
         best = max(totals.values())
@@ -180,7 +190,7 @@ class ChampionBot(MonteCarloBot):
         results: dict[int, list[float]] = {a: [] for a in options}
         done = work = failures = 0
         while done < self.bid_samples and failures < 20:
-            if self._spent(done, work, self.bid_work, started, stop_at, cpu_stop):
+            if self._spent(done, work, self.bid_work, started, stop_at, cpu_stop) is not None:
                 break
             state = sampler.sample(rng)
             work += SAMPLE_WORK
@@ -205,9 +215,20 @@ class ChampionBot(MonteCarloBot):
             return encode(super().act(view))
         return pick(results, default, self.deviate)
 
-    def rollout_choice(self, view: View) -> int:
-        """The Monte-Carlo bot's choice (rules-player rollouts): for decisions too big to solve."""
-        return encode(super().act(view))
+    def rollout_action(self, view: View, kind: str) -> Action:
+        """The Monte-Carlo bot's choice, recording in ``stops`` what ended its search (``MonteCarloBot``
+        says which clock, if any, in ``stopped``; the rest is the work it was given)."""
+        before = len(self.stopped)
+        action = super().act(view)
+        if len(self.stopped) > before:  # a search ran (not a single candidate)
+            why = self.stopped[-1]
+            self.stops.append((kind, why if why in ("cpu", "wall") else "work"))
+        return action
+
+
+def clock_stop(solver: Solver) -> str:
+    """Which clock aborted ``solver``'s search: its CPU deadline or (else) the wall-clock one."""
+    return "cpu" if time.thread_time() > solver.cpu_deadline else "wall"
 
 
 def bid_out(state: GameState, style: Style) -> None:

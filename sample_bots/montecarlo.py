@@ -119,6 +119,9 @@ class MonteCarloBot(Bot):
         if seed is not None:
             self.seed = seed  # type: ignore[misc]
         self.stats: list[int] = []  # samples used per searched decision (for tests and benchmarks)
+        self.stopped: list[str] = []
+        """What ended each searched decision: ``"wall"`` or ``"cpu"`` (a clock: the choice depended on the
+        load), else ``"samples"`` (the cap, the race, or the sampler giving up: the seed alone)."""
 
     @classmethod
     def configured(cls, **settings: Any) -> type[MonteCarloBot]:
@@ -159,11 +162,14 @@ class MonteCarloBot(Bot):
         done = failures = 0
         started, cpu_stop = time.monotonic(), time.thread_time() + self.budget_s
         stop_at = started + self.time_share * self.time_left()
+        reason = "samples"
         while done < cap and failures < 20 and len(results) > 1:
             left = stop_at - time.monotonic()
             if left <= 0 or (done and left < 1.5 * (time.monotonic() - started) / done):
+                reason = "wall"
                 break
             if done and time.thread_time() >= cpu_stop:
+                reason = "cpu"
                 break
             state = sampler.sample(rng)
             if state is None:  # no placement fits the view (should not happen): try a few more times
@@ -178,6 +184,7 @@ class MonteCarloBot(Bot):
             if done >= MIN_RACE and done % 8 == 0:
                 results = race(results, self.confidence, default)
         self.stats.append(done)
+        self.stopped.append(reason)
         return results if done else None
 
 

@@ -28,6 +28,12 @@ from arena.players.process import ManagedBot
 from arena.players.shim import group_members
 from arena.results.store import Store
 
+LEGALITY_DECISION_MS = 10_000
+"""check-bot's deadline where a test checks what a sample bot plays, not how fast (the chaos bots check the
+timeout verdict): every sample bot answers within about 100 ms on a quiet machine, so a long deadline costs
+nothing there, and on a machine loaded past its cores (the suite beside two burners) a bot process starved
+of CPU is not failed for the machine's load."""
+
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests" / "bots"
 CHAOS = BOTS / "chaos.py"

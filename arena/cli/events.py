@@ -28,7 +28,11 @@ PROGRESS_EVERY: str = typer.Option(
     "or games (50); 0: none",
 )
 STANDINGS_EVERY: int = typer.Option(
-    0, "--standings-every", min=0, help="print the standings every this many games (0: only at the end)"
+    0,
+    "--standings-every",
+    min=0,
+    help="print the standings every this many games (0: only at the end; one is skipped while the "
+    "last is still being computed)",
 )
 
 

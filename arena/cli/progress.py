@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -136,6 +137,7 @@ class TerminalProgress(EventObserver):
         self._bots: tuple[TaskID, float] | None = None  # the "starting bots" bar and when it began
         self._session = 0  # games finished in this run (not those a resumed event had stored)
         self._timer: asyncio.TimerHandle | None = None
+        self._standings: threading.Thread | None = None
         self._last_line = 0.0
         self._said = -1  # games done at the last progress line
         self.clock: Callable[[], float] = time.monotonic
@@ -207,14 +209,30 @@ class TerminalProgress(EventObserver):
             self.standings()
 
     def standings(self) -> None:
-        """The standings so far, from what is stored (the table and its verdict, without the pairs)."""
+        """The standings so far, from what is stored, computed on a thread of their own: on a long event they
+        read every stored game and bootstrap the order (seconds), and the games in flight on this event
+        loop must not wait for them. One at a time: asked again while the last is still computing, it
+        skips that one rather than pile them up."""
+        if self._standings is not None and self._standings.is_alive():
+            return
+        self._standings = threading.Thread(
+            target=self._print_standings, args=(self.done, self.total), name="standings", daemon=True
+        )
+        self._standings.start()
+
+    def _print_standings(self, done: int, total: int) -> None:
         from arena.results.leaderboard import render_table
         from arena.results.queries import Queries
         from arena.stats.leaderboard import compute_leaderboard
 
-        with Queries.open(Path(self.output)) as store:
-            board = compute_leaderboard(store)
-        title = f"standings after {self.done} of {self.total} games"
+        try:
+            with Queries.open(Path(self.output)) as store:
+                board = compute_leaderboard(store)
+        except Exception as exc:  # a display on the side: one line, and the event plays on
+            self.say(f"standings after {done} of {total} games not shown: {exc}")
+            return
+        games = board.confidence.games  # the store may hold a game or two more than were counted
+        title = f"standings after {games} of {total} games"
         self.say(render_table(board, title, details=False).rstrip("\n"), wrap=False)
 
     def extended(self, total: int, conf: Confidence) -> None:
@@ -231,6 +249,8 @@ class TerminalProgress(EventObserver):
         self.progress.console.print(line, markup=False, highlight=False, soft_wrap=not wrap)
 
     def stop(self) -> None:
+        if self._standings is not None:  # printed before the end, not across the final leaderboard
+            self._standings.join()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -266,7 +266,7 @@ class ManagedBot:
         if self.cpu_s and self._cgroup is None:
             shim += ["--cpu-s", str(self.cpu_s)]
         if self.sandbox.sandboxed:
-            shim += ["--nofile", str(self.sandbox.max_open_files)]
+            shim += ["--nofile", str(self.sandbox.max_open_files), "--clear-env"]
         for fd in pass_fds:
             shim += ["--pass-fd", str(fd)]
         self.starts += 1

@@ -190,6 +190,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--pass-fd", type=int, action="append", default=[], help="descriptor the bot inherits (repeatable)"
     )
+    parser.add_argument(
+        "--clear-env",
+        action="store_true",
+        help="start the command with an empty environment (the sandbox: its first process keeps what it "
+        "was started with in /proc/PID/environ, which an unprivileged bot of the same user can read)",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -213,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stderr=subprocess.STDOUT,
                 preexec_fn=_limits(args.memory_mb, args.cpu_s, args.nofile),
                 pass_fds=args.pass_fd,
+                env={} if args.clear_env else None,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             log.write(f"[arena] cannot start the bot: {exc}\n".encode())

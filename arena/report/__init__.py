@@ -29,6 +29,7 @@ from arena.text import printable
 
 REPORT_NAME = "report.html"
 PUBLISHED_MODE = 0o644
+PRIVATE_MODE = 0o600
 MAX_POINTS_PER_ENTRANT = 600  # the rating plot thins longer histories evenly (the last point always kept)
 
 
@@ -64,9 +65,10 @@ def build_report(directory: Path, output: Path | None = None, public: bool = Fal
     path = output if output is not None else directory / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html, encoding="utf-8")
-    # Written to be published (copied to a web page, mailed to a class), so readable by all whatever the
-    # umask; inside the output directory, which stays 0700, nobody else reaches it until it is copied out.
-    os.chmod(path, PUBLISHED_MODE)
+    # The public copy is written to be published (a web page, a class's mail), so readable by all whatever
+    # the umask. The organiser's copy holds the bots' logs, so only its owner may read it, wherever ``-o``
+    # puts it: a report written to a shared /tmp must not hand one author's log lines to another.
+    os.chmod(path, PUBLISHED_MODE if logs is None else PRIVATE_MODE)
     return Built(path, len(html.encode()), len(figures.games), time.perf_counter() - started)
 
 

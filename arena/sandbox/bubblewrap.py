@@ -55,6 +55,11 @@ class SandboxMode(StrEnum):
 SOCKET_DIR = "/run/arena"  # inside the sandbox: where the bot's gRPC Unix socket lives
 SOCKET_NAME = "bot.sock"
 SOCKET_DIR_BYTES = 64 * 1024  # the socket directory's tmpfs: a socket needs no data, a bot may write no more
+SHM_BYTES = 64 * 1024 * 1024
+"""``/dev/shm``'s own tmpfs: room for POSIX semaphores and shared memory (``multiprocessing`` needs it), and
+no more. Without it ``/dev/shm`` is a directory of bubblewrap's ``/dev`` tmpfs, sized at half the host's
+memory and writable by a bot wherever bubblewrap runs unprivileged (and its pages are capped only where a
+memory cgroup holds the bot)."""
 SANDBOX_UID = 65534  # nobody: the user of every bot where the range below is not mapped here
 BOT_UID_BASE = 0x7A000000
 """First user id handed to bots when the arena runs as root: inside the block that systemd leaves unused
@@ -276,6 +281,7 @@ def bwrap_argv(
             out += ["--ro-bind", link, link]
     # The private /tmp first: a directory bound below (a bot kept under /tmp) must stay visible on top of it.
     out += ["--proc", "/proc", "--dev", "/dev"]
+    out += ["--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     out += ["--perms", "1777", "--size", str(spec.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     made: set[Path] = {Path("/tmp")}
     binds = [Path(d) for d in SYSTEM_DIRS if os.path.isdir(d)]
@@ -294,15 +300,20 @@ def bwrap_argv(
         if not any(hidden.is_relative_to(b) for b in binds) or not hidden.exists():
             continue
         if hidden.is_dir():
-            out += ["--tmpfs", str(hidden)]
+            out += ["--tmpfs", str(hidden), "--remount-ro", str(hidden)]  # unprivileged, the bot owns it
         else:
             out += ["--ro-bind", "/dev/null", str(hidden)]
     if not any(cwd.is_relative_to(b) for b in binds):
         out += _parents(cwd, made)
         if cwd not in made:
-            out += ["--perms", "0755", "--dir", str(cwd)]
-    out += ["--perms", "0755", "--dir", "/run"]
+            out += ["--perms", "0555", "--dir", str(cwd)]
+    out += ["--perms", "0555", "--dir", "/run"]
     out += ["--perms", "0777", "--size", str(SOCKET_DIR_BYTES), "--tmpfs", SOCKET_DIR]
+    # The sandbox's root is a tmpfs of bubblewrap's, sized at half the host's memory; the directories made
+    # on it (the parents of what is bound, the working directory, /run) belong to the bot where bubblewrap
+    # runs unprivileged. Read-only, no bot can fill memory through them; /tmp, /dev/shm and the socket's
+    # directory are mounts of their own, sized, and stay writable.
+    out += ["--remount-ro", "/"]
     out += ["--chdir", str(cwd), "--clearenv"]
     env = {"PATH": DEFAULT_PATH, "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
     env.update(spec.env)
@@ -314,17 +325,23 @@ def bwrap_argv(
         out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
         out += [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}"]
         out += ["--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    elif prlimit := shutil.which("prlimit"):
+        # Unprivileged, the bot shares the arena's user and often has no cgroup: RLIMIT_NPROC set inside
+        # its own user namespace counts only that namespace's processes (the kernel counts per namespace),
+        # so it caps this bot's processes and threads as pids.max would, and no other bot's.
+        out += ["--", prlimit, f"--nproc={spec.max_processes}:{spec.max_processes}"]
     out += ["--", *argv]
     return out
 
 
 def _parents(path: Path, made: set[Path]) -> list[str]:
-    """``--dir`` for each missing ancestor of ``path``, world-traversable (bubblewrap's default is 0700)."""
+    """``--dir`` for each missing ancestor of ``path``, world-traversable (bubblewrap's default is 0700) and
+    writable by nobody: where bubblewrap runs unprivileged the bot owns what it makes."""
     out: list[str] = []
     for parent in reversed(path.parents):
         if parent == Path("/") or parent in made:
             continue
-        out += ["--perms", "0755", "--dir", str(parent)]
+        out += ["--perms", "0555", "--dir", str(parent)]
         made.add(parent)
     return out
 

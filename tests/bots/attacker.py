@@ -132,7 +132,10 @@ def attack_write_db() -> str | None:
 def attack_write_outside() -> str | None:
     here = Path(__file__).resolve().parent
     wrote = []
-    for target in (here / "planted.py", Path("/etc/planted"), Path("/usr/planted"), Path.cwd() / "planted"):
+    targets = [here / "planted.py", Path("/etc/planted"), Path("/usr/planted"), Path.cwd() / "planted"]
+    if ARGS.db:
+        targets.append(Path(ARGS.db).parent / "planted")  # the output directory: hidden by an empty tmpfs
+    for target in targets:
         with contextlib.suppress(OSError):
             target.write_text("planted")
             wrote.append(str(target))
@@ -391,6 +394,28 @@ def attack_fill_socket_dir() -> str | None:
     return f"wrote {written >> 20} MB beside the socket" if written > 1024 * 1024 else None
 
 
+def attack_fill_dev() -> str | None:
+    """Write into ``/dev`` itself and into ``/dev/shm`` until each fails (both lay on bubblewrap's ``/dev``
+    tmpfs, of half the host's memory, writable where bubblewrap runs unprivileged)."""
+    found = []
+    for target in (Path("/dev/fill"), Path("/dev/shm/fill")):
+        written = 0
+        try:
+            with contextlib.suppress(OSError), open(target, "wb") as f:
+                while written < ARGS.fill_mb * 1024 * 1024:
+                    f.write(b"\0" * (1024 * 1024))
+                    f.flush()
+                    written += 1024 * 1024
+        finally:
+            with contextlib.suppress(OSError):
+                written = max(written, target.stat().st_size)
+                target.unlink()
+        print(f"FILLED {target} {written}", flush=True)
+        if written > (ARGS.shm_mb if target.parent.name == "shm" else 0) * 1024 * 1024:
+            found.append(f"wrote {written >> 20} MB to {target}")
+    return "; ".join(found) or None
+
+
 def attack_swap_socket() -> str | None:
     """Once the bot's server has bound its socket, move it aside and put a link to ``--trap`` in its place."""
 
@@ -485,6 +510,7 @@ def main() -> None:
     parser.add_argument("--channel", default="euchre-collusion")
     parser.add_argument("--cleanup", action="store_true", help="collude_*: remove what was found")
     parser.add_argument("--fill-mb", type=int, default=200)
+    parser.add_argument("--shm-mb", type=int, default=64)
     parser.add_argument("--trap", default="/nonexistent")
     parser.add_argument("--neighbours", default="")
     parser.add_argument("--balloon-mb", type=int, default=1280)

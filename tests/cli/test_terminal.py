@@ -5,16 +5,21 @@ for two bots that play alike."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import itertools
 import json
 import os
 import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from arena.cli.progress import Eta, Every
+import arena.stats.leaderboard
+from arena.cli.progress import Eta, Every, TerminalProgress
 from arena.errors import ConfigError
 from arena.stats.confidence import collect, confidence
 from arena.stats.rating import RatedGame, Standing
@@ -100,6 +105,35 @@ def test_a_log_gets_progress_lines_and_interim_standings(played: tuple[Path, Pat
     lines = re.findall(r"^t: (\d+) of 8 games \(\d+%\), ETA \d:\d\d:\d\d, faults: \d+$", ran, re.M)
     assert [int(n) for n in lines] == [2, 4, 6, 8], ran
     assert "standings after 4 of 8 games" in ran and "━" not in ran, "no bar drawn into a log"
+
+
+def test_interim_standings_leave_the_event_loop_free(
+    played: tuple[Path, Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The standings are computed beside the games: while they are computed, the event loop (where the
+    games in flight wait for their bots) keeps running. No timing: the computation waits until the loop has
+    run a step after ``standings()`` returned; computed on the loop itself it would wait in vain."""
+    _, out, _ = played
+    loop_ran = threading.Event()
+    real = arena.stats.leaderboard.compute_leaderboard
+
+    def after_the_loop(*args: object, **kwargs: object) -> object:
+        assert loop_ran.wait(20), "the event loop stood still while the standings were computed"
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(arena.stats.leaderboard, "compute_leaderboard", after_the_loop)
+    text = io.StringIO()
+    progress = TerminalProgress("t", str(out), quiet=False, console=Console(file=text, width=80))
+
+    async def playing() -> None:
+        progress.done, progress.total = 4, 8
+        progress.standings()
+        await asyncio.sleep(0)
+        loop_ran.set()
+
+    asyncio.run(playing())
+    progress.stop()  # waits for the standings: they print before the end, whole
+    assert "standings after 8 of 8 games" in text.getvalue(), text.getvalue()
 
 
 def test_progress_every_reads_seconds_or_games_and_refuses_the_rest(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 from arena.conductor.checkbot import check_bot
 from arena.event.faults import FaultPolicy
 from arena.players.process import ManagedBot
-from tests.helpers import CHAOS, arena_cli, launched, sample_bot
+from tests.helpers import CHAOS, LEGALITY_DECISION_MS, arena_cli, launched, sample_bot
 
 SAMPLE_BOTS = ["random", "rules", "montecarlo"]
 
@@ -40,7 +40,7 @@ def test_check_bot_passes_the_sample_bots(module: str, tmp_path: Path) -> None:
 
     async def main() -> Any:
         async with launched(bot) as address:
-            return await check_bot(address, games_per_config=1, decision_ms=1000)
+            return await check_bot(address, games_per_config=1, decision_ms=LEGALITY_DECISION_MS)
 
     report = asyncio.run(main())
     assert report.passed, report.render()

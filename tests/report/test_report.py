@@ -283,6 +283,7 @@ def test_organiser_copy_has_each_games_log_lines_and_public_has_none(chatty: Pat
     assert "thinking" not in text and 'id="replay-botlog"' not in text
     assert all("log" not in game for game in _games_of(text))
     assert (tmp_path / "public.html").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "own.html").stat().st_mode & 0o777 == 0o600  # the logs: its owner's eyes only
 
 
 def test_every_answered_decision_time_is_placed_on_its_action(five: Path, chatty: Path) -> None:

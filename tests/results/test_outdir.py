@@ -87,20 +87,24 @@ def test_output_directory_database_key_and_logs_are_private_whatever_the_umask(t
 
 
 @pytest.mark.parametrize("umask", [0o077, 0o022])
-def test_the_report_is_written_to_be_published_while_its_directory_stays_private(
+def test_the_public_report_is_published_and_the_organisers_copy_stays_private(
     tmp_path: Path, umask: int
 ) -> None:
-    """README says to publish report.html: it is 0644 whatever the umask, in the event's directory and
-    where ``arena report -o`` puts it; the directory itself stays 0700, so nobody reaches it there."""
+    """README says to publish the ``--public`` copy: it is 0644 whatever the umask, where ``arena report -o``
+    puts it. The organiser's copy holds the bots' logs: 0600 whatever the umask, in the event's directory
+    and anywhere else (a shared /tmp); the directory itself stays 0700."""
     old = os.umask(umask)
     try:
         out = played(tmp_path, "out")
         assert arena_cli("report", str(out)).returncode == 0
-        elsewhere = tmp_path / "public" / "cup.html"
-        assert arena_cli("report", str(out), "-o", str(elsewhere)).returncode == 0
+        mine = tmp_path / "shared" / "cup.html"
+        assert arena_cli("report", str(out), "-o", str(mine)).returncode == 0
+        public = tmp_path / "public" / "cup.html"
+        assert arena_cli("report", str(out), "--public", "-o", str(public)).returncode == 0
     finally:
         os.umask(old)
-    assert file_mode(out / "report.html") == file_mode(elsewhere) == 0o644
+    assert file_mode(out / "report.html") == file_mode(mine) == 0o600
+    assert file_mode(public) == 0o644
     assert file_mode(out) == 0o700
 
 

@@ -25,7 +25,7 @@ from sample_bots.montecarlo import Sampler
 from sample_bots.policy import choose_state
 from sample_bots.policy.solver import Position, Solver, solve
 from sample_bots.rules import RulesBot
-from tests.helpers import launched
+from tests.helpers import LEGALITY_DECISION_MS, launched
 from tests.sample_bots.test_solver import brute_force, making_seats, position_after
 
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -47,7 +47,7 @@ def test_check_bot_passes_the_champion(tmp_path: Path) -> None:
 
     async def main() -> Any:
         async with launched(bot) as address:
-            return await check_bot(address, games_per_config=1, decision_ms=1000)
+            return await check_bot(address, games_per_config=1, decision_ms=LEGALITY_DECISION_MS)
 
     report = asyncio.run(main())
     assert report.passed, report.render()
@@ -192,6 +192,7 @@ def test_the_champion_is_deterministic_given_its_seed() -> None:
         first._deadline = second._deadline = time.monotonic() + 120.0
         assert first.act(view) == second.act(view)
         assert first.play_stats == second.play_stats
+        assert first.stops == second.stops and {why for _, why in first.stops} <= {"samples", "work"}
 
 
 # --------------------------------------------------------------------------------------------- bidding

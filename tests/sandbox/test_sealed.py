@@ -16,10 +16,13 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -28,7 +31,7 @@ from arena.event.config import parse_config
 from arena.executor.local import LocalExecutor
 from arena.players.connection import BotConnection
 from arena.players.process import ManagedBot
-from arena.sandbox import SandboxMode, SandboxSpec
+from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap
 from tests.conftest import missing
 from tests.helpers import ROOT
 
@@ -133,6 +136,141 @@ def test_a_bot_cannot_fill_the_host_disk_through_its_socket_directory(tmp_path: 
     assert filled is not None, _log(bot)[-2000:]
     assert int(filled[1]) <= 1024 * 1024, f"wrote {int(filled[1]) >> 20} MB beside its socket"
     assert before - shutil.disk_usage(host).free < 100 * 1024 * 1024
+
+
+FILL_DEV = """
+import asyncio, sys
+from pathlib import Path
+from arena.players.process import ManagedBot
+from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap
+out = Path(sys.argv[1])
+command = f"{{python}} {sys.argv[2]} --attacks fill_dev --fill-mb 200 --shm-mb 64 --address {{address}}"
+bot = ManagedBot("devfiller", command, out / "devfiller.log", startup_timeout_s=60,
+                 sandbox=SandboxSpec(mode=SandboxMode.BUBBLEWRAP))
+async def scenario() -> None:
+    try:
+        await bot.start()
+    finally:
+        await bot.close()
+asyncio.run(scenario())
+"""
+
+
+@pytest.mark.needs_bwrap
+@pytest.mark.parametrize("arena_user", ["as-run", "unprivileged"])
+def test_a_bot_cannot_fill_memory_through_dev(arena_user: str) -> None:
+    """``/dev`` and ``/dev/shm`` were bubblewrap's ``/dev`` tmpfs (half the host's memory), writable by the
+    bot where the arena runs unprivileged: a bot wrote 200 MB to each. It tries 200 MB into each again, with
+    the arena run as this test runs, and as an unprivileged user (nobody in a user namespace, when run as
+    root)."""
+    prefix: list[str] = []
+    if arena_user == "unprivileged" and os.geteuid() == 0:
+        # A user namespace where this process is nobody: the arena takes its unprivileged path (bubblewrap
+        # without root), and can still read an interpreter kept under /root.
+        prefix = ["unshare", "--user", "--map-user=65534", "--map-group=65534"]
+        if subprocess.run([*prefix, "true"], capture_output=True).returncode != 0:
+            pytest.skip("unshare cannot map this user to nobody in a user namespace here")
+    with tempfile.TemporaryDirectory() as where:  # pytest's own tmp_path is its user's only
+        out = Path(where)
+        out.chmod(0o777)
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", FILL_DEV, str(out), str(ATTACKER)],
+            cwd=ROOT,
+            env={**os.environ, "HOME": str(out), "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        logs = "".join(p.read_text(errors="replace") for p in sorted(out.glob("devfiller.log*")))
+    assert done.returncode == 0, done.stderr[-2000:] + logs[-2000:]
+    assert "ATTACK fill_dev FAILED" in logs, logs[-3000:]
+    shm = re.search(r"^FILLED /dev/shm/fill (\d+)$", logs, re.M)
+    assert shm is not None and int(shm[1]) <= 64 * 1024 * 1024, logs[-3000:]
+
+
+FORK_BOMB = """
+import os, time
+count = 0
+try:
+    while count < 1000:
+        if os.fork() == 0:
+            time.sleep(5)
+            os._exit(0)
+        count += 1
+except OSError:
+    pass
+print("FORKED", count, flush=True)
+"""
+
+
+def _unprivileged_sandbox(command: list[str], spec: SandboxSpec, bot_path: Path) -> list[str]:
+    """The sandbox's command as an unprivileged arena builds it, run as nobody when this test runs as root
+    (with the host's own programs: nobody may not reach an interpreter kept under /root)."""
+    with (
+        mock.patch.object(bubblewrap.os, "geteuid", return_value=1000),
+        mock.patch.object(bubblewrap, "sdk_paths", return_value=[]),  # these programs need no package
+    ):
+        argv = bubblewrap.bwrap_argv(command, spec, bot_path=bot_path, cwd=bot_path)
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    return [*prefix, *argv]
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A directory nobody can read (pytest's own tmp_path is its user's only), outside /tmp: inside the
+    sandbox /tmp is the bot's own, and the directories of the bot's path must lie on the sandbox's root."""
+    where = Path(tempfile.mkdtemp(dir="/var/tmp" if os.access("/var/tmp", os.W_OK) else None))
+    where.chmod(0o755)
+    yield where
+    shutil.rmtree(where, ignore_errors=True)
+
+
+@pytest.mark.needs_bwrap
+def test_a_fork_bomb_is_capped_where_the_arena_runs_unprivileged(shared_dir: Path) -> None:
+    """Unprivileged and without cgroups, a bot forked 2,000 processes. Two sandboxes at once, as nobody:
+    each is capped at its own ``max_processes``, neither at the other's count."""
+    system_python = Path("/usr/bin/python3")
+    if not system_python.exists():
+        pytest.skip("no /usr/bin/python3 to run the bomb as nobody")
+    (shared_dir / "bomb.py").write_text(FORK_BOMB)
+    argv = _unprivileged_sandbox(
+        [str(system_python), str(shared_dir / "bomb.py")], SandboxSpec(max_processes=40), shared_dir
+    )
+    runs = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={})
+        for _ in range(2)
+    ]
+    outputs = [r.communicate(timeout=60) for r in runs]
+    counts = [re.search(r"FORKED (\d+)", out) for out, _ in outputs]
+    assert all(counts), outputs
+    assert all(int(c[1]) < 40 for c in counts if c), outputs  # the cap, less the bot and bubblewrap's init
+    assert all(int(c[1]) >= 30 for c in counts if c), outputs  # each its own count: not one shared cap
+
+
+WRITES = """
+for target in / /run "$PWD" "${PWD%/*}" "$PWD/results" /dev /tmp /dev/shm /run/arena; do
+    if (echo x > "$target/planted") 2>/dev/null; then echo "WROTE $target"; fi
+    chmod u+w "$target" 2>/dev/null && (echo x > "$target/planted") 2>/dev/null && echo "CHMOD $target"
+done
+df -k /tmp /dev/shm /run/arena | tail -n 3
+"""
+
+
+@pytest.mark.needs_bwrap
+def test_an_unprivileged_bot_can_write_only_to_its_sized_mounts(shared_dir: Path) -> None:
+    """Unprivileged, the bot owned what bubblewrap made (the root tmpfs of half the host's memory, the
+    directories on it, the tmpfs hiding the results): it could write, or chmod and write, into any of them.
+    As nobody it tries each; only /tmp, /dev/shm and the socket's directory take a write, each sized."""
+    bot = shared_dir / "bot"
+    (bot / "results").mkdir(parents=True)
+    spec = SandboxSpec(hide=(bot / "results",), tmp_mb=16)
+    argv = _unprivileged_sandbox(["/bin/sh", "-c", WRITES], spec, bot)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={})
+    wrote = set(re.findall(r"^(?:WROTE|CHMOD) (\S+)$", done.stdout, re.M))
+    assert wrote == {"/tmp", "/dev/shm", "/run/arena"}, done.stdout + done.stderr
+    sizes = [int(line.split()[1]) for line in done.stdout.splitlines()[-3:]]
+    assert sizes[0] == 16 * 1024 and sizes[1] == bubblewrap.SHM_BYTES // 1024 and sizes[2] <= 64, done.stdout
+    assert not (bot / "results" / "planted").exists()
 
 
 @pytest.mark.needs_bwrap
