@@ -164,6 +164,15 @@ def true_adjacent_gaps(events: list[Event]) -> list[float]:
     return out
 
 
+def field_gaps(own: dict[tuple[str, str], list[float]]) -> dict[str, list[float]]:
+    """Each field's true adjacent gaps: the mean of its modes' (the modes measure the same bots)."""
+    out = {}
+    for fld in sorted({f for f, _ in own}):
+        modes = [own[fld, m] for m in ("plain", "duplicate") if (fld, m) in own]
+        out[fld] = [float(np.mean(column)) for column in zip(*modes, strict=True)]
+    return out
+
+
 def oracle_prior(gap_sets: list[list[float]], width: float = 0.002) -> Prior:
     """Atoms at the true adjacent gaps (±, halves of equal weight) and at 0 for the true ties; each set
     (a field) weighs the same."""
@@ -268,23 +277,10 @@ def main(argv: list[str] | None = None) -> None:
         groups[e.field, e.mode].append(e)
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     own = {key: true_adjacent_gaps(group) for key, group in groups.items()}
-    fields = sorted({f for f, _ in groups})
-    per_field = [
-        [
-            float(np.mean([own[f, m][i] for m in ("plain", "duplicate") if (f, m) in own]))
-            for i in range(len(own[next(k for k in own if k[0] == f)]))
-        ]
-        for f in fields
-    ]
-    pooled = oracle_prior(per_field)
-    same_size = {
-        f: [
-            oracle_prior([g])
-            for f2, g in zip(fields, per_field, strict=True)
-            if len(g) == len(per_field[fields.index(f)])
-        ]
-        for f in fields
-    }
+    gaps = field_gaps(own)
+    pooled = oracle_prior(list(gaps.values()))
+    # The fields an event could be, as far as its number of pairs tells: those with as many entrants.
+    same_size = {f: [oracle_prior([g]) for g in gaps.values() if len(g) == len(gaps[f])] for f in gaps}
     for (fld, mode), group in groups.items():
         truth = truth_of(group)
         print(
