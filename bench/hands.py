@@ -14,11 +14,12 @@ same quantity with the game's scores on top and need several times the CPU for t
 
 The bots are bench/strength.py's names; ``champion-play`` and ``champion-bid`` are the two halves of the
 champion (its card play with the rules player's bidding, and the reverse), so that the edges of the
-phases can be told apart on the same deals. The bots' work budgets bind first on any machine that gives
-them CPU, so a run is deterministic given ``--seed`` -- except that the champion's CPU cap (``budget_s``,
-0.25 s of thread CPU) does bind on early card decisions of a loaded machine: two runs of the same
-``champion-play`` on the same 10 deals gave +0.150 and +0.120 (load average 8 to 10), so repeat runs
-differ by a few hundredths, which the intervals below dwarf.
+phases can be told apart on the same deals. A run is deterministic given ``--seed`` only where the bots'
+guess counts and work budgets stop their searches: the champion's CPU cap (``budget_s``, 0.25 s of thread
+CPU) stops some card searches even on a quiet machine (README's champion paragraph), and more on a loaded
+one: two runs of the same ``champion-play`` on the same 10 deals gave +0.150 and +0.120 (load average 8 to
+10). Add ``@budget_s=10.0`` to a champion's name for a run that depends on the seed alone (the ISMCTS
+comparison below).
 
 Measured 2026-12-03 (two cores shared with other jobs, load average 8 to 10, ``nice -n 10``), the halves
 of the champion against rules, pts/hand, 95% CI over deals, every seat of each deal:
@@ -39,6 +40,21 @@ the error is PIMC's, not the sampling's); sharper inference (``@inference=0.02+t
 thresholds are near their best against rules players:
 ``--bots rules:order_up=2.35,rules:order_up=2.1,...`` over 3000 deals moved no threshold of ``Style`` by
 more than +0.004 ± 0.002 (``wait_margin=0``).
+
+ISMCTS card play against PIMC (``sample_bots/policy/ismcts.py``; both at fixed work, ``@budget_s=10.0``,
+so the runs depend on the seed alone), measured 2026-12-03, two cores shared, ``nice -n 10``:
+
+    python bench/hands.py --deals 60 --workers 1 \
+        --bots "champion-play@budget_s=10.0,champion-play@ismcts_iterations=300+budget_s=10.0"
+      PIMC +0.042 ± 0.037 (143 s CPU); ISMCTS 300 iterations +0.067 ± 0.044 (296 s); PIMC - ISMCTS
+      -0.026 ± 0.044
+    python bench/hands.py --deals 100 --seed 61 --workers 2 --bots "champion-play@budget_s=10.0,\
+        champion-play@ismcts_iterations=300+budget_s=10.0,champion-play@ismcts_iterations=150+budget_s=10.0"
+      PIMC +0.040 ± 0.030 (252 s); ISMCTS 300 +0.016 ± 0.032 (501 s); ISMCTS 150 (PIMC's CPU) +0.011 ±
+      0.032 (254 s); PIMC - ISMCTS 300 +0.023 ± 0.024, PIMC - ISMCTS 150 +0.028 ± 0.027
+
+Over the 160 deals ISMCTS is no better than PIMC at twice its CPU, and worse at the same CPU: PIMC stays
+the champion's card play; ISMCTS is kept as the option ``ismcts_iterations``.
 """
 
 from __future__ import annotations

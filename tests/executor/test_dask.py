@@ -340,7 +340,17 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(
         assert shims, "the worker launched no bots"
         victim.send_signal(signal.SIGKILL)
         victim.wait(10)
-        out, err = arena.communicate(timeout=300)
+        try:
+            out, err = arena.communicate(timeout=300)
+        except subprocess.TimeoutExpired:  # seen once beside two burners: keep what tells where it hung
+            arena.kill()
+            out, err = arena.communicate()
+            logs = "".join(
+                f"\n--- {p.name}\n" + p.read_text()[-3000:] for p in sorted(tmp_path.glob("w*.log"))
+            )
+            with Store.open(tmp_path / "out", create=False) as store:
+                stored = store.database.all("SELECT COUNT(*) FROM games")[0][0]
+            pytest.fail(f"the arena hung after the worker died ({stored} games stored)\n{out}{err}{logs}")
         assert arena.returncode == 0, out + err
         with Store.open(tmp_path / "out", create=False) as store:
             ids = [r[0] for r in store.database.all("SELECT game_id FROM games")]
