@@ -53,8 +53,13 @@ so the runs depend on the seed alone), measured 2026-12-03, two cores shared, ``
       PIMC +0.040 ± 0.030 (252 s); ISMCTS 300 +0.016 ± 0.032 (501 s); ISMCTS 150 (PIMC's CPU) +0.011 ±
       0.032 (254 s); PIMC - ISMCTS 300 +0.023 ± 0.024, PIMC - ISMCTS 150 +0.028 ± 0.027
 
-Over the 160 deals ISMCTS is no better than PIMC at twice its CPU, and worse at the same CPU: PIMC stays
-the champion's card play; ISMCTS is kept as the option ``ismcts_iterations``.
+    python bench/hands.py --variant call-ace --deals 60 --workers 2 \
+        --bots "champion-play@budget_s=10.0,champion-play@ismcts_iterations=300+budget_s=10.0"
+      PIMC +0.019 ± 0.059 (123 s); ISMCTS 300 +0.032 ± 0.053 (242 s); PIMC - ISMCTS -0.013 ± 0.037
+
+Over the 160 Five-handed deals ISMCTS is no better than PIMC at twice its CPU, and worse at the same CPU;
+in Call-Ace the two are within noise at twice the CPU. PIMC stays the champion's card play; ISMCTS is kept
+as the option ``ismcts_iterations``.
 """
 
 from __future__ import annotations
