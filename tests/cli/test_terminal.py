@@ -104,7 +104,10 @@ def test_a_log_gets_progress_lines_and_interim_standings(played: tuple[Path, Pat
     _, _, ran = played
     lines = re.findall(r"^t: (\d+) of 8 games \(\d+%\), ETA \d:\d\d:\d\d, faults: \d+$", ran, re.M)
     assert [int(n) for n in lines] == [2, 4, 6, 8], ran
-    assert "standings after 4 of 8 games" in ran and "━" not in ran, "no bar drawn into a log"
+    # Asked after game 4, computed on a thread from what is stored by then: games 5 to 8 may be in already,
+    # and the title counts the games the standings were computed on.
+    assert re.search(r"^standings after [4-8] of 8 games", ran, re.M), ran
+    assert "━" not in ran, "no bar drawn into a log"
 
 
 def test_interim_standings_leave_the_event_loop_free(
