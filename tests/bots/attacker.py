@@ -377,9 +377,10 @@ def _own_socket() -> Path:
     return Path(ARGS.address.removeprefix("unix:"))
 
 
-def attack_fill_socket_dir() -> str | None:
-    """Write into the directory of the bot's socket until it fails (the socket dir was a host directory)."""
-    target, written = _own_socket().parent / "fill", 0
+def _fill(target: Path) -> int:
+    """Write ``target`` a megabyte at a time until ``--fill-mb`` or a failure; the bytes that got there (the
+    file is removed after)."""
+    written = 0
     try:
         with contextlib.suppress(OSError), open(target, "wb") as f:
             while written < ARGS.fill_mb * 1024 * 1024:
@@ -390,6 +391,12 @@ def attack_fill_socket_dir() -> str | None:
         with contextlib.suppress(OSError):
             written = max(written, target.stat().st_size)
             target.unlink()
+    return written
+
+
+def attack_fill_socket_dir() -> str | None:
+    """Write into the directory of the bot's socket until it fails (the socket dir was a host directory)."""
+    written = _fill(_own_socket().parent / "fill")
     print(f"FILLED {written}", flush=True)
     return f"wrote {written >> 20} MB beside the socket" if written > 1024 * 1024 else None
 
@@ -398,20 +405,10 @@ def attack_fill_dev() -> str | None:
     """Write into ``/dev`` itself and into ``/dev/shm`` until each fails (both lay on bubblewrap's ``/dev``
     tmpfs, of half the host's memory, writable where bubblewrap runs unprivileged)."""
     found = []
-    for target in (Path("/dev/fill"), Path("/dev/shm/fill")):
-        written = 0
-        try:
-            with contextlib.suppress(OSError), open(target, "wb") as f:
-                while written < ARGS.fill_mb * 1024 * 1024:
-                    f.write(b"\0" * (1024 * 1024))
-                    f.flush()
-                    written += 1024 * 1024
-        finally:
-            with contextlib.suppress(OSError):
-                written = max(written, target.stat().st_size)
-                target.unlink()
+    for target, allowed_mb in ((Path("/dev/fill"), 0), (Path("/dev/shm/fill"), ARGS.shm_mb)):
+        written = _fill(target)
         print(f"FILLED {target} {written}", flush=True)
-        if written > (ARGS.shm_mb if target.parent.name == "shm" else 0) * 1024 * 1024:
+        if written > allowed_mb * 1024 * 1024:
             found.append(f"wrote {written >> 20} MB to {target}")
     return "; ".join(found) or None
 
