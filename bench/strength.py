@@ -115,7 +115,7 @@ def bot_class(name: str, mc_samples: int) -> type[Bot]:
         if name == "champion-solvebid":
             return ChampionBot.configured(phases=frozenset(Phase) - play, bid_solver=True)
         return ChampionBot.configured(phases=play if name == "champion-play" else frozenset(Phase) - play)
-    raise SystemExit(f"unknown bot {name!r}: expected random, rules, montecarlo or champion")
+    raise ValueError(f"unknown bot {name!r}: expected random, rules, montecarlo or champion")
 
 
 def a_seats(config: GameConfig, game: int, copies: int) -> tuple[int, ...]:
@@ -230,17 +230,15 @@ def sprt_pairs(text: str) -> list[tuple[str, str]]:
     pairs = [tuple(p.split(":")) for p in text.split(",")]
     for pair in pairs:
         if len(pair) != 2 or any(name not in SPECS for name in pair):
-            raise SystemExit(f"--sprt: bad pair {':'.join(pair)!r}: expected A:B of {', '.join(SPECS)}")
+            raise ValueError(f"--sprt: bad pair {':'.join(pair)!r}: expected A:B of {', '.join(SPECS)}")
     return [(a, b) for a, b in pairs]
 
 
 def run_sprt_matches(pairs: list[tuple[str, str]], variants: list[str], args: argparse.Namespace) -> None:
     """One ``arena match`` per pair and variant, one game at a time (one process: the machine is shared),
-    each printed with its exact command, its wall time and the SPRT's last line."""
+    each printed with its exact command, its wall time and the SPRT's verdict."""
     arena = Path(sys.executable).with_name("arena")
     for variant in variants:
-        if variant not in MATCH_VARIANTS:
-            raise SystemExit(f"--sprt plays {', '.join(MATCH_VARIANTS)} (arena match's default options)")
         for cand, base in pairs:
             out = Path(args.sprt_output) / f"{variant}-{cand}-{base}"
             command = [
@@ -251,10 +249,24 @@ def run_sprt_matches(pairs: list[tuple[str, str]], variants: list[str], args: ar
             print("$ " + " ".join(command), flush=True)
             started = time.monotonic()
             done = subprocess.run(command, capture_output=True, text=True, check=False)
-            lines = [line for line in done.stdout.splitlines() if line.startswith("SPRT")] or [done.stderr]
             verdict = {0: "H1", 1: "H0", 3: "undecided"}.get(done.returncode, f"exit {done.returncode}")
             print(f"{variant:<12} {cand} vs {base}: {verdict} in {time.monotonic() - started:.0f} s wall")
-            print("  " + lines[-1].strip(), flush=True)
+            print("  " + (sprt_paragraph(done.stdout) or done.stderr.strip()), flush=True)
+
+
+def sprt_paragraph(stdout: str) -> str:
+    """The match's verdict, which ``arena match`` wraps at 80 columns: the last line starting ``SPRT`` and
+    the indented lines after it, joined (the edge, its interval and the decision are on the later ones)."""
+    lines = stdout.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("SPRT")]
+    if not starts:
+        return ""
+    out = [lines[starts[-1]].strip()]
+    for line in lines[starts[-1] + 1 :]:
+        if not line.startswith(" "):
+            break
+        out.append(line.strip())
+    return " ".join(out)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -281,13 +293,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sprt-output", default="results/strength", help="with --sprt: where matches go")
     args = parser.parse_args(argv)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
-    if args.sprt is not None:
-        run_sprt_matches(sprt_pairs(args.sprt), variants, args)
-        return
-    for v in variants:
-        if v not in VARIANTS:
-            raise SystemExit(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)} or all")
     pairs = args.pairs.split(",")
+    try:  # bad input is one line and exit 2, here, not a traceback in a worker
+        if args.sprt is not None:
+            sprt = sprt_pairs(args.sprt)
+            for v in variants:
+                if v not in MATCH_VARIANTS:
+                    plays = ", ".join(MATCH_VARIANTS)
+                    raise ValueError(f"--sprt plays {plays} (arena match's default options)")
+        for v in variants:
+            if v not in VARIANTS:
+                raise ValueError(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)} or all")
+        for pair in [] if args.sprt is not None else pairs:
+            names = pair.split(":")
+            if len(names) != 2:
+                raise ValueError(f"--pairs: bad pair {pair!r}: expected A:B")
+            for name in names:
+                bot_class(name, args.mc_samples)
+    except ValueError as exc:
+        parser.exit(2, f"strength.py: {exc}\n")
+    if args.sprt is not None:
+        run_sprt_matches(sprt, variants, args)
+        return
     tasks = [
         GameTask(v, p, g, args.seed, args.copies, args.mc_samples)
         for v in variants
