@@ -1,7 +1,7 @@
 """Duplicate single-hand benchmark: a bot's edge over the rules player in points per hand, hand by hand.
 
     python bench/hands.py [--deals 60] [--variant five-handed] [--bots champion,champion-play,champion-bid]
-                          [--workers 2] [--seed 1]
+                          [--workers 2] [--seed 1] [--measure relative|own]
 
 Each deal (``GameState(config, seed=d, single_hand=True)``) is played once by rules players at every seat
 (the baseline) and, for every seat s, once more with the bot at s and rules players elsewhere. The bot's
@@ -81,9 +81,14 @@ from bench.strength import VARIANTS, bot_class
 from sample_bots.policy import choose_state
 
 
-def seat_utility(state: GameState, seat: int) -> float:
+def seat_utility(state: GameState, seat: int, measure: str = "relative") -> float:
+    """What the hand gave ``seat``: ``relative``, its points minus the others' mean (classic: its team's
+    minus the other team's); ``own``, its points, what the arena's points per hand and ``arena match``
+    count."""
     points = state.results[-1].points
     n = state.n
+    if measure == "own":
+        return float(points[seat])
     if state.config.team_play:
         return float(points[seat] - points[(seat + 1) % n])
     return points[seat] - (sum(points) - points[seat]) / (n - 1)
@@ -105,9 +110,9 @@ def play_hand(config: GameConfig, deal: int, bot: Bot | None, seat: int) -> Game
     return state
 
 
-def deal_edges(task: tuple[str, str, int]) -> tuple[str, int, list[float], float]:
+def deal_edges(task: tuple[str, str, int, str]) -> tuple[str, int, list[float], float]:
     """The bot's edge at every seat of one deal, and the CPU seconds it took."""
-    variant, name, deal = task
+    variant, name, deal, measure = task
     config = GameConfig.from_dict(VARIANTS[variant])
     started = time.process_time()
     base = play_hand(config, deal, None, 0)
@@ -116,7 +121,7 @@ def deal_edges(task: tuple[str, str, int]) -> tuple[str, int, list[float], float
     for seat in range(config.num_players):
         bot = cls(seed=deal) if hasattr(cls, "rng_for") else cls()  # type: ignore[call-arg]
         state = play_hand(config, deal, bot, seat)
-        edges.append(seat_utility(state, seat) - seat_utility(base, seat))
+        edges.append(seat_utility(state, seat, measure) - seat_utility(base, seat, measure))
     return name, deal, edges, time.process_time() - started
 
 
@@ -135,10 +140,18 @@ def tuned(name: str) -> type[Bot]:
     cls = bot_class(base, 32)
     if not settings:
         return cls
-    fields = {
-        key: (float(v) if "." in v else int(v)) for key, v in (kv.split("=") for kv in settings.split("+"))
-    }
+    fields = {key: setting(v) for key, v in (kv.split("=") for kv in settings.split("+"))}
     return cls.configured(**fields)  # type: ignore[attr-defined,no-any-return]
+
+
+def setting(text: str) -> int | float | str:
+    """A setting's value as written: ``300000`` an int, ``10.0`` a float, ``own`` a string."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def mean_ci(values: list[float]) -> tuple[float, float]:
@@ -159,6 +172,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--every", type=int, default=20, help="print the figures so far every N deals")
+    parser.add_argument(
+        "--measure",
+        choices=("relative", "own"),
+        default="relative",
+        help="the edge in points minus the others' mean (default) or in own points (arena match's)",
+    )
     args = parser.parse_args(argv)
     if args.variant not in VARIANTS:
         parser.exit(2, f"unknown variant {args.variant!r}: expected one of {', '.join(VARIANTS)}\n")
@@ -168,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
             styled(name) if name.startswith("rules:") else tuned(name)
         except (SystemExit, TypeError, ValueError) as exc:
             parser.exit(2, f"bad bot {name!r}: {exc}\n")
-    tasks = [(args.variant, name, args.seed + d) for d in range(args.deals) for name in names]
+    tasks = [(args.variant, name, args.seed + d, args.measure) for d in range(args.deals) for name in names]
     per: dict[str, dict[int, list[float]]] = {name: {} for name in names}
     cpu = dict.fromkeys(names, 0.0)
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
@@ -181,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
                 and deal - args.seed + 1 < args.deals
             ):
                 report(per, cpu, f"{args.variant}: first {deal - args.seed + 1} deals")
-    report(per, cpu, f"{args.variant}: {args.deals} deals from seed {args.seed}, every seat")
+    report(per, cpu, f"{args.variant}: {args.deals} deals from seed {args.seed}, every seat, {args.measure}")
 
 
 def report(per: dict[str, dict[int, list[float]]], cpu: dict[str, float], title: str) -> None:

@@ -41,9 +41,17 @@ from typing import Any, ClassVar
 from arena.bot import run
 from arena.engine import ACTIONS, Action, Phase, View
 from arena.engine.actions import PLAY_BASE, encode
-from arena.engine.scoring import hand_points
+from arena.engine.scoring import game_over, hand_points
 from arena.engine.state import P_OVER, P_PLAY, GameState
-from sample_bots.montecarlo import SETTINGS, MonteCarloBot, Sampler, candidates, hand_utility, pick
+from sample_bots.montecarlo import (
+    SETTINGS,
+    MonteCarloBot,
+    Sampler,
+    candidates,
+    hand_utility,
+    pick,
+    win_chance,
+)
 from sample_bots.policy import Style, choose, choose_state, ismcts, seen_from_view
 from sample_bots.policy.solver import TRICKS, Position, SearchAborted, Solver
 
@@ -177,7 +185,7 @@ class ChampionBot(MonteCarloBot):
                 stop = "work" if solver.nodes > solver.limit else clock_stop(solver)
                 break
             work += solver.nodes
-            worth = utilities(state, seat)
+            worth = utilities(state, seat, self.objective)
             for card in cards:
                 totals[card] += worth[values[card - PLAY_BASE]]
             done += 1
@@ -211,8 +219,10 @@ class ChampionBot(MonteCarloBot):
                 return True
             return False
 
+        objective = self.objective
+
         def reward(state: GameState, seat: int) -> float:
-            return hand_utility(state, seat, "points")
+            return hand_utility(state, seat, objective)
 
         root, done = ismcts.search(
             lambda: sampler.sample(rng), self.ismcts_iterations, reward, rng, self.ismcts_c, self.style, stop
@@ -250,8 +260,9 @@ class ChampionBot(MonteCarloBot):
                 for option in options:
                     limit = max(self.bid_work - work, self.bid_work // 4)
                     values[option], nodes = option_value(
-                        state, option, view.seat, self.style, limit, stop_at, cpu_stop + self.budget_s / 4
-                    )
+                        state, option, view.seat, self.style, limit, stop_at, cpu_stop + self.budget_s / 4,
+                        self.objective,
+                    )  # fmt: skip
                     work += nodes
             except SearchAborted:
                 break
@@ -294,9 +305,11 @@ def option_value(
     nodes: float = float("inf"),
     deadline: float = float("inf"),
     cpu_deadline: float = float("inf"),
+    objective: str = "points",
 ) -> tuple[float, int]:
-    """What ``option`` at ``state`` (a full deal in the bidding) is worth to ``seat`` and the solver nodes
-    it took: the rules players bid out the rest (``bid_out``), then both sides play perfectly.
+    """What ``option`` at ``state`` (a full deal in the bidding) is worth to ``seat`` (by ``objective``:
+    ``utilities``) and the solver nodes it took: the rules players bid out the rest (``bid_out``), then
+    both sides play perfectly.
 
     :raises SearchAborted: past ``nodes`` (or the clocks) in the solve.
     """
@@ -304,11 +317,11 @@ def option_value(
     sim.apply_unchecked(option)
     bid_out(sim, style)
     if sim.phase != P_PLAY:  # the hand ended in the bidding
-        return hand_utility(sim, seat, "points"), 0
+        return hand_utility(sim, seat, objective), 0
     position = Position.from_state(sim)
     solver = Solver(position)
     solver.bound(nodes=nodes, deadline=deadline, cpu_deadline=cpu_deadline)
-    return solved_utility(solver, position, utilities(sim, seat)), solver.nodes
+    return solved_utility(solver, position, utilities(sim, seat, objective)), solver.nodes
 
 
 def solved_utility(solver: Solver, position: Position, worth: list[float]) -> float:
@@ -322,18 +335,37 @@ def solved_utility(solver: Solver, position: Position, worth: list[float]) -> fl
     return worth[TRICKS]
 
 
-def utilities(state: GameState, seat: int) -> list[float]:
+def utilities(state: GameState, seat: int, objective: str = "points") -> list[float]:
     """What the hand is worth to ``seat`` for each count of the making side's tricks (0..5), by RULES.md:
-    its points minus the mean of the others' (classic: its team's minus the other team's)."""
+    its points minus the mean of the others' (classic: its team's minus the other team's); with
+    ``objective="own"`` its own points, with ``"win"`` ten times its chance of winning the game from the
+    scores after the hand (``montecarlo.hand_utility``'s three objectives)."""
     config, n = state.config, state.n
     out = []
     for tricks in range(TRICKS + 1):
         _, points = hand_points(config, state.maker, state.partner, state.alone, tricks)
-        if config.team_play:
+        if objective == "win":
+            out.append(win_worth(state, seat, points))
+        elif objective == "own":
+            out.append(float(points[seat]))
+        elif config.team_play:
             out.append(float(points[seat] - points[(seat + 1) % n]))
         else:
             out.append(points[seat] - (sum(points) - points[seat]) / (n - 1))
     return out
+
+
+def win_worth(state: GameState, seat: int, points: tuple[int, ...]) -> float:
+    """``hand_utility(..., "win")`` of the hand ending with ``points``: exact when they end the game (the
+    engine's ``game_over``: the target, its tie-breaks, the hand cap), else ``win_chance`` of the scores."""
+    before = state.scores
+    after = [b + p for b, p in zip(before, points, strict=True)]
+    outcome = game_over(state.config, after, before, state.hand_index + 1)
+    if outcome is None:
+        return 10.0 * win_chance(after, seat, state.config)
+    if seat not in outcome.winners:
+        return 0.0
+    return 10.0 if state.config.team_play else 10.0 / len(outcome.winners)
 
 
 if __name__ == "__main__":

@@ -88,8 +88,9 @@ class MonteCarloBot(Bot):
     seed: ClassVar[int] = 0
     """Base seed of the per-decision generators."""
     objective: ClassVar[str] = "win"
-    """What a simulated hand is worth (``hand_utility``): ``"win"`` (chance of winning the game) or
-    ``"points"`` (points relative to the other seats)."""
+    """What a simulated hand is worth (``hand_utility``): ``"win"`` (chance of winning the game),
+    ``"points"`` (points relative to the other seats) or ``"own"`` (the seat's own points: what the arena's
+    points per hand ranks)."""
     inference: ClassVar[float] = 0.1
     """Chance of keeping a guess per decision of another seat this hand (bid, discard, call, card played)
     that the rules player would not have made with the guessed cards (1 = no inference)."""
@@ -233,7 +234,9 @@ def hand_utility(state: GameState, seat: int, objective: str = "win") -> float:
 
     ``"win"``: ten times its chance of winning the game from the scores after the hand (``win_chance``; exact
     when the hand ended the game). ``"points"``: its points minus the average of the others' (classic: its
-    team's minus the other team's).
+    team's minus the other team's). ``"own"``: its points (classic: its team's), the number the arena's
+    points per hand and ``arena match`` measure: no score is ever negative, so a euchre costs the maker
+    nothing there, only the points it did not make.
     """
     if objective == "win":
         outcome = state.outcome
@@ -245,6 +248,8 @@ def hand_utility(state: GameState, seat: int, objective: str = "win") -> float:
         return 10.0 * win_chance(state.scores, seat, state.config)
     points = state.results[-1].points
     n = state.n
+    if objective == "own":
+        return float(points[seat])
     if state.config.team_play:
         return float(points[seat] - points[(seat + 1) % n])
     return points[seat] - (sum(points) - points[seat]) / (n - 1)

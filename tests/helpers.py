@@ -242,6 +242,26 @@ def sample_bot(module: str, log_dir: Path) -> ManagedBot:
     )
 
 
+def configured_bot(name: str, module: str, cls: str, settings: str, log_dir: Path) -> ManagedBot:
+    """``sample_bots.MODULE``'s ``CLS.configured(SETTINGS)`` under the SDK's entry point, as a managed bot
+    process: the real process and code path with a smaller search, so a check-bot run takes seconds."""
+    code = f"from arena.bot import run; from sample_bots.{module} import {cls}; "
+    code += f"run({cls}.configured({settings}))"
+    return ManagedBot(name, ["{python}", "-c", code, "--port", "{port}"], log_dir / f"{name}.log")
+
+
+def check_launched(bot: ManagedBot) -> Any:
+    """``check_bot``'s report on ``bot``, launched and always stopped: one game per configuration at
+    ``LEGALITY_DECISION_MS``, for tests of what a bot plays (not how fast)."""
+    from arena.conductor.checkbot import check_bot
+
+    async def main() -> Any:
+        async with launched(bot) as address:
+            return await check_bot(address, games_per_config=1, decision_ms=LEGALITY_DECISION_MS)
+
+    return asyncio.run(main())
+
+
 def played(tmp_path: Path, name: str, **overrides: Any) -> Path:
     """A finished two-round ``event`` in ``tmp_path/name`` (in-process bots: a second or two)."""
     from arena.conductor.tournament import run_event

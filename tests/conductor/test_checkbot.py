@@ -16,7 +16,7 @@ import pytest
 from arena.conductor.checkbot import check_bot
 from arena.event.faults import FaultPolicy
 from arena.players.process import ManagedBot
-from tests.helpers import CHAOS, LEGALITY_DECISION_MS, arena_cli, launched, sample_bot
+from tests.helpers import CHAOS, arena_cli, check_launched, configured_bot, launched, sample_bot
 
 SAMPLE_BOTS = ["random", "rules", "montecarlo"]
 
@@ -30,19 +30,10 @@ def test_check_bot_passes_the_sample_bots(module: str, tmp_path: Path) -> None:
         # makes the 8 check games take about 90 s at the default 1000 ms. The same class under the same SDK
         # entry point, with a cap of 8 samples, keeps this test to a few seconds and independent of the
         # machine's load (a short decision time instead makes it time out on a busy machine).
-        code = (
-            "from arena.bot import run; from sample_bots.montecarlo import MonteCarloBot; "
-            "run(MonteCarloBot.configured(samples=8))"
-        )
-        bot = ManagedBot(module, ["{python}", "-c", code, "--port", "{port}"], tmp_path / f"{module}.log")
+        bot = configured_bot(module, "montecarlo", "MonteCarloBot", "samples=8", tmp_path)
     else:
         bot = sample_bot(module, tmp_path)
-
-    async def main() -> Any:
-        async with launched(bot) as address:
-            return await check_bot(address, games_per_config=1, decision_ms=LEGALITY_DECISION_MS)
-
-    report = asyncio.run(main())
+    report = check_launched(bot)
     assert report.passed, report.render()
     assert report.violations == []
     assert report.identity is not None and report.identity.name == module

@@ -4,7 +4,6 @@ time budget holds within a stated margin of process CPU time; the same seed make
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from pathlib import Path
@@ -14,18 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.conductor.checkbot import check_bot
 from arena.engine import GameConfig, GameState, View, build_view
 from arena.engine.actions import encode
 from arena.engine.cards import EFFECTIVE_SUIT
 from arena.engine.state import P_PLAY, Phase
-from arena.players.process import ManagedBot
 from sample_bots.champion import ChampionBot, option_value, solved_utility, utilities
-from sample_bots.montecarlo import Sampler
+from sample_bots.montecarlo import Sampler, hand_utility
 from sample_bots.policy import choose_state
 from sample_bots.policy.solver import Position, Solver, solve
 from sample_bots.rules import RulesBot
-from tests.helpers import LEGALITY_DECISION_MS, launched
+from tests.helpers import check_launched, configured_bot
 from tests.sample_bots.test_solver import brute_force, making_seats, position_after
 
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -39,17 +36,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 
 def test_check_bot_passes_the_champion(tmp_path: Path) -> None:
     # A smaller work budget than the default keeps the 8 check games to seconds; the code path is the same.
-    code = (
-        "from arena.bot import run; from sample_bots.champion import ChampionBot; "
-        "run(ChampionBot.configured(samples=6, play_samples=6, min_samples=2, play_work=4000, bid_work=4000))"
-    )
-    bot = ManagedBot("champion", ["{python}", "-c", code, "--port", "{port}"], tmp_path / "champion.log")
-
-    async def main() -> Any:
-        async with launched(bot) as address:
-            return await check_bot(address, games_per_config=1, decision_ms=LEGALITY_DECISION_MS)
-
-    report = asyncio.run(main())
+    settings = "samples=6, play_samples=6, min_samples=2, play_work=4000, bid_work=4000"
+    report = check_launched(configured_bot("champion", "champion", "ChampionBot", settings, tmp_path))
     assert report.passed, report.render()
     assert report.violations == []
     assert report.identity is not None and report.identity.name == "champion"
@@ -220,6 +208,53 @@ def test_solved_utility_is_the_worth_of_the_brute_force_tricks(name: str, seed: 
     worths += [[float(rng.randint(-3, 3)) for _ in range(6)] for _ in range(4)]
     for worth in worths:
         assert solved_utility(Solver(position), position, worth) == worth[tricks], worth
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["first-hand", "near-the-target"])
+@pytest.mark.parametrize("variant", ["five-handed", "call-ace", "classic"])
+def test_every_objective_prices_a_hand_as_the_engine_scores_it(variant: str, late: bool) -> None:
+    """``utilities`` at the first lead, at the making side's final tricks, is what the engine's scoring gave
+    each seat: ``"own"`` its points (the arena's points per hand), ``"points"`` (the default) its points
+    minus the others' mean (classic: its team's minus the other team's), ``"win"`` its chance of winning
+    the game, exact where the hand ends it (``late``: every seat within a few points of the target, with
+    the tie-breaks of several reaching it); ``hand_utility`` says the same of the finished hand."""
+    config = GameConfig.create(variant)
+    played = ended = 0
+    for seed in range(40):
+        n = config.num_players
+        scores = [config.target - 1 - (s * seed) % 3 for s in range(n)] if late else None
+        if scores is not None and config.team_play:
+            scores = [scores[s % 2] for s in range(n)]
+        state = GameState(config, seed=seed, single_hand=True, scores=scores)
+        while state.phase != P_PLAY and not state.is_terminal():
+            state.apply(choose_state(state, state.to_act))
+        if state.is_terminal():
+            continue  # thrown in
+        lead = state.clone()
+        while not state.is_terminal():
+            state.apply(choose_state(state, state.to_act))
+        result = state.results[-1]
+        making = {result.maker, result.partner} - {-1}
+        if config.team_play:
+            making = {s for s in range(state.n) if s % 2 == result.maker % 2}
+        tricks = sum(result.tricks_won[s] for s in making)
+        points = result.points
+        for seat in range(state.n):
+            others = (
+                [points[(seat + 1) % state.n]]
+                if config.team_play
+                else [points[s] for s in range(state.n) if s != seat]
+            )
+            relative = points[seat] - sum(others) / len(others)
+            assert utilities(lead, seat, "own")[tricks] == points[seat] == hand_utility(state, seat, "own")
+            assert utilities(lead, seat)[tricks] == relative == hand_utility(state, seat, "points")
+            assert utilities(lead, seat, "win")[tricks] == hand_utility(state, seat, "win")
+            if late and state.outcome is not None:
+                assert hand_utility(state, seat, "win") in (0.0, 10.0 / len(state.outcome.winners), 10.0)
+        played += 1
+        ended += state.outcome is not None
+    assert played >= 20
+    assert ended >= 20 if late else ended == 0
 
 
 def test_an_option_is_worth_the_exact_solve_after_the_rules_bid_out() -> None:

@@ -4,7 +4,6 @@ legal play through ``arena check-bot`` in every variant."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from pathlib import Path
@@ -12,14 +11,12 @@ from typing import Any
 
 import pytest
 
-from arena.conductor.checkbot import check_bot
 from arena.engine import GameState, Phase
 from arena.engine.state import P_PLAY
-from arena.players.process import ManagedBot
 from sample_bots.champion import ChampionBot
 from sample_bots.montecarlo import Sampler, hand_utility
 from sample_bots.policy import ismcts
-from tests.helpers import LEGALITY_DECISION_MS, launched
+from tests.helpers import check_launched, configured_bot
 from tests.sample_bots.test_champion import play_views
 
 
@@ -98,17 +95,8 @@ def test_ismcts_card_play_is_deterministic_given_its_seed() -> None:
 
 
 def test_check_bot_passes_the_champion_with_ismcts_card_play(tmp_path: Path) -> None:
-    code = (
-        "from arena.bot import run; from sample_bots.champion import ChampionBot; "
-        "run(ChampionBot.configured(samples=6, min_samples=2, ismcts_iterations=24, bid_work=4000))"
-    )
-    bot = ManagedBot("champion", ["{python}", "-c", code, "--port", "{port}"], tmp_path / "champion.log")
-
-    async def main() -> Any:
-        async with launched(bot) as address:
-            return await check_bot(address, games_per_config=1, decision_ms=LEGALITY_DECISION_MS)
-
-    report = asyncio.run(main())
+    settings = "samples=6, min_samples=2, ismcts_iterations=24, bid_work=4000"
+    report = check_launched(configured_bot("champion", "champion", "ChampionBot", settings, tmp_path))
     assert report.passed, report.render()
     assert report.violations == []
     assert report.identity is not None and set(report.identity.variants) == {
