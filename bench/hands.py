@@ -60,6 +60,20 @@ so the runs depend on the seed alone), measured 2026-12-03, two cores shared, ``
 Over the 160 Five-handed deals ISMCTS is no better than PIMC at twice its CPU, and worse at the same CPU;
 in Call-Ace the two are within noise at twice the CPU. PIMC stays the champion's card play; ISMCTS is kept
 as the option ``ismcts_iterations``.
+
+The champion valuing a hand by its own points (``objective=own``, what ``arena match`` and points per hand
+count) instead of its points minus the others' mean, measured 2026-12-04 in own points (``--measure
+own``), one worker beside an ``arena match``:
+
+    python bench/hands.py --deals 60 --workers 1 --measure own --bots "champion,champion@objective=own"
+      champion +0.077 ± 0.062 (150 s CPU); objective=own +0.020 ± 0.098 (156 s); champion - own
+      +0.057 ± 0.069
+
+So even by the measure it aims at, ``own`` is no better: it bids more and is euchred more (in a Five-handed
+``arena match`` against rules, +0.021 pts/hand over 10 deals, it named trump in 189 hands of its 50 games
+and made 61% of them; the default champion 138 and 77%: ``arena leaderboard`` of each match). The ``win``
+objective needs whole games (single hands start at 0 points); README's sample-bot table has its
+``arena match`` head to head.
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ deal, which the double-dummy solver (``policy.solver``) plays perfectly from her
 (``move_values``): the making side's final tricks. Tricks become points by RULES.md (``hand_points``: a
 march, a lone hand, a card called into the kitty and a euchre all score differently), and points become
 this seat's utility: its points minus the others' mean (classic: its team's minus the other team's), the
-quantity the arena's ``points per hand`` measures. The card with the best mean utility over the guesses is
-played; among equals (most decisions have several), the rules player's choice.
+quantity that wins games (``objective``: ``"own"``, the seat's own points, which the arena's points per hand
+counts, and ``"win"``, the Monte-Carlo bot's chance of winning the game, are settings, measured no better:
+README's sample-bot table). The card with the best mean utility over the guesses is played; among equals
+(most decisions have several), the rules player's choice.
 
 Bidding, discarding, calling and the blind choices are the Monte-Carlo bot's: each option is simulated on
 the same guesses and played out by the rules player (``MonteCarloBot.evaluate``), with racing and the
