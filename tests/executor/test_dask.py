@@ -259,6 +259,7 @@ def _cluster(
         "--scheduler-file",
         str(scheduler_file),
         *(["--protocol", "tls", *_tls_flags(tls)] if tls else []),
+        log=scheduler_file.with_name("scheduler.log"),
     )
     deadline = time.monotonic() + 60
     while not scheduler_file.exists() and time.monotonic() < deadline:
@@ -294,13 +295,15 @@ def _cluster(
 
 
 def _arena_midway(config: Path, scheduler_file: Path, output: Path) -> subprocess.Popen[str]:
-    """``arena run CONFIG`` on the cluster of ``scheduler_file``, once it has stored two games."""
+    """``arena run CONFIG`` on the cluster of ``scheduler_file``, once it has stored two games; with
+    Python's fault handler on, so that a SIGABRT prints every thread's stack (where a hang is)."""
     arena = subprocess.Popen(
         [sys.executable, "-m", "arena", "run", "-q", str(config), "--scheduler", str(scheduler_file)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=os.environ | {"PYTHONFAULTHANDLER": "1"},
     )
     deadline = time.monotonic() + 120
     while _stored(output) < 2 and time.monotonic() < deadline and arena.poll() is None:
@@ -342,11 +345,16 @@ def test_a_worker_killed_mid_event_loses_only_its_games_which_are_played_again(
         victim.wait(10)
         try:
             out, err = arena.communicate(timeout=300)
-        except subprocess.TimeoutExpired:  # seen once beside two burners: keep what tells where it hung
-            arena.kill()
-            out, err = arena.communicate()
+        except subprocess.TimeoutExpired:  # seen twice beside two burners: keep what tells where it hung
+            arena.send_signal(signal.SIGABRT)  # the fault handler prints every thread's stack
+            try:
+                out, err = arena.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                arena.kill()
+                out, err = arena.communicate()
             logs = "".join(
-                f"\n--- {p.name}\n" + p.read_text()[-3000:] for p in sorted(tmp_path.glob("w*.log"))
+                f"\n--- {p.name}\n" + p.read_text()[-3000:]
+                for p in sorted(tmp_path.glob("*.log"))  # the workers' and the scheduler's
             )
             with Store.open(tmp_path / "out", create=False) as store:
                 stored = store.database.all("SELECT COUNT(*) FROM games")[0][0]
