@@ -68,6 +68,9 @@ DEPTH = 2
 games and sends more."""
 TRIES = 3
 """Workers a game may be lost with before the event stops (as Dask's own ``retries=2`` would)."""
+STOP_WATCHERS_S = 30.0
+"""``stop`` waits this long for each watcher loop to end (each ends within about ten seconds: its sleep,
+or the scheduler's ``identity`` call's timeout)."""
 
 QUIET = {
     "distributed.worker.profile.enabled": False,
@@ -138,6 +141,7 @@ class DaskExecutor:
         self._notices: list[str] = []
         self._watch: asyncio.Task[None] | None = None
         self._members: asyncio.Task[None] | None = None
+        self._stopping = False  # ``stop``: the watchers' loops end at their next turn
         self.cluster: LocalCluster | None = None
         self.client: Client | None = None
         self.batch = 1  # games per batch, and games in flight per worker: set once connected
@@ -297,7 +301,7 @@ class DaskExecutor:
     async def _watch_down(self, every_s: float = 3.0) -> None:
         """Until every entrant is up on every worker: ask the workers which are still down."""
         assert self.client is not None
-        while self.down:
+        while self.down and not self._stopping:
             await asyncio.sleep(every_s)
             with contextlib.suppress(Exception):  # a lost cluster is reported by the game that finds it
                 before = set(self.down)
@@ -313,10 +317,16 @@ class DaskExecutor:
         entrants are up), close the lanes of those that left, and stop the event if the scheduler is gone.
 
         A worker that dies mid-batch is usually noticed first by its lane (the connection closes); this
-        catches a worker the scheduler gave up on while its connection to the conductor still looks open."""
+        catches a worker the scheduler gave up on while its connection to the conductor still looks open.
+
+        The loop ends on ``_stopping``, not only on ``stop``'s cancellation: a cancellation that arrives
+        while Dask's client is answering can be swallowed there (the task is left "cancelling" and loops
+        on), which hung ``stop`` for good after a worker's death (tests/executor/test_dask.py)."""
         assert self.client is not None
-        while True:
+        while not self._stopping:
             await asyncio.sleep(every_s)
+            if self._stopping:
+                return
             try:
                 info = await asyncio.wait_for(self.client.scheduler.identity(n_workers=-1), 10 * every_s)
                 alive = set(info.get("workers", {}))
@@ -551,11 +561,15 @@ class DaskExecutor:
 
     async def stop(self) -> None:
         """Stop every worker's bots, then leave (or shut down the local) cluster."""
+        self._stopping = self._feeds.stopping = True
         for task in (self._watch, self._members, self._live):
             if task is not None:
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                # Each loop also ends on the flag within its turn (a second, or a call's own timeout):
+                # waited for in bounded time, so a swallowed cancellation cannot hang the event's end.
+                await asyncio.wait([task], timeout=STOP_WATCHERS_S)
+                if task.done() and not task.cancelled():
+                    task.exception()  # retrieved: a watcher's failure is not the event's
         calls = [call for lane in self._lanes.values() for call in lane.calls]
         for call in calls:
             call.cancel()

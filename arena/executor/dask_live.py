@@ -47,6 +47,7 @@ class LiveFeeds:
     def __init__(self, ask: Callable[[str, dict[str, int]], Awaitable[Any]]) -> None:
         self._ask = ask
         self._follow: dict[str, _Follow] = {}
+        self.stopping = False  # ``run`` ends at its next turn
 
     def follow(self, game_id: str, watch: TableWatch) -> None:
         self._follow[game_id] = _Follow(watch, OPEN if getattr(watch, "open_hands", False) else PUBLIC)
@@ -70,8 +71,9 @@ class LiveFeeds:
     async def run(self, lanes: Callable[[], Collection[str]]) -> None:
         """Every ``LIVE_S``, ask each worker (of ``lanes()``, the addresses of the live workers) for the
         news of its watched games. A worker that does not answer in time is asked again next time; its
-        games never wait for this."""
-        while True:
+        games never wait for this. Ends on ``stopping`` too (``DaskExecutor.stop``: a cancellation may be
+        swallowed inside Dask's client)."""
+        while not self.stopping:
             await asyncio.sleep(LIVE_S)
             alive = lanes()
             wanted: dict[str, dict[str, _Follow]] = {}
