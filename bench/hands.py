@@ -92,6 +92,7 @@ from arena.bot import Bot
 from arena.engine import GameConfig, GameState, build_view
 from arena.engine.actions import encode
 from bench.strength import VARIANTS, bot_class
+from sample_bots.montecarlo import hand_utility
 from sample_bots.policy import choose_state
 
 
@@ -99,13 +100,7 @@ def seat_utility(state: GameState, seat: int, measure: str = "relative") -> floa
     """What the hand gave ``seat``: ``relative``, its points minus the others' mean (classic: its team's
     minus the other team's); ``own``, its points, what the arena's points per hand and ``arena match``
     count."""
-    points = state.results[-1].points
-    n = state.n
-    if measure == "own":
-        return float(points[seat])
-    if state.config.team_play:
-        return float(points[seat] - points[(seat + 1) % n])
-    return points[seat] - (sum(points) - points[seat]) / (n - 1)
+    return hand_utility(state, seat, "own" if measure == "own" else "points")
 
 
 def play_hand(config: GameConfig, deal: int, bot: Bot | None, seat: int) -> GameState:

@@ -50,9 +50,11 @@ from sample_bots.montecarlo import (
     MonteCarloBot,
     Sampler,
     candidates,
+    check_objective,
+    game_worth,
     hand_utility,
     pick,
-    win_chance,
+    points_worth,
 )
 from sample_bots.policy import Style, choose, choose_state, ismcts, seen_from_view
 from sample_bots.policy.solver import TRICKS, Position, SearchAborted, Solver
@@ -118,6 +120,7 @@ class ChampionBot(MonteCarloBot):
         unknown = [k for k in settings if k not in (*SETTINGS, *OWN_SETTINGS)]
         if unknown:
             raise TypeError(f"unknown ChampionBot settings {unknown}")
+        check_objective(settings)
         return type(cls.__name__, (cls,), dict(settings))
 
     def act(self, view: View) -> Action:
@@ -342,32 +345,17 @@ def utilities(state: GameState, seat: int, objective: str = "points") -> list[fl
     its points minus the mean of the others' (classic: its team's minus the other team's); with
     ``objective="own"`` its own points, with ``"win"`` ten times its chance of winning the game from the
     scores after the hand (``montecarlo.hand_utility``'s three objectives)."""
-    config, n = state.config, state.n
+    config, before = state.config, state.scores
     out = []
     for tricks in range(TRICKS + 1):
         _, points = hand_points(config, state.maker, state.partner, state.alone, tricks)
-        if objective == "win":
-            out.append(win_worth(state, seat, points))
-        elif objective == "own":
-            out.append(float(points[seat]))
-        elif config.team_play:
-            out.append(float(points[seat] - points[(seat + 1) % n]))
+        if objective == "win":  # exact where the hand ends the game (the engine's game_over)
+            after = [b + p for b, p in zip(before, points, strict=True)]
+            outcome = game_over(config, after, before, state.hand_index + 1)
+            out.append(game_worth(outcome, after, seat, config))
         else:
-            out.append(points[seat] - (sum(points) - points[seat]) / (n - 1))
+            out.append(points_worth(points, seat, config, objective))
     return out
-
-
-def win_worth(state: GameState, seat: int, points: tuple[int, ...]) -> float:
-    """``hand_utility(..., "win")`` of the hand ending with ``points``: exact when they end the game (the
-    engine's ``game_over``: the target, its tie-breaks, the hand cap), else ``win_chance`` of the scores."""
-    before = state.scores
-    after = [b + p for b, p in zip(before, points, strict=True)]
-    outcome = game_over(state.config, after, before, state.hand_index + 1)
-    if outcome is None:
-        return 10.0 * win_chance(after, seat, state.config)
-    if seat not in outcome.winners:
-        return 0.0
-    return 10.0 if state.config.team_play else 10.0 / len(outcome.winners)
 
 
 if __name__ == "__main__":

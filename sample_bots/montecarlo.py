@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from arena.bot import Bot, run
@@ -47,6 +48,7 @@ from arena.engine import actions as A
 from arena.engine.cards import CardId
 from arena.engine.config import GameConfig
 from arena.engine.determinize import Guess, deal_from_guess, hidden_facts, history_ids, sample_hidden
+from arena.engine.scoring import Outcome
 from arena.engine.state import P_CALL, P_EXPOSE, P_PLAY
 from arena.errors import RuleError
 from sample_bots.policy import (
@@ -130,6 +132,7 @@ class MonteCarloBot(Bot):
         unknown = [k for k in settings if k not in SETTINGS]
         if unknown:
             raise TypeError(f"unknown MonteCarloBot settings {unknown}: expected some of {SETTINGS}")
+        check_objective(settings)
         return type(cls.__name__, (cls,), dict(settings))
 
     def act(self, view: View) -> Action:
@@ -239,27 +242,43 @@ def hand_utility(state: GameState, seat: int, objective: str = "win") -> float:
     nothing there, only the points it did not make.
     """
     if objective == "win":
-        outcome = state.outcome
-        if outcome is not None:
-            winners = outcome.winners
-            if seat not in winners:
-                return 0.0
-            return 10.0 if state.config.team_play else 10.0 / len(winners)
-        return 10.0 * win_chance(state.scores, seat, state.config)
-    points = state.results[-1].points
-    n = state.n
+        return game_worth(state.outcome, state.scores, seat, state.config)
+    return points_worth(state.results[-1].points, seat, state.config, objective)
+
+
+def game_worth(outcome: Outcome | None, scores: Sequence[int], seat: int, config: GameConfig) -> float:
+    """``"win"``'s worth of a hand that left ``scores`` (and ended the game with ``outcome``, if not
+    ``None``): ten times ``seat``'s share of the win, or of its estimated chance (``win_chance``)."""
+    if outcome is None:
+        return 10.0 * win_chance(scores, seat, config)
+    if seat not in outcome.winners:
+        return 0.0
+    return 10.0 if config.team_play else 10.0 / len(outcome.winners)
+
+
+def points_worth(points: Sequence[int], seat: int, config: GameConfig, objective: str) -> float:
+    """``"own"``'s or ``"points"``'s worth of a hand that scored ``points``."""
     if objective == "own":
         return float(points[seat])
-    if state.config.team_play:
-        return float(points[seat] - points[(seat + 1) % n])
-    return points[seat] - (sum(points) - points[seat]) / (n - 1)
+    if config.team_play:
+        return float(points[seat] - points[(seat + 1) % len(points)])
+    return points[seat] - (sum(points) - points[seat]) / (len(points) - 1)
+
+
+OBJECTIVES = ("win", "points", "own")
+
+
+def check_objective(settings: dict[str, Any]) -> None:
+    """``configured``'s check of an ``objective`` setting: a misspelt one would silently mean ``points``."""
+    if "objective" in settings and settings["objective"] not in OBJECTIVES:
+        raise TypeError(f"objective={settings['objective']!r}: expected one of {OBJECTIVES}")
 
 
 WIN_STEEPNESS = 0.9
 """``win_chance``'s c, fitted by maximum likelihood to rules-bot games (five-handed and call-ace 5p/7p)."""
 
 
-def win_chance(scores: list[int] | tuple[int, ...], seat: int, config: GameConfig) -> float:
+def win_chance(scores: Sequence[int], seat: int, config: GameConfig) -> float:
     """Estimated chance that ``seat`` (classic: its team) wins the game from ``scores``.
 
     Each player's weight is ``exp(-beta * points still needed)``, with ``beta = c / (fewest needed) ** 0.25``:

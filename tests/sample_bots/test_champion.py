@@ -18,7 +18,7 @@ from arena.engine.actions import encode
 from arena.engine.cards import EFFECTIVE_SUIT
 from arena.engine.state import P_PLAY, Phase
 from sample_bots.champion import ChampionBot, option_value, solved_utility, utilities
-from sample_bots.montecarlo import Sampler, hand_utility
+from sample_bots.montecarlo import MonteCarloBot, Sampler, hand_utility
 from sample_bots.policy import choose_state
 from sample_bots.policy.solver import Position, Solver, solve
 from sample_bots.rules import RulesBot
@@ -285,3 +285,10 @@ def test_bidding_decisions_are_deterministic_given_the_seed() -> None:
         first._deadline = second._deadline = time.monotonic() + 120.0
         assert first.act(view) == second.act(view)
         assert first.stats == second.stats and first.stats[-1] > 0
+
+
+@pytest.mark.parametrize("cls", [ChampionBot, MonteCarloBot])
+def test_a_misspelt_objective_is_refused_not_taken_for_points(cls: type[MonteCarloBot]) -> None:
+    with pytest.raises(TypeError, match="objective='wins'"):
+        cls.configured(objective="wins")
+    assert cls.configured(objective="own").objective == "own"
