@@ -113,29 +113,26 @@ class SprtState:
                 return f"undecided (the test looks from deal {settings.min_deals} on)"
             return "undecided"
         h0, h1 = f"{settings.h0:+g}", f"{settings.h1:+g}"
-        edge = (
-            f"{candidate}'s edge over {baseline}"
-            if candidate and baseline
-            else "the candidate's edge over the baseline"
-        )
+        named = candidate and baseline and candidate != baseline  # a bot against itself: roles say more
+        edge = f"{candidate}'s edge over {baseline}" if named else "the candidate's edge over the baseline"
         measured = f"as measured it is {self.mean:+.3f} points per hand"
         lo, hi = self.interval()
+        if self.constant:  # no spread: the interval is the edge itself, and says nothing beyond these deals
+            measured, lo, hi = f"{measured} on every deal", -math.inf, math.inf
         if self.result is SprtResult.H1:
-            reach = (
-                "and its 95% interval lies above h1"
-                if lo > settings.h1
-                else "which does not show that it reaches h1"
-            )
-            verdict = f"H1 accepted: {edge} is nearer h1 ({h1}) than h0 ({h0}); {measured}, {reach}"
+            if lo > settings.h1:
+                measured += ", and its 95% interval lies above h1"
+            elif not self.constant:
+                measured += ", which does not show that it reaches h1"
+            verdict = f"H1 accepted: {edge} is nearer h1 ({h1}) than h0 ({h0}); {measured}"
         else:
-            rest = (
-                "and its 95% interval lies below h0"
-                if hi < settings.h0
-                else "and an edge between h0 and h1 is not ruled out"
-            )
+            if hi < settings.h0:
+                measured += ", and its 95% interval lies below h0"
+            elif not self.constant:
+                measured += ", and an edge between h0 and h1 is not ruled out"
             verdict = (
                 f"H0 accepted: {edge} is nearer h0 ({h0}) than h1 ({h1}): it is not better by h1 (= {h1} "
-                f"points per hand); {measured}, {rest}"
+                f"points per hand); {measured}"
             )
         if self.deals == settings.min_deals:
             verdict += (

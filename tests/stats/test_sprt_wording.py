@@ -106,3 +106,22 @@ def test_h0_states_the_measured_edge_and_what_it_does_not_rule_out() -> None:
     assert one_line(below.render(sprt)).endswith(
         "as measured it is -0.200 points per hand, and its 95% interval lies below h0"
     )
+
+
+def test_two_bots_that_play_alike_are_said_so_without_an_interval_claim() -> None:
+    """No spread: the edge is the same on every deal, and a bot against itself is named by its roles (its
+    name twice, "X's edge over X", says nothing)."""
+    sprt = SprtSettings(0.0, 0.1)
+    same = SprtState(10, 0.0, 0.0, -5e10, sprt.lower, sprt.upper, SprtResult.H0, 10)
+    text = one_line(same.render(sprt, candidate="a:Bot", baseline="a:Bot"))
+    assert text.startswith("SPRT of the candidate a:Bot against the baseline a:Bot, H0: "), text
+    assert (
+        "H0 accepted: the candidate's edge over the baseline is nearer h0 (+0) than h1 (+0.1): it is not "
+        "better by h1 (= +0.1 points per hand); as measured it is +0.000 points per hand on every deal "
+        "(decided at its first look"
+    ) in text
+    ahead = SprtState(12, 0.2, 0.0, 5e10, sprt.lower, sprt.upper, SprtResult.H1, 10)
+    assert one_line(ahead.render(sprt)).endswith(
+        "H1 accepted: the candidate's edge over the baseline is nearer h1 (+0.1) than h0 (+0); as measured "
+        "it is +0.200 points per hand on every deal"
+    )
