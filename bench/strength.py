@@ -63,6 +63,7 @@ from arena.bot import Bot
 from arena.engine import GameConfig
 from arena.event.table import TableSpec, play_table
 from arena.players.inprocess import InProcessPlayer
+from arena.stats.sprt import SprtSettings
 
 VARIANTS: dict[str, dict[str, object]] = {
     "five-handed": {"variant": "five-handed"},
@@ -301,6 +302,9 @@ def main(argv: list[str] | None = None) -> None:
                 if v not in MATCH_VARIANTS:
                     plays = ", ".join(MATCH_VARIANTS)
                     raise ValueError(f"--sprt plays {plays} (arena match's default options)")
+            if args.max_deals < SprtSettings().min_deals:  # arena match refuses it too, but after the banner
+                first = SprtSettings().min_deals
+                raise ValueError(f"--max-deals {args.max_deals}: arena match looks first at deal {first}")
         for v in variants:
             if v not in VARIANTS:
                 raise ValueError(f"unknown variant {v!r}: expected one of {', '.join(VARIANTS)} or all")

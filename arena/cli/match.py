@@ -12,6 +12,8 @@ from arena.protocol import loops
 if TYPE_CHECKING:
     from arena.stats.sprt import SprtState
 
+DEFAULT_VARIANT = "five-handed"
+
 
 @app.command()
 def match(
@@ -22,13 +24,19 @@ def match(
     field: list[str] | None = typer.Option(
         None, "--field", help="a bot for the other seats (repeat to mix; default the sample rules bot)"
     ),
-    variant: str = typer.Option("call-ace", help="call-ace, five-handed or classic (default options)"),
+    variant: str = typer.Option(
+        DEFAULT_VARIANT,
+        help="call-ace, five-handed or classic, with its default options (the default is the "
+        "variant of the README's example event and of arena demo)",
+    ),
     seed: int = typer.Option(1, min=0, max=2**63 - 1, help="fixes every deal"),
     h0: float = typer.Option(0.0, help="H0: the candidate's edge in points per hand is this"),
     h1: float = typer.Option(0.1, help="H1: ... or this (must exceed --h0)"),
     alpha: float = typer.Option(0.05, help="chance of accepting H1 when H0 holds"),
     beta: float = typer.Option(0.05, help="chance of accepting H0 when H1 holds"),
-    max_deals: int = typer.Option(500, min=1, help="budget: deals (each played 2 x seats games)"),
+    max_deals: int = typer.Option(
+        500, help="budget: deals (each played 2 x seats games); at least the test's first look, 10"
+    ),
     output: str = typer.Option("results/match", help="where the match is stored (and resumed from)"),
     concurrency: int = typer.Option(4, min=1, max=256, help="games at once"),
     decision_ms: int = typer.Option(1000, min=1, help="time per decision"),
@@ -61,6 +69,10 @@ def match(
         settings.event_config()  # every spec and the variant checked before anything starts
         loops.loop_choice()
 
+    if not quiet:
+        for line in settings.describe():
+            echo(line)
+
     def on_look(state: SprtState) -> None:
         if not quiet:
             typer.echo(state.line())
@@ -73,6 +85,6 @@ def match(
             f"\ninterrupted: finished games are stored in {output}; run the same command to resume", err=True
         )
         raise typer.Exit(130) from None
-    typer.echo(result.state.render(settings.sprt))
+    typer.echo(settings.render(result.state))
     echo(f"{result.games} games stored in {output} (arena leaderboard {output})")
     raise typer.Exit({SprtResult.H1: 0, SprtResult.H0: 1}.get(result.state.result, 3))

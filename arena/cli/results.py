@@ -29,7 +29,7 @@ def leaderboard(
     ),
 ) -> None:
     """The standings of a (finished or interrupted) event, from its stored games."""
-    from arena.conductor.match import sprt_of_store
+    from arena.conductor.match import render_stored_match
     from arena.results.leaderboard import render_explained
     from arena.results.listings import render_csv, render_json, render_table
     from arena.results.queries import Queries
@@ -39,7 +39,7 @@ def leaderboard(
         standings = compute_leaderboard(store)
         played = len(store.finished())
         total = len(store.schedule())
-        sprt = sprt_of_store(store)
+        sprt = render_stored_match(store)
     if as_json:
         typer.echo(render_json(standings))
     elif as_csv:
@@ -47,7 +47,7 @@ def leaderboard(
     else:
         typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
         if sprt is not None:
-            typer.echo(sprt[1].render(sprt[0]))
+            typer.echo(sprt)
         if explain:
             typer.echo("\n" + render_explained(standings.confidence), nl=False)
 

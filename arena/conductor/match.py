@@ -133,10 +133,41 @@ class MatchSettings:
     decision_ms: int = 1000
     sandbox: str = SandboxMode.BUBBLEWRAP  # checked by the event's config, like a file's ``sandbox``
 
+    def __post_init__(self) -> None:
+        """:raises ConfigError: a budget below the test's first look, where it could never decide (a match
+        of six deals was once played to "undecided" without a word)."""
+        first = self.sprt.min_deals
+        if self.max_deals < first:
+            raise ConfigError(
+                f"--max-deals {self.max_deals} is below the test's first look, at deal {first}: the SPRT "
+                f"could never decide; give at least {first}"
+            )
+
+    def seat_field(self, seats: int) -> list[str]:
+        """The field's specs in the other ``seats - 1`` seats (``--field`` repeated in turn)."""
+        return [self.field[i % len(self.field)] for i in range(seats - 1)]
+
+    def describe(self) -> list[str]:
+        """Who plays what, in two lines: the two sides, then the field, the variant, the seed and the
+        budget (said before the looks, so a log of several matches says which is which)."""
+        seats = self.variant_seats()
+        specs = self.seat_field(seats)
+        field = specs[0] if len(set(specs)) == 1 else ", ".join(specs)
+        options = ", ".join(f"{k} {v}" for k, v in self.variant.items() if k != "variant")
+        variant = f"{self.variant['variant']}{f' ({options})' if options else ''}"
+        return [
+            f"candidate {self.candidate} against baseline {self.baseline}",
+            f"field {field} in the other {seats - 1} seats; {variant}; seed {self.seed}; at most "
+            f"{self.max_deals} deals",
+        ]
+
+    def render(self, state: SprtState) -> str:
+        """The test in words, naming both sides."""
+        return state.render(self.sprt, candidate=self.candidate, baseline=self.baseline)
+
     def event_config(self) -> TournamentConfig:
         """The match as an event config (entrants: candidate, baseline, field-1..), for the runtime."""
-        seats = self.variant_seats()
-        field = [self.field[i % len(self.field)] for i in range(seats - 1)]
+        field = self.seat_field(self.variant_seats())
         entrants = [parse_spec(CANDIDATE, self.candidate), parse_spec(BASELINE, self.baseline)]
         entrants += [parse_spec(f"field-{i + 1}", spec) for i, spec in enumerate(field)]
         return parse_config(
@@ -191,6 +222,15 @@ def sprt_of_store(store: Queries) -> tuple[SprtSettings, SprtState] | None:
     settings = SprtSettings(**meta["sprt"])
     seats = len(store.schedule()[0].seats)
     return settings, run_sprt(deal_differences(store.rated_games(), seats), settings)
+
+
+def render_stored_match(store: Queries) -> str | None:
+    """A stored match's test in words, naming both sides as they were given (None for an ordinary event)."""
+    found = sprt_of_store(store)
+    if found is None:
+        return None
+    meta = store.meta("match")
+    return found[1].render(found[0], candidate=meta.get("candidate"), baseline=meta.get("baseline"))
 
 
 async def run_match(

@@ -8,11 +8,13 @@ ratio is then
 
     LLR = (h1 - h0) / s² · (Σx - n (h0 + h1) / 2)
 
-and it stops at the first deal where LLR ≥ ln((1 - β) / α) (accept H1: the candidate is better by about
-``h1``) or LLR ≤ ln(β / (1 - α)) (accept H0: it is not better by ``h1``; an edge between ``h0`` and ``h1``
-is not ruled out), which keeps the chance of accepting H1 when H0 holds near
-``α`` and the reverse near ``β`` while using, on average, far fewer deals than a fixed-size test of the same
-power. The variance is re-estimated at every look, so the first ``min_deals`` deals only inform it.
+and it stops at the first deal where LLR ≥ ln((1 - β) / α) (accept H1: the edge is nearer ``h1`` than
+``h0``; the measured edge, not ``h1``, is the estimate) or LLR ≤ ln(β / (1 - α)) (accept H0: it is not
+better by ``h1``; an edge between ``h0`` and ``h1`` is not ruled out), which keeps the chance of accepting
+H1 when H0 holds near ``α`` and the reverse near ``β`` while using, on average, far fewer deals than a
+fixed-size test of the same power. The variance is re-estimated at every look, so the first ``min_deals``
+deals only inform it: the ratio before then is no look, and may lie far past a bound (a variance from a few
+deals can be tiny) without deciding anything.
 """
 
 from __future__ import annotations
@@ -63,14 +65,15 @@ class SprtSettings:
 class SprtResult(StrEnum):
     """What the test says; the text is what ``SprtState.to_dict`` and ``--json`` carry."""
 
-    H1 = "H1"  # the candidate is better by about h1
+    H1 = "H1"  # the edge is nearer h1 than h0 (not: it reached h1)
     H0 = "H0"  # it is not better by h1 (an edge between h0 and h1 is not ruled out)
     UNDECIDED = ""  # neither bound crossed yet
 
 
 @dataclass(frozen=True, slots=True)
 class SprtState:
-    """The test after ``deals`` observations."""
+    """The test after ``deals`` observations; ``first_look`` is the deal it first looks at (``min_deals``),
+    so a state read before then is not taken for a look."""
 
     deals: int
     mean: float
@@ -79,36 +82,78 @@ class SprtState:
     lower: float
     upper: float
     result: SprtResult
+    first_look: int = 0
 
-    def render(self, settings: SprtSettings, width: int = 80) -> str:
-        """The test in words, wrapped on words to ``width``: the hypotheses, the measured edge with its
-        labelled interval, the LLR against its bounds, and the verdict."""
-        verdict = {
-            SprtResult.H1: "H1 accepted: the candidate is better "
-            f"(by about {settings.h1:g} points per hand or more)",
-            SprtResult.H0: f"H0 accepted: the candidate is not better by h1 (= {settings.h1:+g} points per "
-            f"hand); an edge smaller than that, between h0 and h1, is not ruled out",
-            SprtResult.UNDECIDED: "undecided",
-        }[self.result]
-        if self.result is SprtResult.UNDECIDED and self.deals < settings.min_deals:
-            verdict += f" (the test looks from deal {settings.min_deals} on)"
-        elif self.result is not SprtResult.UNDECIDED and self.deals == settings.min_deals:
+    def render(
+        self,
+        settings: SprtSettings,
+        width: int = 80,
+        *,
+        candidate: str | None = None,
+        baseline: str | None = None,
+    ) -> str:
+        """The test in words, wrapped on words to ``width``: the two sides (named when given), the
+        hypotheses, the measured edge with its labelled interval, the LLR against its bounds, and the
+        verdict, which says what the test decided of the measured edge: H1 means the edge is nearer h1 than
+        h0, not that it reached h1."""
+        sides = ""
+        if candidate is not None and baseline is not None:
+            sides = f" the candidate {candidate} against the baseline {baseline},"
+        text = (
+            f"SPRT of{sides} H0: edge {settings.h0:+g} against H1: edge {settings.h1:+g} points per hand "
+            f"(alpha {settings.alpha:g}, beta {settings.beta:g}): {self.deals} deals; {self.edge_text()}; "
+            f"{self._llr_words(look_note=False)}: {self._verdict(settings, candidate, baseline)}"
+        )
+        return "\n".join(textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False))
+
+    def _verdict(self, settings: SprtSettings, candidate: str | None, baseline: str | None) -> str:
+        """The decision as a sentence true of what was measured (the edge and its interval are beside it)."""
+        if self.result is SprtResult.UNDECIDED:
+            if self.deals < settings.min_deals:
+                return f"undecided (the test looks from deal {settings.min_deals} on)"
+            return "undecided"
+        h0, h1 = f"{settings.h0:+g}", f"{settings.h1:+g}"
+        named = candidate and baseline and candidate != baseline  # a bot against itself: roles say more
+        edge = f"{candidate}'s edge over {baseline}" if named else "the candidate's edge over the baseline"
+        measured = f"as measured it is {self.mean:+.3f} points per hand"
+        lo, hi = self.interval()
+        if self.constant:  # no spread: the interval is the edge itself, and says nothing beyond these deals
+            measured, lo, hi = f"{measured} on every deal", -math.inf, math.inf
+        if self.result is SprtResult.H1:
+            if lo > settings.h1:
+                measured += ", and its 95% interval lies above h1"
+            elif not self.constant:
+                measured += ", which does not show that it reaches h1"
+            verdict = f"H1 accepted: {edge} is nearer h1 ({h1}) than h0 ({h0}); {measured}"
+        else:
+            if hi < settings.h0:
+                measured += ", and its 95% interval lies below h0"
+            elif not self.constant:
+                measured += ", and an edge between h0 and h1 is not ruled out"
+            verdict = (
+                f"H0 accepted: {edge} is nearer h0 ({h0}) than h1 ({h1}): it is not better by h1 (= {h1} "
+                f"points per hand); {measured}"
+            )
+        if self.deals == settings.min_deals:
             verdict += (
                 f" (decided at its first look, deal {settings.min_deals}: the minimum, on a variance "
                 f"estimated from {settings.min_deals} deals; at this noise the test is a fixed test of that "
                 "many deals)"
             )
-        text = (
-            f"SPRT of H0: edge {settings.h0:+g} against H1: edge {settings.h1:+g} points per hand (alpha "
-            f"{settings.alpha:g}, beta {settings.beta:g}): {self.deals} deals; {self.edge_text()}; "
-            f"{self.llr_text()}: {verdict}"
-        )
-        return "\n".join(textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False))
+        return verdict
 
     @property
     def constant(self) -> bool:
         """Every deal's difference was the same (two bots that play alike): no spread to weigh a gap by."""
         return self.deals > 1 and self.sd <= 1e-6
+
+    def interval(self) -> tuple[float, float]:
+        """The 95% interval of the edge (normal, on the deals' spread): the mean itself when there is no
+        spread, unbounded before two deals."""
+        if self.deals < 2:
+            return -math.inf, math.inf
+        half = 0.0 if self.constant else 1.96 * self.sd / math.sqrt(self.deals)
+        return self.mean - half, self.mean + half
 
     def edge_text(self) -> str:
         """The candidate's measured edge with its 95% interval, labelled (never a bare "±")."""
@@ -119,20 +164,33 @@ class SprtState:
             return f"{edge} (an interval needs two deals)"
         if self.constant:
             return f"{edge} on every deal (the two played alike: no spread)"
-        half = 1.96 * self.sd / math.sqrt(self.deals)
-        return f"{edge} (95% interval {self.mean - half:+.3f} to {self.mean + half:+.3f})"
+        lo, hi = self.interval()
+        return f"{edge} (95% interval {lo:+.3f} to {hi:+.3f})"
 
     def llr_text(self) -> str:
         """The log-likelihood ratio against its bounds, and how far it has gone towards the one it leans
-        to; a ratio beyond all measure (no spread at all) is said as past its bound, not as 5e10."""
+        to: a decided test is past its bound, an open one at most 99% of the way (a share that rounds to
+        100% would read as a bound reached), and a ratio before the first look is said to be none (on a few
+        deals it may lie far past a bound without deciding anything). A ratio beyond all measure (no spread
+        at all) is said as past its bound, not as 5e10."""
+        return self._llr_words(look_note=True)
+
+    def _llr_words(self, look_note: bool) -> str:
         bounds = f"bounds [{self.lower:+.2f}, {self.upper:+.2f}]"
         if self.constant and abs(self.llr) > 1e6:
             side = f"upper {self.upper:+.2f}" if self.llr > 0 else f"lower {self.lower:+.2f}"
             return f"LLR past the {side} bound at once ({bounds}; no spread, so any gap is decisive)"
+        value = f"LLR {self.llr:+.2f} of {bounds}"
+        if self.result is not SprtResult.UNDECIDED:
+            return f"{value} (past the {self.result.value} bound)"
+        if self.deals < self.first_look:
+            if look_note:
+                return f"{value} (not yet looked at: the test looks from deal {self.first_look} on)"
+            return f"{value} (too few deals to look at)"
         toward = self.upper if self.llr >= 0 else self.lower
         what = "H1" if self.llr >= 0 else "H0"
-        share = min(self.llr / toward, 9.99) if toward else 0.0
-        return f"LLR {self.llr:+.2f} of {bounds} ({share:.0%} of the way to {what})"
+        share = min(round(100 * self.llr / toward), 99) if toward else 0
+        return f"{value} ({share}% of the way to {what})"
 
     def line(self) -> str:
         """One look, in one line under 80 columns: deals, the edge, the LLR against its bounds."""
@@ -202,4 +260,4 @@ def run_sprt(diffs: Sequence[float], settings: SprtSettings) -> SprtState:
     if n and n < settings.min_deals:
         value = _llr(n, total, m2 / (n - 1), settings.h0, settings.h1) if n > 1 else 0.0
     sd = math.sqrt(m2 / (n - 1)) if n > 1 else math.inf
-    return SprtState(n, mean, sd, value, settings.lower, settings.upper, result)
+    return SprtState(n, mean, sd, value, settings.lower, settings.upper, result, settings.min_deals)

@@ -6,6 +6,8 @@ identical bots until the budget.
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from arena.errors import ConfigError
 from arena.results.store import Store
 from arena.stats.rating import RatedGame
 from arena.stats.sprt import SprtResult, SprtSettings
+from tests.helpers import ROOT, arena_cli
 
 
 def test_specs_and_schedule_pair_the_two_sides_on_the_same_deals_and_seats() -> None:
@@ -129,7 +132,57 @@ def test_cli_match_prints_the_running_llr_and_exits_by_result(tmp_path: Path) ->
     assert "LLR" in result.output and "H1 accepted" in result.output
     board = runner.invoke(app, ["leaderboard", str(out)])
     assert board.exit_code == 0 and "SPRT" in board.output
+    named = "SPRT of the candidate sample_bots.noisy:Noisy00 against the baseline sample_bots.noisy:Noisy100,"
+    assert named in " ".join(board.output.split())  # the stored match names its sides as given
     bad = runner.invoke(app, ["match", "nonsense", "sample_bots.rules:RulesBot", "--output", str(out)])
     assert bad.exit_code == 2 and "expected package.module:Class" in bad.output
     bad = runner.invoke(app, ["match", "a.b:C", "a.b:C", "--h1", "-1", "--output", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "must be greater than h0" in bad.output
+
+
+@pytest.mark.parametrize("max_deals", ["9", "6", "1", "0", "-3"])
+def test_a_budget_below_the_first_look_is_refused_in_one_line(max_deals: str, tmp_path: Path) -> None:
+    """Six deals were accepted and played, and could never decide (the test looks from deal 10 on)."""
+    out = tmp_path / "m"
+    done = arena_cli(
+        "match", "sample_bots.rules:RulesBot", "sample_bots.random:RandomBot", "--max-deals", max_deals,
+        "--output", str(out), "--sandbox", "none",
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == "" and done.stderr == (
+        f"error: --max-deals {max_deals} is below the test's first look, at deal 10: the SPRT could never "
+        "decide; give at least 10\n"
+    )
+    assert not out.exists()
+
+
+def test_the_match_names_both_sides_and_states_its_estimate(tmp_path: Path) -> None:
+    """As a user runs it: the two sides named before the looks and in the verdict, the verdict stating the
+    measured edge (never "by about h1 or more"), and no share of the way past 100%."""
+    candidate, baseline = "sample_bots.noisy:Noisy00", "sample_bots.noisy:Noisy100"
+    done = arena_cli(
+        "match", candidate, baseline, "--max-deals", "12", "--output", str(tmp_path / "m"), "--sandbox",
+        "none", "--concurrency", "1", env={**os.environ, "COLUMNS": "80"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"candidate {candidate} against baseline {baseline}", done.stdout
+    text = " ".join(done.stdout.split())
+    assert text.startswith(
+        f"{lines[0]} field sample_bots.rules:RulesBot in the other 4 seats; five-handed; seed 1; at most 12 "
+        "deals deal 10: edge "
+    ), done.stdout
+    assert f"SPRT of the candidate {candidate} against the baseline {baseline}," in text
+    assert f"H1 accepted: {candidate}'s edge over {baseline} is nearer h1 (+0.1) than h0 (+0); as " in text
+    assert "or more" not in text and not re.search(r"\b(\d{3,})% of the way", text), done.stdout
+    assert all(len(line) <= 80 for line in lines), done.stdout
+
+
+def test_the_default_variant_is_the_examples() -> None:
+    """README's first event and ``arena demo`` play Five-handed; a match with no --variant does too."""
+    from arena.cli.match import DEFAULT_VARIANT
+
+    readme = (ROOT / "README.md").read_text()
+    assert f'variant = "{DEFAULT_VARIANT}"' in readme.split("# my-event.toml", 1)[1].split("```", 1)[0]
+    done = arena_cli("match", "--help", env={**os.environ, "COLUMNS": "200"})
+    assert f"[default: {DEFAULT_VARIANT}]" in done.stdout, done.stdout

@@ -26,7 +26,7 @@ def strength(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_an_sprt_line_carries_the_edge_and_its_interval(tmp_path: Path) -> None:
     done = strength(
-        "--sprt", "rules:random", "--variant", "classic", "--max-deals", "2", "--sprt-output", str(tmp_path),
+        "--sprt", "rules:random", "--variant", "classic", "--max-deals", "10", "--sprt-output", str(tmp_path),
         cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -43,6 +43,7 @@ def test_an_sprt_line_carries_the_edge_and_its_interval(tmp_path: Path) -> None:
         ["--pairs", "rules", "--games", "1"],
         ["--variant", "no-such-variant", "--games", "1"],
         ["--sprt", "ladder", "--variant", "call-ace-4"],
+        ["--sprt", "rules:random", "--max-deals", "6"],
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], tmp_path: Path) -> None:

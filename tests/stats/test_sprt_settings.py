@@ -58,7 +58,8 @@ def test_the_verdicts_keep_their_stored_text() -> None:
         assert type(state.to_dict()["result"]) is str
     assert better.result is SprtResult.H1 and worse.result is SprtResult.H0
     assert undecided.result is SprtResult.UNDECIDED
-    assert "H1 accepted" in better.render(settings) and "H0 accepted" in worse.render(settings)
+    assert "H1 accepted" in " ".join(better.render(settings).split())  # wrapped to 80 columns
+    assert "H0 accepted" in " ".join(worse.render(settings).split())
     assert " ".join(undecided.render(settings).split()).endswith("undecided (the test looks from deal 3 on)")
 
 
