@@ -40,3 +40,14 @@ def printable(text: str, lines: bool = False) -> str:
     'one\\ntwo\\\\x0d'
     """
     return text.translate(_ESCAPED_KEEPING_LINES if lines else _ESCAPED)
+
+
+def indent_under(lines: list[str]) -> list[str]:
+    """The lines after a message's first (a bot's log tail under a ``warning:`` or ``error:`` line), indented
+    under it by four spaces; a line already indented (two spaces or more) is kept as it is. The one writing
+    of the rule, shared by the conductor's warnings and the CLI's errors.
+
+    >>> indent_under(["exited; its log ends:", "  one"])
+    ['    exited; its log ends:', '  one']
+    """
+    return [line if line.startswith("  ") else f"    {line}" for line in lines]

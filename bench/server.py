@@ -13,7 +13,7 @@ minute meanwhile, against the mean of its rates just before and just after (the 
 ladder's rate drifts by itself). The load is bounded both ways: clients x requests in all.
 
 ``--processes 2 --database postgresql+psycopg://...`` starts that many `arena serve` processes on one
-data directory and that PostgreSQL database (arena.server.multi; ``--scheduler-file`` puts their ladders'
+data directory and that PostgreSQL database (arena.server.db.multi; ``--scheduler-file`` puts their ladders'
 games on a running Dask cluster, e.g. two ``dask worker``), uploads through the first, and reports the
 ladder's games per minute summed over all processes (read from the database), for comparison with one
 process on SQLite (the default).

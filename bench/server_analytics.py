@@ -2,7 +2,7 @@
 
 Stores GAMES five-handed ladder games (real hand records: random legal play by the engine, reused round
 the games) in a fresh SQLite database, with one entrant at every table, and times what one request to its
-analytics page computes (``arena.server.analytics``: its games, the figures of their hands and faults,
+analytics page computes (``arena.server.analytics.service``: its games, the figures of their hands and faults,
 the head-to-head) and one to its filtered list of games. docs/server.md quotes the figures.
 """
 
@@ -22,9 +22,9 @@ from sqlalchemy import insert
 from arena.engine.config import GameConfig
 from arena.engine.records import hand_record
 from arena.engine.state import GameState
-from arena.server import analytics
-from arena.server.db import Database, open_database
-from arena.server.models import Game, GameSeat, Hand, User, Version
+from arena.server.analytics import service as analytics
+from arena.server.db.database import ServerDatabase, open_database
+from arena.server.db.models import Game, GameSeat, Hand, User, Version
 
 
 def games_of_hands(count: int) -> list[list[dict[str, object]]]:
@@ -38,7 +38,7 @@ def games_of_hands(count: int) -> list[list[dict[str, object]]]:
     return out
 
 
-def store(db: Database, samples: list[list[dict[str, object]]], first: int, count: int) -> int:
+def store(db: ServerDatabase, samples: list[list[dict[str, object]]], first: int, count: int) -> int:
     """``count`` games from seq ``first``; the hands stored."""
     hands = 0
     with db.session() as s:

@@ -21,7 +21,7 @@ bots, seconds = int(sys.argv[1]), float(sys.argv[2])
 INSTR = r"""
 import os, signal, sys, time, functools
 from arena.cli import main
-import arena.server.ladder as L, arena.server.board as B, arena.executor.local as X
+import arena.server.ladder.service as L, arena.server.ladder.ratings as B, arena.executor.local as X
 acc = {}
 def wrap(cls, name, is_async=False):
     f = getattr(cls, name)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import typer
 
 from arena.errors import ArenaError, ConfigError, StoreError
-from arena.text import printable
+from arena.text import indent_under, printable
 
 app = typer.Typer(
     add_completion=False,
@@ -49,7 +49,7 @@ def fail(message: str, code: int = BAD_INPUT) -> typer.Exit:
     """Print ``error:`` and the message (lines after its first, such as a bot's log, indented under it);
     return the ``Exit`` for the caller to raise."""
     first, *rest = [printable(line) for line in message.splitlines()] or [""]  # a bot's words may be in it
-    lines = [f"error: {first}", *(line if line.startswith("  ") else f"    {line}" for line in rest)]
+    lines = [f"error: {first}", *indent_under(rest)]
     typer.echo("\n".join(lines), err=True)
     return typer.Exit(code)
 

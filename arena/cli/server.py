@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from arena.server.config import CompetitionConfig
+    from arena.server.settings import CompetitionConfig
 
 from arena.cli.app import app, fail, one_line_errors
 
@@ -20,7 +20,7 @@ _NEEDS_EXTRA = "the competition server needs its libraries: pip install -e '.[se
 
 def _competition(path: Path) -> CompetitionConfig:
     try:
-        from arena.server.config import load_competition
+        from arena.server.settings import load_competition
     except ImportError:
         raise fail(_NEEDS_EXTRA) from None
     return load_competition(path)
@@ -43,7 +43,7 @@ def serve(
             raise fail(f"--role {role!r}: expected all, web or ladder")
         config = _competition(competition)
         from arena.server.app import serve as run_server
-        from arena.server.multi import Role
+        from arena.server.db.multi import Role
 
         run_server(config, host, port, lambda line: typer.echo(line), Role(role))
 
@@ -74,8 +74,8 @@ def invite(
     with one_line_errors():
         config = _competition(competition)
         from arena.errors import ConfigError
-        from arena.server.accounts import Accounts
-        from arena.server.db import open_database
+        from arena.server.accounts.service import Accounts
+        from arena.server.db.database import open_database
         from arena.server.errors import Refused
 
         rows = _rows(people)
@@ -108,8 +108,8 @@ def submit(
     note: str = typer.Option("", "--note", help="what changed in this version (at most 120 characters)"),
 ) -> None:
     """Upload a new version and print its verdict (exit 0 pass, 1 fail; 2 the server refused the upload)."""
-    from arena.server.client import submit as send
-    from arena.server.client import wait_verdict
+    from arena.cli.client import submit as send
+    from arena.cli.client import wait_verdict
 
     with one_line_errors():
         key = _token(token)
@@ -131,7 +131,7 @@ def status(
     token: str | None = typer.Option(None, "--token", help="your API token (or ARENA_TOKEN)"),
 ) -> None:
     """Your versions, their checks, and your place on the ladder."""
-    from arena.server.client import status as ask
+    from arena.cli.client import status as ask
 
     with one_line_errors():
         reply = ask(server, _token(token))

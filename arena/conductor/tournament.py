@@ -31,6 +31,7 @@ from arena.stats.confidence import Confidence, look
 from arena.stats.leaderboard import compute_leaderboard
 from arena.stats.rating import Standing
 from arena.stats.tally import Tally
+from arena.text import indent_under
 
 
 class Stopped(StrEnum):
@@ -227,7 +228,7 @@ def problem_block(level: str, name: str, why: str, then: str = "") -> str:
     """One ``level:`` line naming the entrant, the rest of ``why`` (a log's last lines) indented under it."""
     first, *rest = why.splitlines() or [""]
     lines = [f"{level}: {name}: {first}"]
-    lines += [line if line.startswith("  ") else f"    {line}" for line in rest]
+    lines += indent_under(rest)
     if then:
         lines.append(f"  {then}")
     return "\n".join(lines)

@@ -304,7 +304,8 @@ class LocalExecutor:
                 bot.note(botlog.end_line(spec.game_id, seat))
 
     def keep_logs(self) -> None:
-        """The logs are this machine's files: the ladder marks them itself (``arena.server.gamelogs``)."""
+        """The logs are this machine's files: the ladder marks them itself
+        (``arena.server.ladder.gamelogs``)."""
 
     def logs_of(self, game_id: str) -> dict[str, Span]:
         return {}

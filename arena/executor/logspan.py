@@ -1,9 +1,9 @@
 """A game's span of a bot's log file: the bytes between two marks (inode and size) taken when the game
 started and when it ended, read on the machine that has the file.
 
-The competition server's ladder marks its own bots' logs (``arena.server.gamelogs``, which reads the span
-when a page asks); a Dask worker marks the logs of the bots it launched and reads each game's span as soon
-as the game ends, so that the bytes travel back with the game's record (``arena.executor.dask_worker``):
+The competition server's ladder marks its own bots' logs (``arena.server.ladder.gamelogs``, which reads the
+span when a page asks); a Dask worker marks the logs of the bots it launched and reads each game's span as
+soon as the game ends, so that the bytes travel back with the game's record (``arena.executor.dask_worker``):
 the worker may be gone by the time anybody looks. Both read the same way, here, so a rotated or capped log
 reads the same whichever machine it was on.
 

@@ -210,7 +210,8 @@ def export(store: Queries, out_dir: Path) -> tuple[Path, Path, int, int]:
 
 def write_hand_records(records: Iterable[dict[str, Any]], out: TextIO) -> int:
     """``hands.jsonl``: one compact JSON record per line; the number written. The competition server's
-    export (``arena.server.export``) writes its ladder's hands with this too, so the two cannot differ."""
+    export (``arena.server.ladder.export``) writes its ladder's hands with this too, so the two cannot
+    differ."""
     count = 0
     for record in records:
         out.write(json.dumps(record, separators=(",", ":")) + "\n")

@@ -118,7 +118,7 @@ class EventLock:
 
     def acquire(self, shared: bool = False) -> None:
         """``shared``: a lock several holders may share (the server processes of one PostgreSQL database,
-        arena.server.multi), which still keeps out an exclusive one such as ``arena run``.
+        arena.server.db.multi), which still keeps out an exclusive one such as ``arena run``.
 
         :raises ConfigError: another arena holds the lock (its pid is in the message when known)."""
         path = self.directory / LOCK_NAME

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.server.accounts import ORGANISER
-from arena.server.config import CompetitionConfig
+from arena.server.db.models import ORGANISER
 from arena.server.errors import Refused, not_found
+from arena.server.settings import CompetitionConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,18 @@ def require_login(viewer: Viewer) -> int:
     if viewer.user_id is None:
         raise Refused(401, "log in first")
     return viewer.user_id
+
+
+def require_entrant(viewer: Viewer) -> int:
+    """Who may upload bots and ask for matches and challenges: a logged-in entrant. The organiser does not
+    enter bots (its versions would play on the ladder it runs): it invites itself as an entrant instead.
+
+    :raises Refused: 401 for a spectator, 403 for the organiser.
+    """
+    user_id = require_login(viewer)
+    if viewer.organiser:
+        raise Refused(403, "the organiser does not enter bots: invite yourself as an entrant")
+    return user_id
 
 
 def require_organiser(viewer: Viewer) -> None:

@@ -5,7 +5,6 @@ and the server's checks and ladder running as the app's lifespan (started with i
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from importlib import resources
 
@@ -15,25 +14,32 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.server.analytics_web import analytics_routes
-from arena.server.api import api_routes
-from arena.server.budget import LoopBudget
-from arena.server.config import CompetitionConfig
+from arena.server.accounts import views as accounts_views
+from arena.server.admin import views as admin_views
+from arena.server.analytics import api as analytics_api
+from arena.server.analytics import views as analytics_views
+from arena.server.db.multi import Role
 from arena.server.errors import Refused
-from arena.server.final_pages import final_routes
-from arena.server.live_pages import live_routes
-from arena.server.match_pages import match_page_routes
-from arena.server.multi import Role
-from arena.server.pages import content_routes
-from arena.server.service import Server
-from arena.server.web import Web, people_routes
+from arena.server.finals import views as finals_views
+from arena.server.ladder import api as ladder_api
+from arena.server.ladder import views as ladder_views
+from arena.server.live import views as live_views
+from arena.server.matches import api as matches_api
+from arena.server.matches import views as matches_views
+from arena.server.settings import CompetitionConfig
+from arena.server.submissions import api as submissions_api
+from arena.server.submissions import views as submissions_views
+from arena.server.web import api
+from arena.server.web.budget import LoopBudget
+from arena.server.web.middleware import SecurityHeaders, WebShare
+from arena.server.web.site import Web
+from arena.server.wiring import Server
 
 STATIC = {
-    "server.css": ("arena.server", "static/server.css", "text/css"),
-    "live.js": ("arena.server", "static/live.js", "text/javascript"),
-    "live_table.js": ("arena.server", "static/live_table.js", "text/javascript"),
+    "server.css": ("arena.server.web", "static/server.css", "text/css"),
+    "live.js": ("arena.server.web", "static/live.js", "text/javascript"),
+    "live_table.js": ("arena.server.web", "static/live_table.js", "text/javascript"),
     "replay.js": ("arena.report", "static/replay.js", "text/javascript"),
     "report.css": ("arena.report", "static/report.css", "text/css"),
 }
@@ -61,13 +67,25 @@ def create_app(server: Server) -> Starlette:
     routes: list[BaseRoute] = [
         Route("/healthz", healthz),
         Route("/static/{name}", static),
-        *people_routes(web),
-        *content_routes(web),
-        *match_page_routes(web),
-        *analytics_routes(web),
-        *api_routes(web),
-        *final_routes(web),
-        *live_routes(web),
+        *accounts_views.people_routes(web),
+        *ladder_views.board_routes(web),
+        *accounts_views.routes(web),
+        *submissions_views.routes(web),
+        *ladder_views.routes(web),
+        *admin_views.routes(web),
+        *matches_views.routes(web),
+        *analytics_views.routes(web),
+        *api.routes(
+            web,
+            [
+                *ladder_api.routes(web),
+                *submissions_api.routes(web),
+                *matches_api.routes(web),
+                *analytics_api.routes(web),
+            ],
+        ),
+        *finals_views.routes(web),
+        *live_views.routes(web),
     ]
 
     return Starlette(
@@ -76,68 +94,6 @@ def create_app(server: Server) -> Starlette:
         exception_handlers={HTTPException: http_error},
         lifespan=lambda _app: server.running(),
     )
-
-
-class WebShare:
-    """Each request waits its turn of the loop (``arena.server.budget``), and its time is counted.
-
-    Not counted or held: the health check (a monitor must see a busy server answer), the static files
-    (sent from memory), and live tables' event streams (open for a whole game; each event is sent by the
-    table's producer, not by a request).
-    """
-
-    def __init__(self, app: ASGIApp, budget: LoopBudget) -> None:
-        self.app = app
-        self.budget = budget
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        if (
-            scope["type"] != "http"
-            or path == "/healthz"
-            or path.startswith("/static/")
-            or (path.startswith("/live/") and path.endswith("/events"))
-        ):
-            await self.app(scope, receive, send)
-            return
-        await self.budget.turn()
-        began = time.perf_counter()
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.budget.spend(time.perf_counter() - began)
-
-
-class SecurityHeaders:
-    """``nosniff``, no framing, same-origin referrers on every response.
-
-    A plain ASGI middleware that adds three headers to the response's start message: Starlette's
-    ``BaseHTTPMiddleware`` would run every request through an extra task and memory streams, a cost paid
-    on the event loop the ladder's games share.
-    """
-
-    HEADERS = (
-        (b"x-content-type-options", b"nosniff"),
-        (b"x-frame-options", b"DENY"),
-        (b"referrer-policy", b"same-origin"),
-    )
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                present = {name.lower() for name, _ in message.get("headers", [])}
-                extra = [(n, v) for n, v in self.HEADERS if n not in present]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
 
 
 def serve(
@@ -165,7 +121,7 @@ def serve(
     # joined or started) before the server serves, so that a bad ``[executor]`` is one line and exit 2.
     with asyncio.Runner(loop_factory=web.config.get_loop_factory()) as runner:
         try:
-            if role.plays:  # a web process starts no executor (arena.server.multi)
+            if role.plays:  # a web process starts no executor (arena.server.db.multi)
                 runner.run(server.ladder.start())
         except BaseException:
             runner.run(server.ladder.stop())

@@ -50,7 +50,8 @@ def competition_toml(name: str, database: str | None = None, **sections: dict[st
         "faults": {"decision_ms": 3000},
         "people": {"signup": "open"},
         "submissions": {"max_upload_kb": 64, "max_files": 20, "max_unpacked_kb": 256, "per_hour": 50},
-        # no SPRT match of each new version: the tests of matches ask for them (tests/server/test_matches.py)
+        # no SPRT match of each new version: the tests of matches ask for them
+        # (tests/server/matches/test_matches.py)
         "ladder": {"tables": 1, "house": "sample_bots.random:RandomBot", "match_on_activate": False},
     }
     for key, value in sections.items():

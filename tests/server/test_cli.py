@@ -14,8 +14,8 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from arena.server.db import open_database
-from arena.server.models import Base
+from arena.server.db.database import open_database
+from arena.server.db.models import Base
 from tests.postgres import Postgres
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
 
@@ -69,7 +69,9 @@ def test_no_bubblewrap_no_server(tmp_path: Path) -> None:
 
 def test_a_second_server_on_the_same_directory(server: ServerProcess) -> None:
     if server.database is not None:
-        pytest.skip("on PostgreSQL a second process on one directory is welcome: tests/server/test_multi.py")
+        pytest.skip(
+            "on PostgreSQL a second process on one directory is welcome: tests/server/db/test_multi.py"
+        )
     line = one_line(arena("serve", str(server.config), "--port", "1", cwd=server.directory))
     assert "another arena is running" in line
     assert server.alive()
@@ -199,7 +201,7 @@ def test_a_database_from_a_newer_arena_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_example_competition_is_valid() -> None:
-    from arena.server.config import load_competition
+    from arena.server.settings import load_competition
     from tests.helpers import ROOT
 
     config = load_competition(ROOT / "examples" / "server" / "competition.toml")

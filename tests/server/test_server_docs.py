@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena import options
-from arena.server.config import (
+from arena.server.settings import (
     CheckSpec,
     CompetitionConfig,
     FinalSpec,

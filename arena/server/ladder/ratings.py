@@ -1,0 +1,272 @@
+"""The ladder's stored games as the statistics read them, and the leaderboard computed from them.
+
+The server's games live in its own database, read here into the statistics' own records
+(``arena.stats.rating.RatedGame``): the leaderboard's points-per-hand order and its confidence come from
+the running sums ``--until-settled`` looks at (``arena.stats.tally.Tally``, read by ``confidence.look``: the
+figures of ``arena leaderboard`` without its bootstrap intervals, which the board does not show); the
+TrueSkill ratings from ``arena.stats.rating.apply_in_order`` with drift on (``[ladder] tau``, default
+25/300, TrueSkill's usual value). Drift is off for a fixed event (``docs/ranking.md``), but a ladder's
+field keeps changing: new bots arrive, entrants upload better versions. With τ = 0 every rating's σ only
+shrinks, so after a few hundred games a rating can hardly move any more and a newcomer that beats
+everybody climbs far too slowly: exactly the "frozen ratings" Halite II's players reported
+(HaliteChallenge/Halite-II#181, #221), fixed there by putting drift back. τ > 0 keeps σ from collapsing,
+so the ladder follows the current field.
+
+Everything is computed from the stored games, in ``seq`` order: a look applies the games stored since the
+last one after those before (both computations are sequential, so this is exactly one replay of them all),
+and a restart replays them all, so the ratings after a kill -9 and a restart are by construction those of
+an uninterrupted replay of the same games. A look is done at most every few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import trueskill
+from sqlalchemy import func, select
+
+from arena.server.db.database import ServerDatabase
+from arena.server.db.models import Game, GameSeat, User, Version
+from arena.server.settings import CompetitionConfig, NewVersion
+from arena.stats.confidence import Confidence, look
+from arena.stats.leaderboard import RankingConfig
+from arena.stats.rating import HistoryRow, RatedGame, apply_in_order
+from arena.stats.tally import Tally
+
+REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """mu - 3 sigma, TrueSkill's conservative rating: a skill the entrant has very probably reached. The
+    server's one writing of it (the board's rows, the analytics' steps and days, every chart's low line);
+    ``arena.stats.rating.Standing.conservative`` is the same rule for an event's standings."""
+    return mu - 3 * sigma
+
+
+def rating_key(config: CompetitionConfig, version_id: int, user_id: int) -> str:
+    """Whose rating a seat counts for: the version (``fresh``) or the entrant across its versions
+    (``inherit``: a new version starts from its predecessor's rating, and drift lets it move on)."""
+    return f"u{user_id}" if config.ladder.new_version is NewVersion.INHERIT else f"v{version_id}"
+
+
+@dataclass
+class _Replay:
+    """The stored games as the statistics read them, kept in memory and extended by the games stored
+    since the last look (``seq`` only grows, and a stored game never changes): each look reads only the
+    new rows and applies them, in ``seq`` order, after the others, which gives exactly the figures of one
+    replay of all of them (TrueSkill and the running sums of the points order are sequential)."""
+
+    config: CompetitionConfig
+    last_seq: int = 0
+    games: list[RatedGame] = field(default_factory=list)
+    ratings: dict[str, trueskill.Rating] = field(default_factory=dict)
+    steps: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
+    played: dict[str, int] = field(default_factory=dict)  # rating key -> games
+    tally: Tally | None = None  # the points order's running sums over the keys it was made for
+
+    def read(self, db: ServerDatabase) -> list[RatedGame]:
+        """The games stored after ``last_seq``, each seat named by its rating key."""
+        with db.session() as s:
+            owner: dict[int, int] = {v: u for v, u in s.execute(select(Version.id, Version.user_id))}
+            games = s.execute(
+                select(Game.id, Game.seq, Game.result, Game.rated, Game.hands)
+                .where(Game.seq > self.last_seq)
+                .order_by(Game.seq)
+            ).all()
+            seats = s.execute(
+                select(GameSeat.game_id, GameSeat.version_id, GameSeat.name, GameSeat.rank, GameSeat.score,
+                       GameSeat.forfeited)
+                .join(Game, Game.id == GameSeat.game_id)
+                .where(Game.seq > self.last_seq)
+                .order_by(GameSeat.game_id, GameSeat.seat)
+            ).all()  # fmt: skip
+        by_game: dict[str, list[Any]] = {}
+        for seat in seats:
+            by_game.setdefault(seat.game_id, []).append(seat)
+        new = []
+        for game in games:
+            rows = by_game.get(game.id, [])
+            names = tuple(
+                r.name if r.version_id is None else rating_key(self.config, r.version_id, owner[r.version_id])
+                for r in rows
+            )
+            excluded = json.loads(game.result).get("excluded", [])
+            new.append(
+                RatedGame(game.seq, game.id, names, tuple(r.rank for r in rows), tuple(r.score for r in rows),
+                          tuple(n for n, r in zip(names, rows, strict=True) if r.forfeited), game.rated,
+                          tuple(n for n, r in zip(names, rows, strict=True) if r.name in excluded), game.id,
+                          game.hands)
+            )  # fmt: skip
+        return new
+
+    def extend(self, new: list[RatedGame], keys: Sequence[str]) -> None:
+        """Apply ``new`` (the games after the last look) for the field ``keys``."""
+        tau = self.config.ladder.tau
+
+        def step(row: HistoryRow) -> None:
+            self.steps.setdefault(row.entrant, []).append((row.seq, row.mu, row.sigma))
+
+        self.ratings = apply_in_order(new, keys, step, tau, start=self.ratings)
+        for game in new:
+            for name in game.seats:
+                self.played[name] = self.played.get(name, 0) + 1
+        self.games += new
+        if new:
+            self.last_seq = new[-1].seq
+        if self.tally is None or self.tally.names != tuple(keys):  # the field changed: sum them again
+            self.tally = Tally(keys).add(self.games).close()
+        else:
+            self.tally.add(new).close()
+
+
+LADDER_RANKING = RankingConfig(look_growth=1.0)
+"""A ladder's order is looked at whenever anybody opens the page, not at looks planned in advance: its
+verdicts are judged by the confidence sequence, which holds at every look (docs/ranking.md), never by the
+planned looks' boundary that ``arena run --until-settled`` uses by default."""
+
+HISTORY_POINTS = 200
+
+
+def _thin(points: list[tuple[int, float, float]]) -> list[tuple[int, float, float]]:
+    """At most ``HISTORY_POINTS`` evenly spread points of a rating's history, the last one kept."""
+    if len(points) <= HISTORY_POINTS:
+        return points
+    step = len(points) / HISTORY_POINTS
+    return [points[int(i * step)] for i in range(HISTORY_POINTS - 1)] + [points[-1]]
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no NaN: a figure without data (no hands yet) is null."""
+    return None if value is None or not math.isfinite(value) else value
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of the ladder's leaderboard."""
+
+    rank: int
+    user_id: int
+    entrant: str
+    version_id: int
+    version: str
+    mu: float
+    sigma: float
+    games: int
+    points_per_hand: float | None
+    p_above_next: float | None
+    settled: bool | None
+    description: str = ""  # the entrant's words about its bot
+
+    @property
+    def conservative(self) -> float:
+        return conservative(self.mu, self.sigma)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "entrant": self.entrant,
+            "version": self.version,
+            "conservative": round(self.conservative, 3),
+            "mu": round(self.mu, 3),
+            "sigma": round(self.sigma, 3),
+            "games": self.games,
+            "points_per_hand": _finite(self.points_per_hand),
+            "p_above_next": _finite(self.p_above_next),
+            "settled_above_next": self.settled,
+            "description": self.description,
+        }
+
+
+@dataclass
+class Board:
+    """The leaderboard of the active versions, recomputed from the stored games when they change."""
+
+    db: ServerDatabase
+    config: CompetitionConfig
+    rows: list[Row] = field(default_factory=list)
+    ratings: dict[str, tuple[float, float]] = field(default_factory=dict)  # rating key -> (mu, sigma)
+    order_note: str = ""
+    confidence: Confidence | None = None  # the last look's figures (None below two entrants)
+    games: int = -1
+    computed_at: float = 0.0
+    cost_s: float = 0.0  # how long the last recomputation took
+    history: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
+    _replay: _Replay = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._replay = _Replay(self.config)
+
+    def refresh(self, force: bool = False) -> None:
+        """Recompute, unless ``force`` is false and the last computation is recent or nothing changed.
+
+        A look reads the games stored since the last one (the points order's running sums are summed again
+        from memory when the field changes); it still waits twenty times as long as the last one took, so
+        that keeping the board fresh costs at most a twentieth of the server.
+        """
+        wait = max(REFRESH_S, 20 * self.cost_s)
+        if not force and time.monotonic() - self.computed_at < wait:
+            return
+        with self.db.session() as s:
+            count = s.scalar(select(func.count()).select_from(Game)) or 0
+            active = s.execute(
+                select(Version, User)
+                .join(User, User.id == Version.user_id)
+                .where(Version.active, ~User.disabled)
+            ).all()
+        if not force and count == self.games:
+            self.computed_at = time.monotonic()
+            return
+        began = time.monotonic()
+        keys = {rating_key(self.config, v.id, u.id): (v, u) for v, u in active}
+        replay = self._replay
+        replay.extend(replay.read(self.db), list(keys))
+        self.history = {k: _thin(replay.steps.get(k, [])) for k in keys if k in replay.steps}
+        self.ratings = {k: (r.mu, r.sigma) for k, r in replay.ratings.items()}
+        figures = {}
+        if len(keys) >= 2 and replay.tally is not None:
+            ranking = LADDER_RANKING
+            conf = look(replay.tally, ranking.method, ranking.confidence, self.config.ladder.seed,
+                        margin=ranking.tie_margin, plan=ranking.plan())  # fmt: skip
+            self.confidence = conf
+            for i, name in enumerate(conf.order):
+                nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
+                figures[name] = (conf.entrants[i].points_per_hand, nxt)
+            self.order_note = (
+                f"{conf.method} order over {conf.units} {conf.unit}s: the whole order holds with probability "
+                f"{conf.whole:.0%}"
+            )
+        rows = []
+        for key, (version, user) in keys.items():
+            mu, sigma = self.ratings.get(key, (25.0, 25.0 / 3))
+            pph, nxt = figures.get(key, (None, None))
+            rows.append(
+                Row(0, user.id, user.name, version.id, f"v{version.number}", mu, sigma,
+                    replay.played.get(key, 0), _finite(None if pph is None else round(pph, 3)),
+                    None if nxt is None else round(nxt.probability, 3), None if nxt is None else nxt.settled,
+                    user.description or "")
+            )  # fmt: skip
+        rows.sort(key=lambda r: (-r.conservative, r.entrant))
+        self.rows = [
+            Row(i + 1, *(getattr(r, f) for f in Row.__dataclass_fields__ if f != "rank"))
+            for i, r in enumerate(rows)
+        ]
+        self.games = count
+        self.computed_at = time.monotonic()
+        self.cost_s = self.computed_at - began
+
+    def steps(self, key: str) -> list[tuple[int, float, float]]:
+        """Every (seq, mu, σ) of ``key``'s rating, not thinned, also for versions no longer in the field:
+        an entrant's analytics (``arena.server.analytics.service``) draw all of them."""
+        return list(self._replay.steps.get(key, []))
+
+    def rating_of(self, key: str) -> tuple[float, float]:
+        return self.ratings.get(key, (25.0, 25.0 / 3))
+
+    def describe(self, user_id: int, text: str) -> None:
+        """A new description shows at once, without recomputing the board (an entrant may edit often)."""
+        self.rows = [replace(r, description=text) if r.user_id == user_id else r for r in self.rows]

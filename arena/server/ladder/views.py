@@ -1,0 +1,182 @@
+"""The ladder's pages: the leaderboard (and its live parts), an entrant's public page, a stored game with
+its replay, one version's stderr during one game, and an entrant's logs.
+
+Each handler authorises through ``arena.server.access`` first, then reads through the services. A
+spectator's leaderboard and game pages are rendered once for all spectators (``arena.server.web.cache``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from arena.errors import FaultKind
+from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
+from arena.results.queries import StoredFault
+from arena.server import access
+from arena.server.errors import not_found
+from arena.server.ladder import workerlogs
+from arena.server.ladder.ratings import conservative, rating_key
+from arena.server.submissions.checks import version_log
+from arena.server.web.plots import rating_plot
+from arena.server.web.site import Visit, Web
+
+LOG_TAIL_BYTES = 20_000
+BOARD_TTL_S = 1.0  # a spectator's leaderboard is at most this old (``arena.server.web.cache``)
+
+
+def _tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
+    try:
+        return path.read_bytes()[-limit:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _tails(paths: list[Path], limit: int = LOG_TAIL_BYTES) -> str:
+    """The newest output of a version's log in each process's directory (one on SQLite), the most recently
+    written last, each under a line naming its directory when there are several."""
+    if len(paths) < 2:
+        return _tail(paths[0], limit) if paths else ""
+    share = limit // len(paths)
+    return "".join(f"--- {p.parent.name} ---\n{_tail(p, share)}\n" for p in paths)
+
+
+def board_context(web: Web, recent: int = 0) -> dict[str, object]:
+    server = web.server
+    server.board.refresh()
+    context: dict[str, object] = {"board": server.board, "state": server.ladder_state()}
+    if recent:
+        context["recent"] = server.games.recent(recent)
+    return context
+
+
+async def leaderboard(web: Web, request: Request, visit: Visit) -> Response:
+    access.require_public(visit.viewer, web.config)
+    return web.public_page(request, visit, ("leaderboard",), BOARD_TTL_S, "leaderboard.html",
+                           lambda: board_context(web, recent=15))  # fmt: skip
+
+
+async def leaderboard_rows(web: Web, request: Request, visit: Visit) -> Response:
+    access.require_public(visit.viewer, web.config)
+    return web.public_page(request, visit, ("rows",), BOARD_TTL_S, "board_rows.html",
+                           lambda: board_context(web))  # fmt: skip
+
+
+async def leaderboard_recent(web: Web, request: Request, visit: Visit) -> Response:
+    """The leaderboard's recent games alone, for live.js to swap in when the games count moves."""
+    access.require_public(visit.viewer, web.config)
+    return web.page(request, visit, "recent_games.html", recent=web.server.games.recent(15),
+                    state=web.server.ladder_state())  # fmt: skip
+
+
+async def entrant_page(web: Web, request: Request, visit: Visit) -> Response:
+    server = web.server
+    access.require_public(visit.viewer, web.config)
+    user = server.accounts.entrant(int(request.path_params["id"]))
+    if user is None:
+        raise not_found("entrant")
+    server.board.refresh()
+    row = next((r for r in server.board.rows if r.user_id == user.id), None)
+    key = rating_key(web.config, row.version_id, user.id) if row is not None else ""
+    history = server.board.history.get(key, [])
+    plot = rating_plot([(seq, mu, conservative(mu, sigma)) for seq, mu, sigma in history])
+    return web.page(
+        request,
+        visit,
+        "entrant.html",
+        entrant=user,
+        versions=server.submissions.of_user(user.id),
+        row=row,
+        recent=server.games.recent(20, user.id),
+        h2h=server.games.head_to_head(user.id),
+        private=access.may_see_private(visit.viewer, user.id),
+        plot=plot,
+    )
+
+
+async def logs_page(web: Web, request: Request, visit: Visit) -> Response:
+    server = web.server
+    user = server.accounts.entrant(int(request.path_params["id"]))
+    if user is None:
+        raise not_found("logs")
+    access.require_owner(visit.viewer, user.id, "logs")
+    logs = [
+        (
+            v,
+            _tail(version_log(web.config, user.id, v.number, "check")),
+            _tails(server.ladder.log_paths(v.id)) or workerlogs.tail(server.db, v.id, LOG_TAIL_BYTES),
+            server.games.of_version(v.id),
+        )
+        for v in server.submissions.of_user(user.id)
+    ]
+    return web.page(request, visit, "logs.html", entrant=user, logs=logs)
+
+
+async def game_page(web: Web, request: Request, visit: Visit) -> Response:
+    access.require_public(visit.viewer, web.config)
+    game_id = request.path_params["id"]
+    return web.public_page(request, visit, ("game", game_id), None, "game.html",
+                           lambda: game_context(web, game_id, visit.viewer))  # fmt: skip
+
+
+def game_context(web: Web, game_id: str, viewer: access.Viewer) -> dict[str, object]:
+    """A stored game's page: its seats, its replay, and the logs ``viewer`` may open.
+
+    :raises Refused: 404, no such game.
+    """
+    detail = web.server.games.detail(game_id)
+    if detail is None:
+        raise not_found("game")
+    game = detail.game
+    faults = [
+        StoredFault(game.id, game.seq, game.seats[f["seat"]].name, f["seat"], f["hand_index"],
+                    f["decision_id"], FaultKind(f["kind"]), f["detail"], f["elapsed_ms"], f["substitute"])
+        for f in detail.faults
+    ]  # fmt: skip
+    replay = {
+        "cards": CARD_LIST,
+        "num_players": len(game.seats),
+        "games": [
+            {
+                "id": game.id, "n": game.seq, "round": 1, "table": 1,
+                "seats": [s.label for s in game.seats], "scores": [s.score for s in game.seats],
+                "ranks": [s.rank for s in game.seats],
+                "forfeited": [s.seat for s in game.seats if s.forfeited],
+                "termination": "", "rated": game.rated,
+                "hands": [encode_hand(h) for h in detail.hands],
+                "faults": place_faults(detail.hands, faults, web.config.faults.max_faults_per_game),
+            }
+        ],
+    }  # fmt: skip
+    logs = {s.seat for s in game.seats if s.user_id is not None and access.may_see_private(viewer, s.user_id)}
+    return {"detail": detail, "replay": pack(replay), "logs": logs}
+
+
+async def game_log(web: Web, request: Request, visit: Visit) -> Response:
+    """One version's stderr during one game (``arena.server.ladder.gamelogs``): for its owner and the
+    organiser."""
+    game_id, version_id = request.path_params["id"], int(request.path_params["version"])
+    found, shown = web.server.game_log(game_id, version_id, visit.viewer)
+    return web.page(request, visit, "game_log.html", game_id=game_id, version_id=version_id,
+                    label=f"v{found.number}", log=shown, overlapping=found.overlapping)  # fmt: skip
+
+
+def board_routes(web: Web) -> list[BaseRoute]:
+    """The leaderboard (listed first, as the site's front page)."""
+    return [
+        Route("/", web.route(leaderboard), methods=["GET"]),
+        Route("/leaderboard/rows", web.route(leaderboard_rows), methods=["GET"]),
+        Route("/leaderboard/recent", web.route(leaderboard_recent), methods=["GET"]),
+    ]
+
+
+def routes(web: Web) -> list[BaseRoute]:
+    return [
+        Route("/entrants/{id:int}", web.route(entrant_page), methods=["GET"]),
+        Route("/entrants/{id:int}/logs", web.route(logs_page), methods=["GET"]),
+        Route("/games/{id}", web.route(game_page), methods=["GET"]),
+        Route("/games/{id}/logs/{version:int}", web.route(game_log), methods=["GET"]),
+    ]

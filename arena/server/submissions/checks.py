@@ -1,0 +1,211 @@
+"""The check every new version gets, at once: ``arena check-bot``'s games, against the version launched
+in its sandbox exactly as the ladder will launch it.
+
+Checks run one at a time from a bounded queue (``[checks] queue``): on a 2-core machine two checks at
+once only make both slower, and thirty students uploading in the same minute are then served in turn, in
+upload order, each seeing its place while it waits. An upload beyond the queue's bound is refused at once
+(429) rather than accepted and forgotten. Versions whose check had not finished when the server stopped
+are queued again at the next start.
+
+What an entrant reads on the version's page is what :func:`check_version` returns: the verdict, every
+violation with the game, hand and decision it happened at (``arena.conductor.checkbot``), latency p50 and
+p99, and the last lines of the bot's stderr (escaped by the page like every text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.conductor.checkbot import check_bot
+from arena.errors import ArenaError
+from arena.players.process import ManagedBot
+from arena.sandbox import SandboxSpec
+from arena.server.db.models import VersionStatus
+from arena.server.db.multi import CheckClaims, shared
+from arena.server.errors import Refused
+from arena.server.settings import CompetitionConfig, Runtime
+from arena.server.submissions.service import Submissions, launch_command
+
+log = logging.getLogger("arena.server")
+STDERR_TAIL_BYTES = 4000
+LOGS = "logs"
+SHARED_POLL_S = 1.0  # how often a process on a shared database looks for uploads made to the others
+
+
+def version_log(config: CompetitionConfig, user_id: int, number: int, what: str) -> Path:
+    """Where a version's stderr goes: ``check`` for its check, ``ladder`` for its ladder games."""
+    return config.data_dir / LOGS / str(user_id) / f"v{number}-{what}.log"
+
+
+async def check_version(
+    config: CompetitionConfig, runtime: Runtime, directory: Path, log_path: Path
+) -> dict[str, Any]:
+    """Launch the version in its sandbox and play the check's games against it; never raises for the
+    bot's faults (they are the verdict)."""
+    started = time.perf_counter()
+    spec = config.submissions
+    hidden = [config.data_dir.resolve(), *([config.source] if config.source else [])]
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.unlink(missing_ok=True)
+    bot = ManagedBot(
+        f"check-{directory.name}",
+        launch_command(runtime, directory),
+        log_path,
+        startup_timeout_s=spec.startup_timeout_s,
+        memory_mb=spec.memory_mb,
+        sandbox=SandboxSpec(mode=config.sandbox, workdir=directory, hide=tuple(hidden)),
+        cwd=directory,
+    )
+    report: dict[str, Any] = {"violations": [], "warnings": [], "games": []}
+    try:
+        address = await bot.start()
+    except (ArenaError, OSError) as exc:
+        report["violations"].append(f"the bot did not start: {str(exc).splitlines()[0]}")
+    else:
+        found = await check_bot(
+            address, config.checks.games_per_config, config.checks.decision_ms, seed=int(time.time())
+        )
+        variant = config.game.variant.value
+        if found.identity is not None and variant not in found.identity.variants:
+            found.violations.append(f"the bot does not claim {variant}, the variant this competition plays")
+        report |= {
+            "identity": None
+            if found.identity is None
+            else {
+                "name": found.identity.name,
+                "version": found.identity.version,
+                "author": found.identity.author,
+            },
+            "violations": found.violations,
+            "warnings": found.warnings,
+            "games": found.games,
+            "decisions": found.decisions,
+            "p50_ms": None if not found.latencies_ms else round(found.percentile(0.5), 2),
+            "p99_ms": None if not found.latencies_ms else round(found.percentile(0.99), 2),
+            "passed": found.passed,
+        }
+    finally:
+        await bot.close()
+    report["passed"] = bool(report.get("passed")) and not report["violations"]
+    # The bot's own lines: the launcher's "[arena] starting: bwrap ..." line tells the entrant nothing.
+    lines = bot.log_tail(STDERR_TAIL_BYTES).splitlines()
+    report["stderr_tail"] = "\n".join(line for line in lines if not line.startswith("[arena] starting:"))
+    report["seconds"] = round(time.perf_counter() - started, 2)
+    return report
+
+
+class CheckQueue:
+    """The bounded, serial queue of checks (see the module's docstring)."""
+
+    def __init__(
+        self,
+        config: CompetitionConfig,
+        submissions: Submissions,
+        on_verdict: Callable[[], None],
+        claims: CheckClaims | None = None,
+    ) -> None:
+        self.config = config
+        self.submissions = submissions
+        self.on_verdict = on_verdict
+        self.claims = claims or CheckClaims(submissions.db)
+        # Several processes on one database: the queue is the database's versions waiting for a check,
+        # each taken by one process (arena.server.db.multi); an upload to any process wakes this one.
+        self.shared = shared(submissions.db)
+        self._wake = asyncio.Event()
+        self.queue: asyncio.Queue[int] = asyncio.Queue(config.checks.queue)
+        self.waiting: list[int] = []  # in order, for "your check is number 3 in the queue"
+        self.current: int | None = None
+        self.done = 0
+
+    def put(self, version_id: int) -> None:
+        """:raises Refused: 429 when the queue is full."""
+        if self.shared:
+            if len(self.submissions.pending()) > self.config.checks.queue:
+                raise Refused(429, "the check queue is full: upload again in a minute", 60)
+            self._wake.set()
+            return
+        try:
+            self.queue.put_nowait(version_id)
+        except asyncio.QueueFull:
+            raise Refused(429, "the check queue is full: upload again in a minute", 60) from None
+        self.waiting.append(version_id)
+
+    def place(self, version_id: int) -> int | None:
+        """1 for the check running now, 2 for the next ..., None when not waiting."""
+        if self.shared:  # in upload order among all the processes' waiting and running checks
+            pending = self.submissions.pending()
+            return pending.index(version_id) + 1 if version_id in pending else None
+        if version_id == self.current:
+            return 1
+        if version_id in self.waiting:
+            return self.waiting.index(version_id) + 1 + (self.current is not None)
+        return None
+
+    async def run(self) -> None:
+        """Check versions one at a time, forever (cancelled at shutdown: that check is redone at start)."""
+        if self.shared:
+            await self._run_shared()
+            return
+        for version_id in self.submissions.pending():
+            self.put(version_id)
+        while True:
+            version_id = await self.queue.get()
+            self.waiting.remove(version_id)
+            self.current = version_id
+            try:
+                await self._check(version_id)
+            except Exception:  # a bug in the check must not stop the queue; the version stays queued
+                log.exception("the check of version %s failed", version_id)
+            finally:
+                self.current = None
+                self.done += 1
+
+    async def _run_shared(self) -> None:
+        """Take the oldest version no other process is checking, check it, and again; when none is left,
+        wait to be woken by an upload here or look again in a second (an upload to another process)."""
+        broken: set[int] = set()  # a check that failed by a bug: not retried by this process until restart
+        while True:
+            taken = None
+            for version_id in self.submissions.pending():
+                if version_id in broken:
+                    continue
+                if self.claims.claim(version_id):
+                    if version_id in self.submissions.pending():  # not finished meanwhile by another
+                        taken = version_id
+                        break
+                    self.claims.release(version_id)
+            if taken is None:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), SHARED_POLL_S)
+                continue
+            self.current = taken
+            try:
+                await self._check(taken)
+            except Exception:  # as in run: the version stays queued, for this process or another
+                log.exception("the check of version %s failed", taken)
+                broken.add(taken)
+            finally:
+                self.claims.release(taken)
+                self.current = None
+                self.done += 1
+
+    async def _check(self, version_id: int) -> None:
+        version = self.submissions.get(version_id)
+        self.submissions.set_status(version_id, VersionStatus.CHECKING)
+        path = version_log(self.config, version.user_id, version.number, "check")
+        report = await check_version(
+            self.config, Runtime(version.runtime), self.submissions.directory(version), path
+        )
+        verdict = VersionStatus.PASSED if report["passed"] else VersionStatus.FAILED
+        self.submissions.set_status(version_id, verdict, report)
+        log.info(
+            "check of %s %s: %s in %.1f s", version.user, version.label, report["passed"], report["seconds"]
+        )
+        self.on_verdict()

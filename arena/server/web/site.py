@@ -1,0 +1,218 @@
+"""What every page shares: the visitor and its session, CSRF, forms, templates and error pages.
+
+Each domain's ``views`` (pages) and ``api`` (JSON) hold its routes' handlers, at module level: they only
+validate, authorise (``arena.server.access``) and call services, given this ``Web`` (and through it the
+server) by ``Web.route``; ``arena.server.app`` lists them all. Pages are rendered on the server by
+Jinja2 with autoescaping on, so every name, note and log line is text, never markup; they work without
+JavaScript (the leaderboard's live update is a small script over a page that also reloads itself).
+
+**Cookies.** One cookie, ``arena``: a random id and its HMAC under the server's session key, ``HttpOnly``,
+``SameSite=Lax``, ``Secure`` when the competition's URL is https. A visitor who is not logged in has an id
+too (no row): it keys that visitor's CSRF token. Logging in issues a new id (stored hashed in
+``sessions``) and drops the old one, so an id planted before login is worth nothing after it.
+
+**CSRF.** Every form carries ``csrf``, the HMAC of the visitor's id; a POST without the right one is
+refused with 403 before anything is done. The JSON API takes a bearer token instead of the cookie, so it
+cannot be driven by another site's form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import ChoiceLoader, Environment, PackageLoader, Undefined, select_autoescape
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from arena.server.access import Viewer
+from arena.server.errors import Refused
+from arena.server.settings import Signup
+from arena.server.web.cache import PageCache
+
+if TYPE_CHECKING:  # handed in by arena.server.app: the web never imports the wiring (docs/architecture.md)
+    from arena.server.wiring import Server
+
+COOKIE = "arena"
+FORM_OVERHEAD = 64 * 1024  # multipart headers and the other fields, besides the file itself
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+@dataclass
+class Visit:
+    """The visitor of one request: its cookie id (new or not) and who it is."""
+
+    token: str
+    new: bool
+    viewer: Viewer
+
+
+def _absent(value: object) -> bool:
+    """A figure a report does not have (a check that never started has no latency)."""
+    return value is None or isinstance(value, Undefined)
+
+
+Handler = Callable[["Web", Request, "Visit"], Awaitable[Response]]
+"""A route's handler: module-level, given the web (and through it the server), the request, the visitor."""
+
+
+def _sign(key: bytes, token: str) -> str:
+    return hmac.new(key, token.encode(), hashlib.sha256).hexdigest()[:40]
+
+
+class Web:
+    """Shared by the route modules: templates, the visitor, forms, CSRF and error pages."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.config = server.config
+        self.env = Environment(
+            # The server's pages, and the report's replay dialog that the game page shares with it.
+            loader=ChoiceLoader(
+                [PackageLoader("arena.server.web", "templates"), PackageLoader("arena.report", "templates")]
+            ),
+            autoescape=select_autoescape(),
+        )
+        self.env.filters["ms"] = lambda v: "–" if _absent(v) else f"{v:.1f} ms"
+        self.env.filters["pct"] = lambda v: "–" if _absent(v) else f"{v:.0%}"
+        self.env.filters["num"] = lambda v, d=2: "–" if _absent(v) else f"{v:.{d}f}"
+        self.secure = self.config.base_url().startswith("https://")
+        self.page_cache = PageCache()  # spectators' pages, emptied whenever the server says they changed
+        server.on_change(self.page_cache.clear)
+        self.openapi: dict[str, Any] = {}  # the API's description, made with its routes (``web.api``)
+
+    # --- visitors ----------------------------------------------------------------------------------
+
+    def visit(self, request: Request) -> Visit:
+        raw = request.cookies.get(COOKIE, "")
+        token, _, signature = raw.partition(".")
+        if token and hmac.compare_digest(signature, _sign(self.server.session_key, token)):
+            user = self.server.accounts.session_user(token)
+            viewer = Viewer(user.id, user.name, user.role) if user is not None else Viewer()
+            return Visit(token, False, viewer)
+        return Visit(secrets.token_urlsafe(32), True, Viewer())
+
+    def set_cookie(self, response: Response, token: str) -> None:
+        value = f"{token}.{_sign(self.server.session_key, token)}"
+        response.set_cookie(COOKIE, value, httponly=True, samesite="lax", secure=self.secure, path="/")
+
+    def csrf(self, visit: Visit) -> str:
+        return _sign(self.server.session_key, "csrf:" + visit.token)
+
+    async def form(self, request: Request, visit: Visit | None, max_bytes: int = FORM_OVERHEAD) -> FormData:
+        """The posted form, after its size and (unless ``visit`` is None: the token-authenticated API) its
+        CSRF token are checked. The length is checked before a byte of the body is read.
+
+        :raises Refused: 411 without a length, 413 too large, 403 without the right CSRF token.
+        """
+        length = request.headers.get("content-length")
+        if length is None or not length.isdigit():
+            raise Refused(411, "a form must be sent with its length (Content-Length)")
+        if int(length) > max_bytes + FORM_OVERHEAD:
+            raise Refused(
+                413, f"this request has {length} bytes; at most {max_bytes + FORM_OVERHEAD} are accepted"
+            )
+        form = await request.form(max_files=1, max_fields=20, max_part_size=max_bytes + 1024)
+        if visit is None:
+            return form
+        sent = form.get("csrf")
+        if not isinstance(sent, str) or not hmac.compare_digest(sent, self.csrf(visit)):
+            raise Refused(
+                403, "this form has expired or was not sent by this site (CSRF check): reload the page"
+            )
+        return form
+
+    def page(
+        self, request: Request, visit: Visit, template: str, status: int = 200, **context: Any
+    ) -> HTMLResponse:
+        html = self.env.get_template(template).render(
+            viewer=visit.viewer,
+            csrf=self.csrf(visit),
+            config=self.config,
+            open_signup=self.config.people.signup is Signup.OPEN,
+            request_path=request.url.path,
+            **context,
+        )
+        return HTMLResponse(html, status)
+
+    def public_page(
+        self,
+        request: Request,
+        visit: Visit,
+        key: tuple[str, ...],
+        ttl_s: float | None,
+        template: str,
+        context: Callable[[], dict[str, Any]],
+    ) -> HTMLResponse:
+        """A page every spectator sees alike, rendered once for all of them (``arena.server.web.cache``);
+        ``context`` is called only when it is rendered. A logged-in visitor's page is their own."""
+        if visit.viewer.logged_in:
+            return self.page(request, visit, template, **context())
+        html = self.page_cache.get(key, ttl_s)
+        if html is None:
+            html = self.env.get_template(template).render(
+                viewer=Viewer(),
+                csrf="",  # a spectator's page has no form: no visitor's token may be kept in it
+                config=self.config,
+                open_signup=self.config.people.signup is Signup.OPEN,
+                request_path=request.url.path,
+                **context(),
+            )
+            self.page_cache.put(key, html)
+        return HTMLResponse(html)
+
+    def redirect(self, url: str) -> RedirectResponse:
+        return RedirectResponse(url, 303)
+
+    def refused(self, request: Request, visit: Visit, exc: Refused) -> Response:
+        headers = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s else {}
+        if request.url.path.startswith("/api/"):
+            response: Response = JSONResponse({"error": exc.message}, exc.status, headers=headers)
+        else:
+            response = self.page(
+                request, visit, "error.html", exc.status, message=exc.message, code=exc.status
+            )
+            response.headers.update(headers)
+        return response
+
+    def route(self, handler: Handler) -> Endpoint:
+        """Starlette's endpoint for a module-level ``handler``: called with this web, the request and its
+        visitor; its refusals become pages (or the API's JSON), and a new visitor's cookie is set."""
+
+        async def endpoint(request: Request) -> Response:
+            visit = self.visit(request)
+            try:
+                response = await handler(self, request, visit)
+            except Refused as exc:
+                response = self.refused(request, visit, exc)
+            if visit.new and COOKIE not in response.headers.get("set-cookie", ""):
+                self.set_cookie(response, visit.token)
+            return response
+
+        endpoint.__doc__ = handler.__doc__  # the API's OpenAPI descriptions (arena.server.web.openapi)
+        return endpoint
+
+    def api_viewer(self, request: Request) -> Viewer:
+        """The API's caller, by its bearer token (never the session cookie: see ``arena.server.ladder.api``).
+
+        :raises Refused: 401 without a valid token.
+        """
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        user = self.server.accounts.api_user(token.strip()) if scheme.lower() == "bearer" and token else None
+        if user is None:
+            raise Refused(401, "a valid API token is needed: make one on your page (/me)")
+        return Viewer(user.id, user.name, user.role)
+
+    def login_as(self, visit: Visit, user_id: int, to: str) -> Response:
+        """A new session for ``user_id`` (the visitor's old id is dropped: no fixation), then ``to``."""
+        if not visit.new:
+            self.server.accounts.end_session(visit.token)
+        token = self.server.accounts.new_session(user_id)
+        response = self.redirect(to)
+        self.set_cookie(response, token)
+        return response

@@ -1,0 +1,208 @@
+"""One competition server: its directory, database, keys and the parts that run inside it.
+
+``arena serve`` builds a :class:`Server` and runs it under uvicorn: the web app, the check queue and the
+ladder share one process and one event loop (the ladder's tables are the arena's asyncio tables; pages are
+short database reads). The competition's directory, ``results/NAME/`` (0700), holds the SQLite database,
+the secret deal key (``deal.key``), the session-signing key (``session.key``), the submissions and the
+logs; one server at a time may use it (the event lock of ``arena run``), or, on PostgreSQL, several server
+processes at once, which share the lock and agree through the database (``arena.server.db.multi``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+from arena.errors import ConfigError
+from arena.event.deals import new_key, read_key_file, write_key_file
+from arena.results import outdir
+from arena.sandbox import SandboxMode, bubblewrap_problem
+from arena.server import access
+from arena.server.accounts.service import Accounts
+from arena.server.analytics.service import Summaries
+from arena.server.db.database import ServerDatabase, open_database
+from arena.server.db.multi import CheckClaims, Role, deal_key, url_is_shared
+from arena.server.errors import Refused, not_found
+from arena.server.finals.service import Finals
+from arena.server.ladder import workerlogs
+from arena.server.ladder.gamelogs import GameLog
+from arena.server.ladder.games import Games, SeatLog
+from arena.server.ladder.ratings import Board
+from arena.server.ladder.service import Ladder
+from arena.server.matches.service import UnratedGames
+from arena.server.settings import CompetitionConfig, Runtime
+from arena.server.submissions.checks import CheckQueue
+from arena.server.submissions.service import Submissions, node_problem
+
+SESSION_KEY = "session.key"
+
+
+def _session_key(directory: Path) -> bytes:
+    """The key that signs session cookies: made once, kept private beside the deal key."""
+    path = directory / SESSION_KEY
+    with contextlib.suppress(FileExistsError):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_hex(32) + "\n")
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"cannot read the session key {str(path)!r}: {exc} (delete it: sessions restart)"
+        ) from None
+
+
+def check_sandbox(config: CompetitionConfig) -> None:
+    """Submitted bots are untrusted: without bubblewrap the server refuses to check them, unless the
+    competition says ``sandbox = "none"`` (a trusted class on a machine without bubblewrap). A runtime
+    offered must be able to run.
+
+    :raises ConfigError: bubblewrap is asked for and cannot run here, or node is offered and missing.
+    """
+    if config.sandbox is SandboxMode.BUBBLEWRAP and (problem := bubblewrap_problem()) is not None:
+        raise ConfigError(f"cannot sandbox the submitted bots: {problem}")
+    if Runtime.NODE in config.submissions.runtimes and (problem := node_problem()) is not None:
+        raise ConfigError(f"submissions.runtimes offers node, but {problem}")
+
+
+class Server:
+    """The competition's parts, wired (see the module's docstring)."""
+
+    def __init__(self, config: CompetitionConfig, base_url: str, role: Role = Role.ALL) -> None:
+        check_sandbox(config)
+        self.config = config
+        self.base_url = base_url
+        self.role = role
+        many = url_is_shared(config.database_url)  # several processes on one database: arena.server.db.multi
+        if role is not Role.ALL and not many:
+            raise ConfigError(
+                f"--role {role.value} needs a PostgreSQL database shared by several arena serve processes; "
+                "on SQLite one process serves everything (the default, --role all)"
+            )
+        outdir.prepare(config.data_dir)
+        self.lock = outdir.EventLock(config.data_dir)
+        self.lock.acquire(shared=many)
+        try:
+            self.db: ServerDatabase = open_database(config.database_url)
+        except BaseException:
+            self.lock.release()
+            raise
+        if many:
+            try:
+                key = deal_key(self.db, config.data_dir)
+            except BaseException:
+                self.db.close()
+                self.lock.release()
+                raise
+        else:
+            found = read_key_file(config.data_dir)
+            if found is None:
+                found = new_key()
+                write_key_file(config.data_dir, found)
+            key = found
+        self.session_key = _session_key(config.data_dir)
+        self.accounts = Accounts(self.db, config)
+        self.submissions = Submissions(self.db, config)
+        self.board = Board(self.db, config)
+        self.board.refresh(force=True)
+        claims = CheckClaims(self.db)  # this process's advisory locks: checks, plans, its log directory
+        slot = claims.slot() if role.plays else None
+        self.ladder = Ladder(config, self.db, self.submissions, self.board, key, slot)
+        self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key, claims)
+        self.finals = Finals(config, self.submissions, self.ladder, claims)
+        self.checks = CheckQueue(config, self.submissions, self._verdict, claims)
+        self.games = Games(self.db)
+        self.summaries = Summaries(self.db, config.game.variant)
+        self._listeners: list[Callable[[], None]] = []
+        self.started_at = 0.0
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` whenever what the public pages show changed beyond their time to live (a
+        verdict, the field, a description): the web's page cache is emptied so (``arena.server.web``)."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in self._listeners:
+            listener()
+
+    def _verdict(self) -> None:
+        self.unrated.activations()  # a newer version became active: its match against the one before
+        self.ladder.changed.set()
+        self.board.refresh(force=True)
+        self._changed()
+
+    def field_changed(self) -> None:
+        """An entrant was enabled, disabled or chose another version: the ladder re-reads its field."""
+        self._verdict()
+
+    def ladder_state(self) -> dict[str, object]:
+        """The ladder's line on the leaderboard and the organiser's page."""
+        ladder = self.ladder
+        return {
+            "paused": ladder.paused,
+            "field": len(ladder.field),
+            "in_flight": ladder.in_flight,
+            "games": self.board.games,
+            "queue": len(self.checks.waiting) + (self.checks.current is not None),
+        }
+
+    def submit_version(self, user_id: int, filename: str, data: bytes, runtime: str, note: str) -> int:
+        """Store an uploaded version and queue its check; the version's id.
+
+        :raises Refused: 401 the user is gone, and what ``Submissions.add`` and the check queue refuse.
+        """
+        user = self.accounts.user(user_id)
+        if user is None:
+            raise Refused(401, "log in first")
+        version = self.submissions.add(user, filename, data, runtime, note)
+        self.checks.put(version.id)
+        return version.id
+
+    def describe(self, user_id: int, text: str) -> None:
+        """Set an entrant's description (checked by the accounts), shown at once on the board's pages.
+
+        :raises Refused: 400, too long or not text.
+        """
+        self.board.describe(user_id, self.accounts.set_description(user_id, text))
+        self._changed()
+
+    def game_log(self, game_id: str, version_id: int, viewer: access.Viewer) -> tuple[SeatLog, GameLog]:
+        """One version's stderr during one game, for its owner and the organiser: the seat and the span
+        (from whichever process's log file holds it, or a worker's stored copy: ``workerlogs``).
+
+        :raises Refused: 404, no such game, the version did not play it, or not the viewer's (one answer).
+        """
+        found = self.games.seat_log(game_id, version_id)
+        if found is None:
+            raise not_found("log")
+        access.require_owner(viewer, found.user_id, "log")
+        path = self.ladder.log_path(version_id, found.values["log_inode"])
+        return found, workerlogs.game_log(self.db, path, game_id, version_id, found.values)
+
+    def close(self) -> None:
+        """Let go of the database and the directory's lock (after the web app stopped, or never started)."""
+        self.checks.claims.close()
+        self.db.close()
+        self.lock.release()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The check queue and the ladder, for as long as the web app serves (its lifespan)."""
+        tasks = []
+        if self.role.plays:  # a web process leaves checks, games and finals to others (arena.server.db.multi)
+            tasks = [
+                asyncio.create_task(self.checks.run(), name="checks"),
+                asyncio.create_task(self.ladder.run(self.unrated.offer), name="ladder"),
+                asyncio.create_task(self.finals.run(), name="finals"),
+            ]
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self.close()

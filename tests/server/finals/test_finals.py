@@ -1,0 +1,241 @@
+"""The sealed final: only the organiser starts it (with the form's CSRF token); it freezes the field; a
+kill -9 of the server mid-final and a restart resume it; and what it stores and the order it gives equal
+those of ``arena run`` of its frozen field with the same seed and key. Its page says which pairs are
+settled and which tied, in the report's own sentences."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.event.deals import read_key_file
+from arena.results.queries import Queries
+from arena.stats import wording
+from arena.stats.confidence import Confidence
+from arena.stats.leaderboard import compute_leaderboard
+from arena.stats.sequential import Verdict
+from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
+
+SQLITE_ONLY = True  # no SQL of its own: the final lives in its event directory, the pages are the same
+COMPETITION = {
+    "ladder": {"paused": True},  # the ladder's games are not what this module watches
+    "final": {"rounds": 1, "max_games": 10, "seed": 7, "confidence": 0.75},
+}
+RULES_BOT = SAMPLE_BOT.with_name("rules.py")
+PLAYED = re.compile(r"FINAL: running · (\d+) of (\d+) games played")
+
+
+def final_dir(server: ServerProcess) -> Path:
+    return next(server.directory.glob("results/*/final-1"))
+
+
+def stored(directory: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """The games, seats and hand records an event stored, read as an outsider would."""
+    path = directory / "event.sqlite"
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        return {
+            "games": db.execute(  # all but wall_s, the time a game took
+                "SELECT game_id, seq, seats, scores, ranks, winners, forfeited, excluded, rated, outcome,"
+                " decisions, hands FROM games ORDER BY game_id"
+            ).fetchall(),
+            "seats": db.execute("SELECT * FROM game_seats ORDER BY 1, 2").fetchall(),
+            "hands": db.execute("SELECT * FROM hands ORDER BY 1, 2").fetchall(),
+            "schedule": db.execute("SELECT * FROM schedule ORDER BY 1").fetchall(),
+        }
+
+
+def wait_page(client: Client, path: str, pattern: str, timeout_s: float = 240) -> str:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        page = client.get(path).text
+        if re.search(pattern, page):
+            return page
+        assert time.monotonic() < deadline, f"{pattern!r} not on {path} in {timeout_s} s: {page[-2000:]}"
+        time.sleep(0.2)
+
+
+def equals_arena_run(directory: Path, again: Path) -> Confidence:
+    """``arena run`` of the final's frozen field in ``again``, with the final's seed (in final.toml) and its
+    key: the same games, seats and hands stored, the same order and verdicts; the replay's confidence."""
+    key = read_key_file(directory)
+    assert key is not None
+    subprocess.run(
+        [sys.executable, "-m", "arena", "run", str(directory / "final.toml"), "--output", str(again),
+         "--deal-key", key.hex(), "--until-settled", "--quiet"],
+        check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert stored(again) == stored(directory)
+    with Queries.open(directory) as store:
+        board = compute_leaderboard(store)
+    with Queries.open(again) as store:
+        replayed = compute_leaderboard(store)
+    assert [s.name for s in board.standings] == [s.name for s in replayed.standings]
+    conf = replayed.confidence
+    assert [p.verdict for p in board.confidence.adjacent] == [p.verdict for p in conf.adjacent]
+    return conf
+
+
+@pytest.fixture(scope="module")
+def organiser(server: ServerProcess) -> Client:
+    client = Client(server.url)
+    assert server.organiser_link is not None
+    client.follow(server.organiser_link)
+    return client
+
+
+def test_only_the_organiser_starts_a_final_with_the_forms_token(
+    server: ServerProcess, organiser: Client
+) -> None:
+    spectator = Client(server.url)
+    assert spectator.post("/admin/final", csrf=False).status_code == 401
+    entrant = Client(server.url)
+    entrant.sign_up("mallory")
+    assert entrant.post("/admin/final").status_code == 403
+    organiser.get("/admin")
+    assert organiser.post("/admin/final", csrf=False).status_code == 403
+    assert organiser.post("/admin/final", {"csrf": "forged"}, csrf=False).status_code == 403
+    assert "No final yet" in spectator.get("/final").text
+    assert not list(server.directory.glob("results/*/final-*"))
+
+
+def test_a_final_resumes_after_kill_9_and_equals_arena_run(
+    server: ServerProcess, organiser: Client, tmp_path: Path
+) -> None:
+    entrants = {}
+    for name, bot in (("alice", RULES_BOT), ("bob", SAMPLE_BOT)):  # rules beat random: a pair to settle
+        c = Client(server.url)
+        c.sign_up(name)
+        c.verdict(c.upload("random.py", bot.read_bytes()).headers["location"])
+        entrants[name] = c
+    organiser.get("/admin")
+    started = organiser.post("/admin/final")
+    assert started.status_code == 303 and started.headers["location"] == "/final/1"
+    assert organiser.post("/admin/final").status_code == 409  # one final at a time
+    # A version uploaded after the freeze: it may become active, but it is not in the final.
+    late = entrants["alice"].upload("random.py", SAMPLE_BOT.read_bytes() + b"\n# v2\n")
+    assert late.status_code == 303
+
+    page = wait_page(organiser, "/final/1", r"FINAL: running · [1-9]\d* of")
+    server.kill()
+    found = PLAYED.search(page)
+    assert found is not None
+    before = stored(final_dir(server))
+    server.start()
+    done = wait_page(organiser, "/final/1", "FINAL: done")
+    directory = final_dir(server)
+    after = stored(directory)
+    assert len(before["games"]) < len(after["games"])  # the kill came mid-final
+    assert set(before["games"]) <= set(after["games"])  # nothing stored before the kill changed
+
+    frozen = json.loads((directory / "final.json").read_text())["field"]
+    assert [(e["user"], e["version"]) for e in frozen] == [("alice", 1), ("bob", 1)]
+    event = tomllib.loads((directory / "final.toml").read_text())
+    assert [Path(e["workdir"]).name for e in event["entrant"]] == ["v1", "v1"]
+    assert event["duplicate"] and event["seed"] == 7 and event["game"]["target"] == 5
+
+    assert stored(directory) == after
+    conf = equals_arena_run(directory, tmp_path / "again")
+
+    # The page: the order's verdicts in the report's words, settled and tied pairs named.
+    spectator = Client(server.url)
+    shown = spectator.get("/final").text
+    text = html.unescape(shown)
+    assert wording.verdict_sentence(conf) in text
+    for i, pair in enumerate(conf.adjacent):
+        assert wording.pair_line(pair, i + 1, conf) in text
+    settled = [f"{p.upper} above {p.lower}" for p in conf.adjacent if p.verdict is Verdict.ABOVE]
+    tied = [f"{p.upper} and {p.lower}" for p in conf.adjacent if p.verdict is Verdict.TIED]
+    assert f"Settled: {'; '.join(settled) or 'none'}." in text
+    assert f"Tied within the evidence: {'; '.join(tied) or 'none'}." in text
+    assert "FINAL: done" in done
+
+    # The reports: the spectator's is the public copy; the organiser's is the full one.
+    public = spectator.get("/final/1/report.html")
+    assert public.status_code == 200
+    assert public.content == (directory / "report-public.html").read_bytes()
+    full = organiser.get("/final/1/report.html")
+    assert full.content == (directory / "report.html").read_bytes()
+
+
+def test_the_page_names_settled_and_tied_pairs(server: ServerProcess) -> None:
+    """The previous test's final, its verdicts set to one of each kind (a small final rarely settles a
+    pair): the page lists the settled pair, the tied one and the open ones, each in the report's words."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    from arena.server.access import Viewer
+    from arena.server.finals.views import board_context
+    from arena.server.settings import load_competition
+
+    with Queries.open(final_dir(server)) as store:
+        board = compute_leaderboard(store)
+    conf = board.confidence
+    verdicts = [Verdict.ABOVE, Verdict.TIED] + [Verdict.OPEN] * (len(conf.adjacent) - 2)
+    adjacent = tuple(replace(p, verdict=v) for p, v in zip(conf.adjacent, verdicts, strict=True))
+    board = replace(board, confidence=replace(conf, adjacent=adjacent))
+    conf = board.confidence
+    config = load_competition(server.config)
+    env = Environment(loader=PackageLoader("arena.server.web", "templates"), autoescape=select_autoescape())
+    view = json.loads((final_dir(server) / "final.json").read_text())
+    context = {
+        "final": {**view, "state": "done", "played": 10, "total": 10, "error": "", "stopped": "budget"}
+    }
+    page = env.get_template("final.html").render(
+        viewer=Viewer(), csrf="", config=config, open_signup=False, request_path="/final", finals=[1],
+        **context, **board_context(board),
+    )  # fmt: skip
+    text = html.unescape(page)
+    first, second, *rest = conf.adjacent
+    assert f"Settled: {first.upper} above {first.lower}." in text
+    assert f"Tied within the evidence: {second.upper} and {second.lower}." in text
+    assert "Still open: " + "; ".join(f"{p.upper} / {p.lower}" for p in rest) + "." in text
+    assert wording.verdict_sentence(conf) in text
+    for i, pair in enumerate(conf.adjacent):
+        assert wording.pair_line(pair, i + 1, conf) in text
+    assert "settled: the upper is better" in text and "tied: shown within" in text
+
+
+def test_the_frozen_field_is_a_tournament_file_arena_run_reads(tmp_path: Path) -> None:
+    """``final.toml`` as ``arena run`` reads it: the [final] settings, duplicate deals, the competition's
+    executor (only what it sets), and commands with quotes and backslashes kept to the character."""
+    from arena.event.config import load_config
+    from arena.server.finals.service import event_toml
+    from arena.server.settings import parse_competition
+
+    competition = parse_competition(
+        {
+            "name": "c" * 64,
+            "game": {"variant": "five-handed", "target": 5},
+            "executor": {"kind": "dask", "workers": 2},
+            "final": {"variant": "classic", "target": 7, "rounds": 2, "seed": 3, "max_games": 30},
+        }
+    )
+    command = "python3 \"my bot.py\" --say 'a\\b' --address {address}"
+    entrants = [{"name": n, "command": command, "workdir": str(tmp_path)} for n in ("ann", "ben")]
+    (tmp_path / "final.toml").write_text(event_toml(competition, 1, entrants))
+    config = load_config(tmp_path / "final.toml")
+    assert (config.game.variant.value, config.game.target) == ("classic", 7)
+    assert (config.rounds, config.seed, config.duplicate, config.ranking.max_games) == (2, 3, True, 30)
+    assert config.output == tmp_path and config.name.endswith("-final-1")
+    assert [(e.name, e.target) for e in config.entrants] == [("ann", command), ("ben", command)]
+    assert (config.executor.kind.value, config.executor.workers) == ("dask", 2)
+
+
+def test_a_bad_final_setting_is_one_line_naming_it() -> None:
+    from arena.errors import ConfigError
+    from arena.server.settings import parse_competition
+
+    with pytest.raises(ConfigError, match=r"final\.confidence"):
+        parse_competition({"name": "c", "game": {"variant": "classic"}, "final": {"confidence": 2}})
+    with pytest.raises(ConfigError, match="final"):
+        parse_competition({"name": "c", "game": {"variant": "classic"}, "final": {"budget": 2}})
