@@ -1,27 +1,29 @@
 """The competition server's behaviour, recorded: a real `arena serve` on 127.0.0.1 (SQLite in a temporary
-directory) goes through a whole competition, and every page and API answer is written, normalised, to one
-JSON file. Two recordings of two checkouts are equal when the server behaves the same.
+directory) goes through a whole competition, and every page and API answer is written to one JSON file;
+``--compare`` normalises two recordings and shows every answer that differs.
 
-    python bench/server_flow.py OUT.json [--root CHECKOUT]
-    python bench/server_flow.py --compare A.json B.json
+    python bench/server_flow.py OUT.json [--root CHECKOUT]      # about 5 minutes
+    python bench/server_flow.py --compare A.json B.json         # exit 1 when an answer differs
 
-``--root`` runs another checkout's server (its ``arena`` first on PYTHONPATH; this script uses HTTP only,
-so it runs unchanged against any version of the server): e.g. ``git worktree add /tmp/orig c40f599`` and
-``--root /tmp/orig``.
+``--root`` runs another checkout's server (its ``arena`` first on PYTHONPATH; this script speaks HTTP
+only, so it runs unchanged against any version of the server): e.g. ``git worktree add /tmp/orig
+c40f599`` and ``--root /tmp/orig``.
 
 The flow: an organiser (its link from the server's first lines), three students who sign up, uploads of
-sample bots (a page's form and the API; one that fails its check), ladder games, an SPRT match, a
-challenge, a final of the frozen field; then the ladder is paused and every page and API answer is read by
-a spectator, by each student and by the organiser, with the refusals each must meet.
+sample bots (a page's form and the API; one version that fails its check), ladder games, an SPRT match, a
+challenge, the organiser's actions, a final of the frozen field; then the ladder is paused and every page
+and API answer is read by a spectator, by each student and by the organiser, with the refusals each must
+meet (570 answers).
 
-What is compared, and why not everything: the games are played by random bots at tables whose seating
-is drawn from ``secrets`` and whose timing is the machine's, so who wins, scores, ratings and how many games
-were played by the time of the pause differ from run to run (of one checkout). So each answer is kept as
-its status, its headers that are the server's choice (type, caching, security headers, redirects'
-targets), and its body normalised: numbers, ids, tokens, times, ports, names of entrants and card data
-replaced by placeholders, and a run of table rows or list items that differ only by those collapsed into
-one. JSON keeps its shape: each object's keys with the normalised shape of their values. A recording of
-one checkout twice is equal (run it to see: that is the noise floor).
+What is compared, and why not everything: the games are played by random bots at tables seated from
+``secrets`` on a machine's timing, so who wins, the scores, the ratings and how many games were played by
+the pause differ from run to run of one checkout. So each answer is kept as its status, the headers that
+are the server's choice (type, caching, the security headers, redirects' targets, cookies' attributes),
+and its body normalised: numbers, ids, tokens, times, ports and entrants' names replaced by placeholders;
+in a page, each table row, list item and chart kept as its tags alone (the games' data) and a run of equal
+ones kept once, everything else (headings, forms, notes, refusals' sentences) kept as text; in JSON, its
+shape: each object's keys with the shapes of their values, a list as the shape of its items. Two
+recordings of one checkout compare equal (record it twice to see the noise floor).
 """
 
 from __future__ import annotations
@@ -138,16 +140,21 @@ class Normaliser:
 
     def html(self, value: str) -> str:
         """The page with its text normalised; each table row, list item and chart (the data: games,
-        entrants, figures) kept as its tags alone, and a run of equal ones kept once."""
+        entrants, figures) kept as its tags alone, and a table's or list's rows as the set of their
+        shapes (how many, and in which order, is the games' doing)."""
         value = self.text(value)
         value = re.sub(r"<(svg|tr|li)\b[^>]*>.*?</\1>", lambda m: re.sub(r">[^<]+<", "><", m.group(0)), value,
                        flags=re.S)  # fmt: skip
         value = re.sub(r"(<(?:tr|li|svg|td|span|a|polyline|circle)\b)[^>]*?(/?>)", r"\1\2", value)
-        value = re.sub(r"\s+", " ", value)
-        for tag in ("svg", "tr", "li"):
-            pattern = re.compile(rf"(<{tag}>(?:(?!<{tag}>).)*?</{tag}>)(?:\s*\1)+", re.S)
-            value = pattern.sub(r"\1", value)
-        return re.sub(r"> <", "><", value).replace("><", ">\n<")
+        value = re.sub(r"\s+", " ", value).replace("> <", "><")
+
+        def rows(m: re.Match[str]) -> str:
+            items = sorted(set(re.findall(r"<(?:tr|li)>.*?</(?:tr|li)>", m.group(2), flags=re.S)))
+            return m.group(1) + "".join(items) + m.group(3) if items else m.group(0)
+
+        value = re.sub(r"(<(?:tbody|ul|ol)\b[^>]*>)(.*?)(</(?:tbody|ul|ol)>)", rows, value, flags=re.S)
+        value = re.sub(r"(<svg>.*?</svg>)(?:\1)+", r"\1", value, flags=re.S)
+        return value.replace("><", ">\n<")
 
     def shape(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -180,6 +187,9 @@ class Normaliser:
                     merged.setdefault(k, []).append(v)
             return {k: self.merge(v) for k, v in merged.items()}
         if all(isinstance(s, str) for s in distinct):
+            kinds = {"bool", "number|None"}
+            if set(distinct) <= kinds:
+                return "|".join(sorted(distinct))
             return "str"  # names, labels, results: the games' data
         return sorted(distinct, key=json.dumps)
 
@@ -231,7 +241,7 @@ def run_flow(root: Path, out: Path) -> None:
         if proc.poll() is not None:
             raise SystemExit(f"server_flow: arena serve exited:\n{log.read_text()}")
         wait("/healthz", lambda: _healthy(url), 60)
-        record = flow(url, log)
+        record = flow(url, log, root)
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -251,7 +261,7 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def flow(url: str, log: Path) -> dict[str, Any]:
+def flow(url: str, log: Path, root: Path) -> dict[str, Any]:
     record: dict[str, Any] = {}
 
     def keep(name: str, response: httpx.Response) -> httpx.Response:
@@ -285,7 +295,7 @@ def flow(url: str, log: Path) -> dict[str, Any]:
         tokens[name] = re.search(r'<code id="token">([^<]+)</code>', page).group(1)  # type: ignore[union-attr]
     api = {name: {"Authorization": f"Bearer {t}"} for name, t in tokens.items()}
 
-    bot = (HERE / "sample_bots" / "random.py").read_bytes()
+    bot = (root / "sample_bots" / "random.py").read_bytes()
     keep("alice: uploads v1 (page)", people["alice"].post(
         "/submit", {"runtime": "python", "note": "first"}, files={"file": ("random.py", bot)}))  # fmt: skip
     keep("bob: uploads v1 (api)", httpx.post(
