@@ -129,12 +129,16 @@ class Normaliser:
         value = value.replace(f"127.0.0.1:{self.port}", "HOST").replace(self.port, "PORT")
         value = re.sub(r'name="csrf" value="[^"]*"', 'name="csrf" value="CSRF"', value)
         value = re.sub(r"/link/[A-Za-z0-9_\-]+", "/link/LINK", value)
-        value = re.sub(r"\b[A-Za-z0-9_\-+/=]{32,}\b", "BLOB", value)  # tokens, keys, packed replays
+        value = re.sub(r"(?<![\w\-+/=])[\w\-+/=]{32,}(?![\w\-+/=])", "BLOB", value)  # tokens, keys, replays
         value = re.sub(r"\b(?:" + "|".join(STUDENTS) + r")\b", "NAME", value)
         value = re.sub(r"\bhouse-\d+\b", "NAME", value)
         value = re.sub(r"\b[gs]\d{6}\b|\bL[0-9a-f]+\b", "GAME", value)
         value = re.sub(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?", "0", value)
         value = re.sub(r"\b(?:won|lost|forfeited|above|below|tied|open|settled)\b", "WORD", value)
+        value = re.sub(r"[+\-\u2212](?=0)", "", value)  # a difference's sign
+        value = re.sub(r"\b(?:not better|better|undecided)\b", "DECISION", value)  # an SPRT's, by its games
+        value = re.sub(r"verdict (?:pass|fail)", "verdict RESULT", value)
+        value = re.sub(r"\b(H0 accepted|H0 rejected|accepted|rejected): [^<]*", "VERDICT", value)
         value = re.sub(r"\b(?:PASS|FAIL)\b", "VERDICT", value)
         return value
 
@@ -143,18 +147,28 @@ class Normaliser:
         entrants, figures) kept as its tags alone, and a table's or list's rows as the set of their
         shapes (how many, and in which order, is the games' doing)."""
         value = self.text(value)
+        value = re.sub(r"(<pre\b[^>]*>)(.*?)(</pre>)", self._log, value, flags=re.S)
         value = re.sub(r"<(svg|tr|li)\b[^>]*>.*?</\1>", lambda m: re.sub(r">[^<]+<", "><", m.group(0)), value,
                        flags=re.S)  # fmt: skip
         value = re.sub(r"(<(?:tr|li|svg|td|span|a|polyline|circle)\b)[^>]*?(/?>)", r"\1\2", value)
+        inline = re.compile(r"</?(?:small|span|strong|em|b|code|abbr)>")  # a row's notes: its data's
+        value = re.sub(r"<(tr|li)>.*?</\1>", lambda m: inline.sub("", m.group(0)), value, flags=re.S)
         value = re.sub(r"\s+", " ", value).replace("> <", "><")
 
         def rows(m: re.Match[str]) -> str:
             items = sorted(set(re.findall(r"<(?:tr|li)>.*?</(?:tr|li)>", m.group(2), flags=re.S)))
             return m.group(1) + "".join(items) + m.group(3) if items else m.group(0)
 
-        value = re.sub(r"(<(?:tbody|ul|ol)\b[^>]*>)(.*?)(</(?:tbody|ul|ol)>)", rows, value, flags=re.S)
+        value = re.sub(r"(<(?:table|ul|ol)\b[^>]*>)(.*?)(</(?:table|ul|ol)>)", rows, value, flags=re.S)
         value = re.sub(r"(<svg>.*?</svg>)(?:\1)+", r"\1", value, flags=re.S)
         return value.replace("><", ">\n<")
+
+    @staticmethod
+    def _log(m: re.Match[str]) -> str:
+        """A log's excerpt (a bot's stderr, a check's): the set of its lines, the first left out (a tail
+        starts within a line)."""
+        lines = m.group(2).splitlines()[1:] if len(m.group(2)) > 1000 else m.group(2).splitlines()
+        return m.group(1) + "\n".join(sorted({line.strip() for line in lines if line.strip()})) + m.group(3)
 
     def shape(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -164,11 +178,11 @@ class Normaliser:
             return {k: self.shape(v) for k, v in sorted(value.items())}
         if isinstance(value, list):
             return [self.merge([self.shape(v) for v in value])] if value else []
-        if isinstance(value, bool):
-            return "bool"
-        if value is None or isinstance(value, int | float):
-            return "number|None"  # a figure, or none yet (one game, no next entrant)
+        if value is None or isinstance(value, bool | int | float):
+            return "scalar"  # a figure, a flag, or none yet (one game, no next entrant): the games' doing
         if isinstance(value, str):
+            if re.fullmatch(r"[SHDC]|(?:[2-9AKQJT]|10)[SHDC]|[LB]J|JK", value):
+                return "CARD"  # a hand record's cards and suits
             return self.text(value) if len(value) < 200 else "TEXT"
         return repr(type(value))
 
@@ -187,10 +201,7 @@ class Normaliser:
                     merged.setdefault(k, []).append(v)
             return {k: self.merge(v) for k, v in merged.items()}
         if all(isinstance(s, str) for s in distinct):
-            kinds = {"bool", "number|None"}
-            if set(distinct) <= kinds:
-                return "|".join(sorted(distinct))
-            return "str"  # names, labels, results: the games' data
+            return "scalar" if distinct == ["scalar"] else "str"  # names, labels, results: the games' data
         return sorted(distinct, key=json.dumps)
 
     def response(self, r: dict[str, Any]) -> dict[str, Any]:
@@ -206,9 +217,12 @@ class Normaliser:
             body = self.shape(json.loads(text))
         elif "html" in kind:
             body = self.html(text)
-        elif "csv" in kind or "jsonl" in kind:
+        elif "jsonl" in kind:
             lines = text.splitlines()
-            body = {"first line": self.text(lines[0]) if lines else "", "lines": "some" if lines else "none"}
+            body = {"first line": self.shape(json.loads(lines[0])) if lines else None, "lines": bool(lines)}
+        elif "csv" in kind:
+            lines = text.splitlines()
+            body = {"header": lines[0] if lines else "", "lines": bool(lines[1:])}
         else:
             body = self.text(text[:2000])
         return {"status": r["status"], "headers": headers, "body": body}

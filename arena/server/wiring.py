@@ -6,6 +6,11 @@ short database reads). The competition's directory, ``results/NAME/`` (0700), ho
 the secret deal key (``deal.key``), the session-signing key (``session.key``), the submissions and the
 logs; one server at a time may use it (the event lock of ``arena run``), or, on PostgreSQL, several server
 processes at once, which share the lock and agree through the database (``arena.server.db.multi``).
+
+``Server`` wires every domain's service into one (it imports them; no service imports it at run time), and
+holds the little work that spans services: an upload stored and its check queued, a description shown at once,
+a game's log read for its owner, the ladder's line of state. The web is handed a ``Server``
+(``arena.server.app``) and calls it; the server reaches the web only through ``on_change``.
 """
 
 from __future__ import annotations
