@@ -1,27 +1,29 @@
 """The competition server's behaviour, recorded: a real `arena serve` on 127.0.0.1 (SQLite in a temporary
-directory) goes through a whole competition, and every page and API answer is written, normalised, to one
-JSON file. Two recordings of two checkouts are equal when the server behaves the same.
+directory) goes through a whole competition, and every page and API answer is written to one JSON file;
+``--compare`` normalises two recordings and shows every answer that differs.
 
-    python bench/server_flow.py OUT.json [--root CHECKOUT]
-    python bench/server_flow.py --compare A.json B.json
+    python bench/server_flow.py OUT.json [--root CHECKOUT]      # about 5 minutes
+    python bench/server_flow.py --compare A.json B.json         # exit 1 when an answer differs
 
-``--root`` runs another checkout's server (its ``arena`` first on PYTHONPATH; this script uses HTTP only,
-so it runs unchanged against any version of the server): e.g. ``git worktree add /tmp/orig c40f599`` and
-``--root /tmp/orig``.
+``--root`` runs another checkout's server (its ``arena`` first on PYTHONPATH; this script speaks HTTP
+only, so it runs unchanged against any version of the server): e.g. ``git worktree add /tmp/orig
+c40f599`` and ``--root /tmp/orig``.
 
 The flow: an organiser (its link from the server's first lines), three students who sign up, uploads of
-sample bots (a page's form and the API; one that fails its check), ladder games, an SPRT match, a
-challenge, a final of the frozen field; then the ladder is paused and every page and API answer is read by
-a spectator, by each student and by the organiser, with the refusals each must meet.
+sample bots (a page's form and the API; one version that fails its check), ladder games, an SPRT match, a
+challenge, the organiser's actions, a final of the frozen field; then the ladder is paused and every page
+and API answer is read by a spectator, by each student and by the organiser, with the refusals each must
+meet (570 answers).
 
-What is compared, and why not everything: the games are played by random bots at tables whose seating
-is drawn from ``secrets`` and whose timing is the machine's, so who wins, scores, ratings and how many games
-were played by the time of the pause differ from run to run (of one checkout). So each answer is kept as
-its status, its headers that are the server's choice (type, caching, security headers, redirects'
-targets), and its body normalised: numbers, ids, tokens, times, ports, names of entrants and card data
-replaced by placeholders, and a run of table rows or list items that differ only by those collapsed into
-one. JSON keeps its shape: each object's keys with the normalised shape of their values. A recording of
-one checkout twice is equal (run it to see: that is the noise floor).
+What is compared, and why not everything: the games are played by random bots at tables seated from
+``secrets`` on a machine's timing, so who wins, the scores, the ratings and how many games were played by
+the pause differ from run to run of one checkout. So each answer is kept as its status, the headers that
+are the server's choice (type, caching, the security headers, redirects' targets, cookies' attributes),
+and its body normalised: numbers, ids, tokens, times, ports and entrants' names replaced by placeholders;
+in a page, each table row, list item and chart kept as its tags alone (the games' data) and a run of equal
+ones kept once, everything else (headings, forms, notes, refusals' sentences) kept as text; in JSON, its
+shape: each object's keys with the shapes of their values, a list as the shape of its items. Two
+recordings of one checkout compare equal (record it twice to see the noise floor).
 """
 
 from __future__ import annotations
@@ -127,27 +129,46 @@ class Normaliser:
         value = value.replace(f"127.0.0.1:{self.port}", "HOST").replace(self.port, "PORT")
         value = re.sub(r'name="csrf" value="[^"]*"', 'name="csrf" value="CSRF"', value)
         value = re.sub(r"/link/[A-Za-z0-9_\-]+", "/link/LINK", value)
-        value = re.sub(r"\b[A-Za-z0-9_\-+/=]{32,}\b", "BLOB", value)  # tokens, keys, packed replays
+        value = re.sub(r"(?<![\w\-+/=])[\w\-+/=]{32,}(?![\w\-+/=])", "BLOB", value)  # tokens, keys, replays
         value = re.sub(r"\b(?:" + "|".join(STUDENTS) + r")\b", "NAME", value)
         value = re.sub(r"\bhouse-\d+\b", "NAME", value)
         value = re.sub(r"\b[gs]\d{6}\b|\bL[0-9a-f]+\b", "GAME", value)
         value = re.sub(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?", "0", value)
         value = re.sub(r"\b(?:won|lost|forfeited|above|below|tied|open|settled)\b", "WORD", value)
+        value = re.sub(r"[+\-\u2212](?=0)", "", value)  # a difference's sign
+        value = re.sub(r"\b(?:not better|better|undecided)\b", "DECISION", value)  # an SPRT's, by its games
+        value = re.sub(r"verdict (?:pass|fail)", "verdict RESULT", value)
+        value = re.sub(r"\b(H0 accepted|H0 rejected|accepted|rejected): [^<]*", "VERDICT", value)
         value = re.sub(r"\b(?:PASS|FAIL)\b", "VERDICT", value)
         return value
 
     def html(self, value: str) -> str:
         """The page with its text normalised; each table row, list item and chart (the data: games,
-        entrants, figures) kept as its tags alone, and a run of equal ones kept once."""
+        entrants, figures) kept as its tags alone, and a table's or list's rows as the set of their
+        shapes (how many, and in which order, is the games' doing)."""
         value = self.text(value)
+        value = re.sub(r"(<pre\b[^>]*>)(.*?)(</pre>)", self._log, value, flags=re.S)
         value = re.sub(r"<(svg|tr|li)\b[^>]*>.*?</\1>", lambda m: re.sub(r">[^<]+<", "><", m.group(0)), value,
                        flags=re.S)  # fmt: skip
         value = re.sub(r"(<(?:tr|li|svg|td|span|a|polyline|circle)\b)[^>]*?(/?>)", r"\1\2", value)
-        value = re.sub(r"\s+", " ", value)
-        for tag in ("svg", "tr", "li"):
-            pattern = re.compile(rf"(<{tag}>(?:(?!<{tag}>).)*?</{tag}>)(?:\s*\1)+", re.S)
-            value = pattern.sub(r"\1", value)
-        return re.sub(r"> <", "><", value).replace("><", ">\n<")
+        inline = re.compile(r"</?(?:small|span|strong|em|b|code|abbr)>")  # a row's notes: its data's
+        value = re.sub(r"<(tr|li)>.*?</\1>", lambda m: inline.sub("", m.group(0)), value, flags=re.S)
+        value = re.sub(r"\s+", " ", value).replace("> <", "><")
+
+        def rows(m: re.Match[str]) -> str:
+            items = sorted(set(re.findall(r"<(?:tr|li)>.*?</(?:tr|li)>", m.group(2), flags=re.S)))
+            return m.group(1) + "".join(items) + m.group(3) if items else m.group(0)
+
+        value = re.sub(r"(<(?:table|ul|ol)\b[^>]*>)(.*?)(</(?:table|ul|ol)>)", rows, value, flags=re.S)
+        value = re.sub(r"(<svg>.*?</svg>)(?:\1)+", r"\1", value, flags=re.S)
+        return value.replace("><", ">\n<")
+
+    @staticmethod
+    def _log(m: re.Match[str]) -> str:
+        """A log's excerpt (a bot's stderr, a check's): the set of its lines, the first left out (a tail
+        starts within a line)."""
+        lines = m.group(2).splitlines()[1:] if len(m.group(2)) > 1000 else m.group(2).splitlines()
+        return m.group(1) + "\n".join(sorted({line.strip() for line in lines if line.strip()})) + m.group(3)
 
     def shape(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -157,11 +178,11 @@ class Normaliser:
             return {k: self.shape(v) for k, v in sorted(value.items())}
         if isinstance(value, list):
             return [self.merge([self.shape(v) for v in value])] if value else []
-        if isinstance(value, bool):
-            return "bool"
-        if value is None or isinstance(value, int | float):
-            return "number|None"  # a figure, or none yet (one game, no next entrant)
+        if value is None or isinstance(value, bool | int | float):
+            return "scalar"  # a figure, a flag, or none yet (one game, no next entrant): the games' doing
         if isinstance(value, str):
+            if re.fullmatch(r"[SHDC]|(?:[2-9AKQJT]|10)[SHDC]|[LB]J|JK", value):
+                return "CARD"  # a hand record's cards and suits
             return self.text(value) if len(value) < 200 else "TEXT"
         return repr(type(value))
 
@@ -180,7 +201,7 @@ class Normaliser:
                     merged.setdefault(k, []).append(v)
             return {k: self.merge(v) for k, v in merged.items()}
         if all(isinstance(s, str) for s in distinct):
-            return "str"  # names, labels, results: the games' data
+            return "scalar" if distinct == ["scalar"] else "str"  # names, labels, results: the games' data
         return sorted(distinct, key=json.dumps)
 
     def response(self, r: dict[str, Any]) -> dict[str, Any]:
@@ -196,9 +217,12 @@ class Normaliser:
             body = self.shape(json.loads(text))
         elif "html" in kind:
             body = self.html(text)
-        elif "csv" in kind or "jsonl" in kind:
+        elif "jsonl" in kind:
             lines = text.splitlines()
-            body = {"first line": self.text(lines[0]) if lines else "", "lines": "some" if lines else "none"}
+            body = {"first line": self.shape(json.loads(lines[0])) if lines else None, "lines": bool(lines)}
+        elif "csv" in kind:
+            lines = text.splitlines()
+            body = {"header": lines[0] if lines else "", "lines": bool(lines[1:])}
         else:
             body = self.text(text[:2000])
         return {"status": r["status"], "headers": headers, "body": body}
@@ -231,7 +255,7 @@ def run_flow(root: Path, out: Path) -> None:
         if proc.poll() is not None:
             raise SystemExit(f"server_flow: arena serve exited:\n{log.read_text()}")
         wait("/healthz", lambda: _healthy(url), 60)
-        record = flow(url, log)
+        record = flow(url, log, root)
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -251,7 +275,7 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def flow(url: str, log: Path) -> dict[str, Any]:
+def flow(url: str, log: Path, root: Path) -> dict[str, Any]:
     record: dict[str, Any] = {}
 
     def keep(name: str, response: httpx.Response) -> httpx.Response:
@@ -285,7 +309,7 @@ def flow(url: str, log: Path) -> dict[str, Any]:
         tokens[name] = re.search(r'<code id="token">([^<]+)</code>', page).group(1)  # type: ignore[union-attr]
     api = {name: {"Authorization": f"Bearer {t}"} for name, t in tokens.items()}
 
-    bot = (HERE / "sample_bots" / "random.py").read_bytes()
+    bot = (root / "sample_bots" / "random.py").read_bytes()
     keep("alice: uploads v1 (page)", people["alice"].post(
         "/submit", {"runtime": "python", "note": "first"}, files={"file": ("random.py", bot)}))  # fmt: skip
     keep("bob: uploads v1 (api)", httpx.post(

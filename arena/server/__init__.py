@@ -7,7 +7,7 @@ one, its ``api`` (JSON); a domain's pages never import another's (the import con
 - ``accounts/`` people, sessions, links and API tokens; their pages (log in, sign-up, ``/me``).
 - ``submissions/`` uploads and versions: ``unpack`` (safe archives), ``checks`` (the check queue).
 - ``ladder/`` the matchmaker and its tables (``service``), the ratings (``ratings``), the stored games
-  (``games``), a bot's stderr per game (``gamelogs``, ``workerlogs``), the exports (``export``).
+  (``games``), a bot's stderr during one game (``gamelogs``), the exports (``export``).
 - ``matches/`` unrated games: SPRT matches and challenges (``service``, ``plans``).
 - ``finals/`` the sealed final.  ``live/`` the tables in flight.  ``analytics/`` an entrant's figures.
 - ``admin/`` the organiser's page and actions.

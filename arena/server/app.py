@@ -1,5 +1,6 @@
-"""The ASGI app and ``arena serve``'s main loop: the routes of every module, the static files, error pages,
-and the server's checks and ladder running as the app's lifespan (started with it, stopped with it).
+"""The ASGI app and ``arena serve``'s main loop: every domain's routes (its ``views`` and ``api``, in the
+order below), the static files, error pages, and the server's checks and ladder running as the app's
+lifespan (started with it, stopped with it). The one module that knows every domain and the web at once.
 """
 
 from __future__ import annotations

@@ -6,6 +6,11 @@ short database reads). The competition's directory, ``results/NAME/`` (0700), ho
 the secret deal key (``deal.key``), the session-signing key (``session.key``), the submissions and the
 logs; one server at a time may use it (the event lock of ``arena run``), or, on PostgreSQL, several server
 processes at once, which share the lock and agree through the database (``arena.server.db.multi``).
+
+``Server`` wires every domain's service into one (it imports them; no service imports it at run time), and
+holds the little work that spans services: an upload stored and its check queued, a description shown at once,
+a game's log read for its owner, the ladder's line of state. The web is handed a ``Server``
+(``arena.server.app``) and calls it; the server reaches the web only through ``on_change``.
 """
 
 from __future__ import annotations
@@ -28,8 +33,7 @@ from arena.server.db.database import ServerDatabase, open_database
 from arena.server.db.multi import CheckClaims, Role, deal_key, url_is_shared
 from arena.server.errors import Refused, not_found
 from arena.server.finals.service import Finals
-from arena.server.ladder import workerlogs
-from arena.server.ladder.gamelogs import GameLog
+from arena.server.ladder import gamelogs
 from arena.server.ladder.games import Games, SeatLog
 from arena.server.ladder.ratings import Board
 from arena.server.ladder.service import Ladder
@@ -170,9 +174,11 @@ class Server:
         self.board.describe(user_id, self.accounts.set_description(user_id, text))
         self._changed()
 
-    def game_log(self, game_id: str, version_id: int, viewer: access.Viewer) -> tuple[SeatLog, GameLog]:
+    def game_log(
+        self, game_id: str, version_id: int, viewer: access.Viewer
+    ) -> tuple[SeatLog, gamelogs.GameLog]:
         """One version's stderr during one game, for its owner and the organiser: the seat and the span
-        (from whichever process's log file holds it, or a worker's stored copy: ``workerlogs``).
+        (from whichever process's log file holds it, or a worker's stored copy: ``gamelogs.game_log``).
 
         :raises Refused: 404, no such game, the version did not play it, or not the viewer's (one answer).
         """
@@ -181,7 +187,7 @@ class Server:
             raise not_found("log")
         access.require_owner(viewer, found.user_id, "log")
         path = self.ladder.log_path(version_id, found.values["log_inode"])
-        return found, workerlogs.game_log(self.db, path, game_id, version_id, found.values)
+        return found, gamelogs.game_log(self.db, path, game_id, version_id, found.values)
 
     def close(self) -> None:
         """Let go of the database and the directory's lock (after the web app stopped, or never started)."""

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from arena.server import access
-from arena.server.db.models import DESCRIPTION_MAX
+from arena.server.db.models import DESCRIPTION_MAX, ORGANISER
 from arena.server.errors import Refused
 from arena.server.settings import Signup
 from arena.server.web.forms import text
@@ -22,7 +22,7 @@ from arena.server.web.site import Visit, Web
 
 
 def _landing(role: str) -> str:
-    return "/admin" if role == access.ORGANISER else "/me"
+    return "/admin" if role == ORGANISER else "/me"
 
 
 async def login_page(web: Web, request: Request, visit: Visit) -> Response:

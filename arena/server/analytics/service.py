@@ -39,8 +39,8 @@ from arena.report.figures import EntrantStats, count_hand
 from arena.server.db.database import ServerDatabase
 from arena.server.db.models import Game, GameFault, GameSeat, Hand, User, Version
 from arena.server.errors import Refused
-from arena.server.ladder import workerlogs
-from arena.server.ladder.gamelogs import COLUMNS, SHOWN_BYTES, read_span
+from arena.server.ladder import gamelogs
+from arena.server.ladder.gamelogs import COLUMNS, SHOWN_BYTES
 from arena.server.ladder.ratings import Board, conservative, rating_key
 from arena.server.settings import CompetitionConfig
 from arena.stats.headtohead import PairRecord, elo_estimate, head_to_head, record_of
@@ -524,7 +524,8 @@ def search_logs(
 ) -> Search:
     """The lines holding ``query`` (a literal string, case-sensitive) in the entrant's own versions'
     stderr during its newest ``SEARCH_GAMES`` games, newest game first, within the bounds: a game's span
-    of the local ladder log, or, for a game played on a Dask worker, the span it sent (``workerlogs``)."""
+    of the local ladder log, or, for a game played on a Dask worker, the span it sent
+    (``gamelogs.game_log``)."""
     out = Search(check_query(query))
     if not query:
         return out
@@ -552,9 +553,7 @@ def search_logs(
         values = {c: getattr(row, c) for c in COLUMNS}
         budget = min(SHOWN_BYTES, SEARCH_BYTES - out.bytes)
         path = log_path(row.version_id, row.log_inode)  # whichever process's file holds the span
-        shown = read_span(path, values, budget)
-        if not shown.recorded:
-            shown = workerlogs.read(db, row.game_id, row.version_id, budget) or shown
+        shown = gamelogs.game_log(db, path, row.game_id, row.version_id, values, budget)
         out.games += 1
         out.bytes += len(shown.text.encode("utf-8", "replace"))
         for n, text in enumerate(shown.text.splitlines(), 1):

@@ -141,7 +141,7 @@ class GameSeat(Base):
 
 class WorkerLog(Base):
     """A version's stderr during one game played on a Dask worker, as the worker read it and sent it back
-    (revision 0005, ``arena.server.ladder.workerlogs``): the worker's files are not this machine's, and the
+    (revision 0005, ``arena.server.ladder.gamelogs``): the worker's files are not this machine's, and the
     worker may be gone. Capped per seat as the page shows it; only the newest games' of each version are
     kept."""
 

@@ -22,18 +22,34 @@ What the span cannot know, and the page says:
   after the end mark (tests/server/ladder/test_pages.py saw a lag of two fast games on a busy 2-core machine).
   The page therefore also shows what was written just after the game (``AFTER_BYTES``), marked as such.
 
-The reading itself is ``arena.executor.logspan``'s, shared with the Dask workers, which read each game's
-span where the bot ran and send it back with the game (``arena.server.ladder.workerlogs`` stores it).
+The reading itself is ``arena.executor.logspan``'s, shared with the Dask workers. With ``[executor]`` on
+Dask the bots run on the workers, and so do their logs (``logs/worker-NAME/``, on the workers' machines):
+the ladder's own marks see no file. Each worker therefore reads a game's span of each seat's log as the
+game ends (the same reading, the same caps as the page) and sends it back with the game's record; the
+ladder stores it (``store``, table ``worker_logs``) in the game's transaction, so the page works after the
+worker is gone, and on any server process. What is kept is bounded as the local logs are by their cap: for
+each version the spans of its newest games only, at most ``KEEP_GAMES`` of them and ``KEEP_BYTES`` in all;
+an older game's page says its log is gone, as a local span rotated away says.
+
+Every reader of a game's stderr (its page, the API, the analytics' log search) goes through ``game_log``:
+the local span if the game has one, else the span a worker sent. (``arena run``'s report cuts a bot's log
+into games another way, ``arena.results.botlog``: see docs/architecture.md.)
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
 from arena.executor import logspan
-from arena.executor.logspan import AFTER_BYTES, SHOWN_BYTES, Mark, mark
+from arena.executor.logspan import AFTER_BYTES, SHOWN_BYTES, Mark, Span, mark
+from arena.server.db.database import ServerDatabase
+from arena.server.db.models import WorkerLog
 
 __all__ = [
     "AFTER_BYTES",
@@ -42,9 +58,12 @@ __all__ = [
     "GameLog",
     "Mark",
     "columns",
+    "game_log",
     "mark",
     "marks",
     "read_span",
+    "store",
+    "tail",
 ]
 COLUMNS = ("log_inode", "log_start", "log_end_inode", "log_end")
 
@@ -94,3 +113,102 @@ def read_span(path: Path, values: dict[str, int | None], limit: int = SHOWN_BYTE
     if inode is None or start is None or end_inode is None or end is None:
         return GameLog("", ("no log was recorded for this game",), False)
     return shown(logspan.read(path, Mark(inode, start), Mark(end_inode, end), limit))
+
+
+# --- the spans Dask workers sent ----------------------------------------------------------------------
+
+KEEP_GAMES = 200  # newest games' spans kept per version
+KEEP_BYTES = 2 * 1024 * 1024  # ... and bytes: what the shim keeps on disk of a local log (twice its cap)
+GONE = "this game's log is no longer kept (only the newest games' logs of each version are)"
+
+
+def store(s: Session, game_id: str, seats: tuple[str, ...], spans: dict[str, Span]) -> None:
+    """Add the spans a worker sent for game ``game_id`` (by seat name; only versions' seats), and forget
+    the oldest of those versions' spans beyond what is kept."""
+    kept = {seat: name for seat, name in enumerate(seats) if name in spans and name[0] == "v"}  # v12
+    if not kept:
+        return
+    rows = [
+        {"game_id": game_id, "seat": seat, "version_id": int(name[1:]), "data": spans[name].data,
+         "after": spans[name].after, "notes": json.dumps(list(spans[name].notes))}
+        for seat, name in kept.items()
+    ]  # fmt: skip
+    s.execute(insert(WorkerLog), rows)
+    for version_id in {int(name[1:]) for name in kept.values()}:
+        _prune(s, version_id)
+
+
+def _prune(s: Session, version_id: int) -> None:
+    sizes = s.execute(
+        select(WorkerLog.game_id, func.length(WorkerLog.data) + func.length(WorkerLog.after))
+        .where(WorkerLog.version_id == version_id)
+        .order_by(WorkerLog.game_id.desc())
+        .limit(KEEP_GAMES + 1)
+    ).all()
+    total = 0
+    for kept, (game_id, size) in enumerate(sizes):
+        total += size or 0
+        if kept >= KEEP_GAMES or (total > KEEP_BYTES and kept > 0):
+            s.execute(
+                delete(WorkerLog).where(WorkerLog.version_id == version_id, WorkerLog.game_id <= game_id)
+            )
+            return
+
+
+def _stored(db: ServerDatabase, game_id: str, version_id: int, limit: int | None = None) -> GameLog | None:
+    """Version ``version_id``'s stored span of game ``game_id`` (its newest ``limit`` bytes, if given);
+    None if none was ever stored for it (a game played here, or before revision 0005); a note that it is
+    gone if it was pruned."""
+    with db.session() as s:
+        row = s.scalars(
+            select(WorkerLog).where(WorkerLog.game_id == game_id, WorkerLog.version_id == version_id)
+        ).first()
+        if row is not None:
+            data, notes = row.data, tuple(json.loads(row.notes))
+            if limit is not None and len(data) > limit:
+                notes += (f"the first {len(data) - limit} bytes are left out: the last {limit} are shown",)
+                data = data[-limit:] if limit else b""
+            return shown(Span(data, notes, row.after))
+        oldest = s.scalar(select(func.min(WorkerLog.game_id)).where(WorkerLog.version_id == version_id))
+    if oldest is not None and game_id < oldest:
+        return GameLog("", (GONE,), True)
+    return None
+
+
+def tail(db: ServerDatabase, version_id: int, limit: int) -> str:
+    """The end of version ``version_id``'s stderr over its ladder games played on Dask workers, as its
+    logs page shows a local ladder log's end: its newest games' spans, read newest first until ``limit``
+    bytes, then shown oldest first like a file's tail, each after a line naming its game. Empty when
+    none is stored (a ladder on the local executor: the page shows its file)."""
+    parts: list[bytes] = []
+    total = 0
+    with db.session() as s:
+        rows = s.execute(
+            select(WorkerLog.game_id, WorkerLog.data)
+            .where(WorkerLog.version_id == version_id)
+            .order_by(WorkerLog.game_id.desc())
+            .limit(KEEP_GAMES)
+        )
+        for game_id, data in rows:
+            parts.append(f"[arena] game {game_id}, on a Dask worker:\n".encode() + data)
+            total += len(parts[-1])
+            if total >= limit:
+                break
+    return b"".join(reversed(parts))[-limit:].decode("utf-8", "replace")
+
+
+def game_log(
+    db: ServerDatabase,
+    path: Path,
+    game_id: str,
+    version_id: int,
+    values: dict[str, int | None],
+    limit: int = SHOWN_BYTES,
+) -> GameLog:
+    """Version ``version_id``'s stderr during game ``game_id`` (its newest ``limit`` bytes), as every page
+    shows it: its span of the local ladder log at ``path`` (the seat's ``log_*`` ``values``), or, for a
+    game played on a Dask worker, the span that worker sent."""
+    here = read_span(path, values, limit)
+    if here.recorded:
+        return here
+    return _stored(db, game_id, version_id, limit) or here

@@ -43,7 +43,7 @@ from arena.results.record import GameRecord
 from arena.server.db.database import ServerDatabase
 from arena.server.db.models import Game, GameFault, GameSeat, Hand, Setting
 from arena.server.db.multi import LOOK_S, GameCounts, numbering_lock, paused_setting, shared
-from arena.server.ladder import gamelogs, workerlogs
+from arena.server.ladder import gamelogs
 from arena.server.ladder.ratings import Board, rating_key
 from arena.server.live.service import LiveTables
 from arena.server.settings import CompetitionConfig, Runtime
@@ -311,7 +311,7 @@ class Ladder:
     ) -> str:
         """One transaction: the game, numbered after the last stored one, its seats (with their spans of
         the versions' logs, ``logs``: the marks before and after the game), hands and faults; and the
-        spans a Dask worker read of its bots' logs, ``shipped`` (``workerlogs``)."""
+        spans a Dask worker read of its bots' logs, ``shipped`` (``gamelogs.store``)."""
         void = self.tournament.faults.forfeit_result is ForfeitResult.VOID and bool(record.forfeited)
         charged: dict[int, int] = {}
         for fault in record.faults:
@@ -352,5 +352,5 @@ class Ladder:
             if faults:
                 s.execute(insert(GameFault), faults)
             if shipped:
-                workerlogs.store(s, game_id, seats, shipped)
+                gamelogs.store(s, game_id, seats, shipped)
         return game_id

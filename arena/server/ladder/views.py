@@ -18,7 +18,7 @@ from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.queries import StoredFault
 from arena.server import access
 from arena.server.errors import not_found
-from arena.server.ladder import workerlogs
+from arena.server.ladder import gamelogs
 from arena.server.ladder.ratings import conservative, rating_key
 from arena.server.submissions.checks import version_log
 from arena.server.web.plots import rating_plot
@@ -107,7 +107,7 @@ async def logs_page(web: Web, request: Request, visit: Visit) -> Response:
         (
             v,
             _tail(version_log(web.config, user.id, v.number, "check")),
-            _tails(server.ladder.log_paths(v.id)) or workerlogs.tail(server.db, v.id, LOG_TAIL_BYTES),
+            _tails(server.ladder.log_paths(v.id)) or gamelogs.tail(server.db, v.id, LOG_TAIL_BYTES),
             server.games.of_version(v.id),
         )
         for v in server.submissions.of_user(user.id)

@@ -57,7 +57,7 @@ def _absent(value: object) -> bool:
     return value is None or isinstance(value, Undefined)
 
 
-Handler = Callable[["Web", Request, "Visit"], Awaitable[Response]]
+Handler = Callable[["Web", Request, Visit], Awaitable[Response]]
 """A route's handler: module-level, given the web (and through it the server), the request, the visitor."""
 
 

@@ -23,7 +23,7 @@ from tests.server.conftest import PASSWORD, SAMPLE_BOT, Client, ServerProcess
 COMPETITION = {"people": {"login_attempts": 5}}
 # SQLite only (tests/server/conftest.py): the attacks are refused before any SQL (CSRF, archives, the 1 GB
 # upload, the login throttle, which is in memory) or by the same key lookups and escaping at render that
-# tests/server/test_flows.py and test_pages.py run on PostgreSQL too (sessions, versions, seat logs).
+# tests/server/test_flows.py and ladder/test_pages.py run on PostgreSQL too (sessions, versions, seat logs).
 SQLITE_ONLY = True
 SCRIPT = "<script>alert('owned')</script>"
 
