@@ -105,7 +105,7 @@ class Server:
                 write_key_file(config.data_dir, found)
             key = found
         self.session_key = _session_key(config.data_dir)
-        self.accounts = Accounts(self.db, config)
+        self.accounts = Accounts(self.db, config, self.session_key)
         self.submissions = Submissions(self.db, config)
         self.board = Board(self.db, config)
         self.board.refresh(force=True)

@@ -97,6 +97,7 @@ class ServerProcess:
     def start(self, timeout_s: float = 60) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.log = self.directory / f"serve-{time.time_ns()}.log"
+        self.organiser_link = None  # as this start prints it (none once the organiser has a password)
         command = [sys.executable, "-m", "arena", "serve", str(self.config), "--port", str(self.port)]
         with self.log.open("w") as out:  # a file, not a pipe: nobody must have to keep reading it
             self.proc = subprocess.Popen(
