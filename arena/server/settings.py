@@ -99,9 +99,11 @@ class SubmissionSpec:
         dump=lambda rs: [str(r) for r in rs],
         shown='["python", "executable"]',
     )
-    max_upload_kb: int = option(2048, Range(1, 1_048_576), "largest upload (a file or an archive)")
+    # A static Go or Rust bot is 5-15 MB as built (a Go bot from docs/bot-authors.md: 8.5 MB, 3.3 MB as
+    # tar.gz): the defaults hold one, uploaded as it is or archived.
+    max_upload_kb: int = option(16_384, Range(1, 1_048_576), "largest upload (a file or an archive)")
     max_files: int = option(200, Range(1, 100_000), "most files an archive may hold")
-    max_unpacked_kb: int = option(20_480, Range(1, 10_485_760), "most bytes an archive may unpack to")
+    max_unpacked_kb: int = option(65_536, Range(1, 10_485_760), "most bytes an archive may unpack to")
     per_hour: int = option(20, Range(1, 10_000), "uploads per entrant per hour")
     memory_mb: int = option(512, Range(16, 1_000_000), "memory limit of a bot's processes")
     startup_timeout_s: float = option(

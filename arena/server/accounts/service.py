@@ -183,9 +183,7 @@ class Accounts:
         self.key = key  # the server's key: device cookies and the organiser's stable first link
         self.devices = Devices(key)
         self.untrusted = Throttle(config.people.login_attempts)  # per account, clients without its cookie
-        self.per_address = Throttle(
-            config.people.login_attempts * PER_ADDRESS_FACTOR
-        )  # per address
+        self.per_address = Throttle(config.people.login_attempts * PER_ADDRESS_FACTOR)  # per address
         self.per_device = Throttle(config.people.login_attempts)  # per device cookie
 
     # --- links: invitations and the organiser's login link ---------------------------------------------
