@@ -184,7 +184,9 @@ class Server:
         return found, workerlogs.game_log(self.db, path, game_id, version_id, found.values)
 
     def close(self) -> None:
-        """Let go of the database and the directory's lock (after the web app stopped, or never started)."""
+        """Let go of the database and the directory's lock (after the web app stopped, or never started);
+        the board's ratings are kept for the next start first (``arena.server.ladder.ratings``)."""
+        self.board.save()
         self.checks.claims.close()
         self.db.close()
         self.lock.release()
