@@ -23,8 +23,8 @@ start a game first offers its slot here (:meth:`UnratedGames.offer`). A table wi
 unrated games take at most ``[ladder] match_share`` of the slots of the last minute (:class:`SlotShare`).
 So they never add concurrency beyond ``[ladder] tables`` (the machine is sized for it), and never take more
 than that share from the ladder: "only when the tables are idle" would starve them on a busy ladder,
-which is always busy. The bots of unrated games are the executor's entrants ``sID`` (``v`` is the ladder's), started when a game
-needs them and stopped when no running match does.
+which is always busy. The bots of unrated games are the executor's entrants ``sID`` (``v`` is the
+ladder's), started when a game needs them and stopped when no running match does.
 
 **Several processes** (``arena.server.db.multi``): a running plan is played by the one process holding its
 advisory lock (:meth:`CheckClaims.claim_plan`), taken when one of its tables first finds the plan and let go
