@@ -25,7 +25,7 @@ from arena.stats import wording
 from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import compute_leaderboard
 from arena.stats.sequential import Verdict
-from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
+from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, crawl
 
 SQLITE_ONLY = True  # no SQL of its own: the final lives in its event directory, the pages are the same
 COMPETITION = {
@@ -166,6 +166,19 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
     assert public.content == (directory / "report-public.html").read_bytes()
     full = organiser.get("/final/1/report.html")
     assert full.content == (directory / "report.html").read_bytes()
+
+
+def test_every_link_a_visitor_sees_leads_somewhere(server: ServerProcess) -> None:
+    """The public pages after a final, crawled as a spectator and as another entrant: no link leads to a
+    page that visitor may not see (the final's field linked versions' pages, a 404 to all but their
+    owners and the organiser)."""
+    stranger = Client(server.url)
+    stranger.sign_up("stranger")
+    for who in (Client(server.url), stranger):
+        pages = crawl(who, ["/", "/final", "/final/1"])
+        assert "/final/1" in pages and len(pages) > 10
+        broken = {path: found for path, found in pages.items() if found[0] in (403, 404) or found[0] >= 500}
+        assert broken == {}, broken
 
 
 def test_the_page_names_settled_and_tied_pairs(server: ServerProcess) -> None:
