@@ -316,8 +316,8 @@ class Board:
                 nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
                 figures[name] = (conf.entrants[i].points_per_hand, nxt)
             self.order_note = (
-                f"{conf.method} order over {conf.units} {conf.unit}s: the whole order holds with probability "
-                f"{conf.whole:.0%}"
+                f"{conf.method} order over the {conf.units} {conf.unit}s of the versions shown (games of older "
+                f"versions count in the total above, not here): the whole order holds with probability {conf.whole:.0%}"
             )
         rows = []
         for key, (version, user) in keys.items():
