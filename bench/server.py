@@ -12,6 +12,10 @@ answered, a saturating load), and reports each page's latency p50 and p99 and th
 minute meanwhile, against the mean of its rates just before and just after (the two say how much the
 ladder's rate drifts by itself). The load is bounded both ways: clients x requests in all.
 
+``--restart N`` (after the ladder's rate) stops the server, writes N games straight into its database,
+starts it once (it rates those games: a full replay), and again, and reports how long after that second
+start the leaderboard counts a game played after it (the board resumes from its snapshot, board.json).
+
 ``--processes 2 --database postgresql+psycopg://...`` starts that many `arena serve` processes on one
 data directory and that PostgreSQL database (arena.server.db.multi; ``--scheduler-file`` puts their ladders'
 games on a running Dask cluster, e.g. two ``dask worker``), uploads through the first, and reports the
@@ -198,6 +202,43 @@ def arena_run_rate(bots: int, seconds: float, sandbox: str) -> float:
     return (last - first) * 60 / seconds
 
 
+def restarted(server: ServerProcess, games: int) -> None:
+    """``--restart N``: N games written straight into the stopped server's database (SQLite), a first start
+    over them (it rates every one: a full replay), then a second start, timed to the first moment its
+    leaderboard counts a game played after it (the ratings resumed from board.json)."""
+    import os
+
+    from arena.server.db.database import open_database
+    from arena.server.settings import load_competition
+    from tests.server.ladder import seed
+
+    server.stop()
+    here = os.getcwd()
+    os.chdir(server.directory)
+    try:
+        db = open_database(load_competition(server.config).database_url)
+        seed.games(db, seed.entrants(db, 6, active=False), games)
+        db.close()
+    finally:
+        os.chdir(here)
+    began = time.monotonic()
+    server.start(timeout_s=3600)
+    print(f"restart over {games} new games it never rated: serving after {time.monotonic() - began:.1f} s")
+    server.stop()
+    stored = server.rows("SELECT COUNT(*) FROM games")[0][0]
+    began = time.monotonic()
+    server.start(timeout_s=3600)
+    serving = time.monotonic() - began
+    counted = 0
+    while counted <= stored:
+        counted = json.loads(Client(server.url).get("/api/leaderboard").text)["games"]
+        time.sleep(0.1)
+    print(
+        f"restart over {stored} stored games: serving after {serving:.1f} s, the board counts a new game "
+        f"{time.monotonic() - began:.1f} s after the start"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=30)
@@ -213,6 +254,7 @@ def main() -> None:
     parser.add_argument("--scheduler-file", default=None, help="a Dask scheduler's file: [executor]")
     parser.add_argument("--web", type=int, default=0, help="more processes, --role web (needs --database)")
     parser.add_argument("--tables", type=int, default=1, help="[ladder] tables of each process")
+    parser.add_argument("--restart", type=int, default=0, help="games seeded before a timed restart")
     args = parser.parse_args()
     if (args.processes > 1 or args.web) and not args.database:
         parser.error("--processes above 1 needs --database postgresql+psycopg://... (SQLite is one process)")
@@ -253,6 +295,8 @@ def main() -> None:
                 f"ladder: {rate:.1f} games per minute with {args.bots} bots "
                 f"({where}, {args.tables} table(s) each{', Dask' if args.scheduler_file else ''})"
             )
+            if args.restart:
+                restarted(server, args.restart)
             if args.load:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)  # just before, as a fair reference
                 times, loaded, seconds = under_load(server, args.clients, args.requests, args.interval)

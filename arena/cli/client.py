@@ -3,11 +3,11 @@ so an entrant's machine needs nothing beyond the arena to submit from a terminal
 
 from __future__ import annotations
 
+import http.client
 import json
 import secrets
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -19,27 +19,48 @@ class ClientError(ArenaError):
 
 
 class BadRequest(ClientError, ConfigError):
-    """The server refused what was sent (400, 413: a bad note, an unsafe archive, a runtime not offered):
-    the sender's input, so its exit code is that of bad input (2), not of a refusal (1)."""
+    """The server refused what was sent (any 4xx: a bad note, an unsafe archive, a runtime not offered, too
+    large, too many uploads): the sender's to change, so its exit code is that of bad input (2)."""
 
 
 def _call(server: str, token: str, path: str, body: bytes | None = None, content_type: str = "") -> Any:
-    request = urllib.request.Request(server.rstrip("/") + path, data=body, method="POST" if body else "GET")
-    request.add_header("Authorization", f"Bearer {token}")
+    """One API call. The server may refuse an upload before reading it (413: too large) and close the
+    connection while the body is still being sent: its answer is read all the same, so the entrant sees the
+    server's reason rather than "Broken pipe"."""
+    url = urllib.parse.urlsplit(server.rstrip("/") + path)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise BadRequest(f"--server {server!r}: expected a URL such as http://127.0.0.1:8000")
+    kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    connection = kind(url.hostname, url.port, timeout=60)
+    headers = {"Authorization": f"Bearer {token}"}
     if content_type:
-        request.add_header("Content-Type", content_type)
+        headers["Content-Type"] = content_type
+    cut_short = False
     try:
-        with urllib.request.urlopen(request, timeout=60) as reply:
-            return json.loads(reply.read())
-    except urllib.error.HTTPError as exc:
         try:
-            message = json.loads(exc.read())["error"]
+            connection.request("POST" if body else "GET", url.path, body=body, headers=headers)
+        except (BrokenPipeError, ConnectionResetError):
+            cut_short = True  # the server answered before the whole body was sent: read that answer
+        reply = connection.getresponse()
+        data = reply.read()
+    except (OSError, http.client.HTTPException) as exc:
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        if cut_short:
+            why += " (the server closed the connection during the upload: is it larger than it accepts?)"
+        raise ClientError(f"cannot reach {server}: {why}") from None
+    finally:
+        connection.close()
+    if reply.status >= 400:
+        try:
+            message = json.loads(data)["error"]
         except (ValueError, KeyError, TypeError):
-            message = exc.reason
-        refused = BadRequest if exc.code in (400, 413) else ClientError
-        raise refused(f"the server refused ({exc.code}): {message}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise ClientError(f"cannot reach {server}: {getattr(exc, 'reason', exc)}") from None
+            message = reply.reason
+        refused = BadRequest if reply.status < 500 else ClientError  # a refusal is the sender's input
+        raise refused(f"the server refused ({reply.status}): {message}")
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise ClientError(f"{server} did not answer as the arena's server does (not JSON)") from None
 
 
 def submit(server: str, token: str, path: Path, runtime: str, note: str = "") -> dict[str, Any]:
@@ -52,6 +73,12 @@ def submit(server: str, token: str, path: Path, runtime: str, note: str = "") ->
         data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    limit_kb = status(server, token).get("limits", {}).get("max_upload_kb")
+    if isinstance(limit_kb, int) and len(data) > limit_kb * 1024:
+        raise BadRequest(
+            f"{str(path)!r} has {len(data) / 1024:,.0f} KB; this server accepts uploads of at most "
+            f"{limit_kb:,} KB (its [submissions] max_upload_kb): archive it (tar.gz) or ask the organiser"
+        )
     boundary = secrets.token_hex(16)
     parts = [
         f'--{boundary}\r\nContent-Disposition: form-data; name="runtime"\r\n\r\n{runtime}\r\n'.encode(),

@@ -67,8 +67,10 @@ def _rows(path: Path) -> list[tuple[str, str]]:
 def invite(
     competition: Path = typer.Argument(..., help="the competition (TOML)"),
     people: Path = typer.Argument(..., help="CSV: one row per person, name,e-mail (or an id)"),
-    host: str = typer.Option("127.0.0.1", help="the server's address, for the links (or url in the TOML)"),
-    port: int = typer.Option(8000, help="the server's port, for the links"),
+    host: str | None = typer.Option(
+        None, help="the server's address in the links (default: url in the TOML, else where it last ran)"
+    ),
+    port: int | None = typer.Option(None, help="the server's port in the links (the same default)"),
 ) -> None:
     """Print one single-use invitation link per person, for a teacher to hand out."""
     with one_line_errors():
@@ -86,9 +88,42 @@ def invite(
             raise ConfigError(f"{people}: {exc.message}") from None
         finally:
             db.close()
-        base = config.base_url(host, port)
+        base, warning = config.link_base(host, port)
+        if warning:
+            typer.echo(f"warning: {warning}", err=True)
         for one in made:
             typer.echo(f"{one.name}\t{one.email}\t{base}/link/{one.token}")
+
+
+@app.command("login-link")
+def login_link(
+    competition: Path = typer.Argument(..., help="the competition (TOML)"),
+    name: str = typer.Option("organiser", help="the account to let back in"),
+    host: str | None = typer.Option(
+        None, help="the server's address in the link (default: url in the TOML, else where it last ran)"
+    ),
+    port: int | None = typer.Option(None, help="the server's port in the link (the same default)"),
+) -> None:
+    """Print a one-time link that sets a new password: the organiser (or anyone) can always get back in
+    from the server's machine, however many wrong passwords others tried."""
+    with one_line_errors():
+        config = _competition(competition)
+        from arena.errors import ConfigError
+        from arena.server.accounts.service import Accounts
+        from arena.server.db.database import open_database
+        from arena.server.errors import Refused
+
+        db = open_database(config.database_url)
+        try:
+            token = Accounts(db, config).login_link(name)
+        except Refused as exc:
+            raise ConfigError(f"{competition}: {exc.message}") from None
+        finally:
+            db.close()
+        base, warning = config.link_base(host, port)
+        if warning:
+            typer.echo(f"warning: {warning}", err=True)
+        typer.echo(f"{name}: set a new password at {base}/link/{token}")
 
 
 def _token(token: str | None) -> str:

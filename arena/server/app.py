@@ -114,6 +114,8 @@ def serve(
     logging.getLogger("arena.server").setLevel(logging.INFO)
     base_url = config.base_url(host, port)
     server = Server(config, base_url, role)
+    if role is not Role.LADDER:  # where students reach the pages: `arena invite` and `login-link` use it
+        config.record_address(base_url)
     link = server.accounts.organiser_link()
     if link is not None:
         say(f"organiser: set your password once at {base_url}/link/{link}")

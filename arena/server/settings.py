@@ -9,6 +9,7 @@ competition and an ``arena run`` agree on what ``decision_ms``, ``use_joker`` or
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -54,6 +55,7 @@ class NewVersion(StrEnum):
     INHERIT = "inherit"  # its predecessor's mu, with the prior's sigma (it may have changed a lot)
 
 
+ADDRESS_FILE = "server.url"  # in the competition's directory: where the server last answered
 _NAME = options.declaration(TournamentConfig, "name").check  # a competition is named as an event is
 _URL = Text("an http:// or https:// URL", re.compile(r"^https?://[^\s/]+(/\S*)?$"))
 _CLASS = Text("'package.module:ClassName'", re.compile(r"^[\w.]+:\w+$"))
@@ -97,9 +99,11 @@ class SubmissionSpec:
         dump=lambda rs: [str(r) for r in rs],
         shown='["python", "executable"]',
     )
-    max_upload_kb: int = option(2048, Range(1, 1_048_576), "largest upload (a file or an archive)")
+    # A static Go or Rust bot is 5-15 MB as built (a Go bot from docs/bot-authors.md: 8.5 MB, 3.3 MB as
+    # tar.gz): the defaults hold one, uploaded as it is or archived.
+    max_upload_kb: int = option(16_384, Range(1, 1_048_576), "largest upload (a file or an archive)")
     max_files: int = option(200, Range(1, 100_000), "most files an archive may hold")
-    max_unpacked_kb: int = option(20_480, Range(1, 10_485_760), "most bytes an archive may unpack to")
+    max_unpacked_kb: int = option(65_536, Range(1, 10_485_760), "most bytes an archive may unpack to")
     per_hour: int = option(20, Range(1, 10_000), "uploads per entrant per hour")
     memory_mb: int = option(512, Range(16, 1_000_000), "memory limit of a bot's processes")
     startup_timeout_s: float = option(
@@ -255,6 +259,30 @@ class CompetitionConfig:
 
     def base_url(self, host: str = "127.0.0.1", port: int = 8000) -> str:
         return (self.url or f"http://{host}:{port}").rstrip("/")
+
+    def record_address(self, base_url: str) -> None:
+        """Remember where the server answers (``arena serve`` at start), so that the links printed later on
+        this machine (``arena invite``, ``arena login-link``) point at it, whatever port it was given."""
+        with contextlib.suppress(OSError):
+            (self.data_dir / ADDRESS_FILE).write_text(base_url + "\n")
+
+    def link_base(self, host: str | None = None, port: int | None = None) -> tuple[str, str | None]:
+        """The address links are printed with, and a warning when it is only a guess: the options given,
+        else the competition's ``url``, else the address the server last started on, else
+        http://127.0.0.1:8000."""
+        if host is not None or port is not None:
+            return self.base_url(host or "127.0.0.1", port or 8000), None
+        if self.url:
+            return self.base_url(), None
+        with contextlib.suppress(OSError):
+            recorded = (self.data_dir / ADDRESS_FILE).read_text().strip()
+            if recorded.startswith(("http://", "https://")):
+                return recorded, None
+        guess = self.base_url()
+        return guess, (
+            f"no server has started for this competition and it names no url: the links use {guess}; "
+            "give --host and --port, or set url in the competition"
+        )
 
     def tournament(self) -> TournamentConfig:
         """The ladder's games as the conductor and the executor know an event: the rules, the fault policy,

@@ -109,7 +109,7 @@ class Server:
                 write_key_file(config.data_dir, found)
             key = found
         self.session_key = _session_key(config.data_dir)
-        self.accounts = Accounts(self.db, config)
+        self.accounts = Accounts(self.db, config, self.session_key)
         self.submissions = Submissions(self.db, config)
         self.board = Board(self.db, config)
         self.board.refresh(force=True)
@@ -190,7 +190,9 @@ class Server:
         return found, gamelogs.game_log(self.db, path, game_id, version_id, found.values)
 
     def close(self) -> None:
-        """Let go of the database and the directory's lock (after the web app stopped, or never started)."""
+        """Let go of the database and the directory's lock (after the web app stopped, or never started);
+        the board's ratings are kept for the next start first (``arena.server.ladder.ratings``)."""
+        self.board.save()
         self.checks.claims.close()
         self.db.close()
         self.lock.release()

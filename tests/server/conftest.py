@@ -11,6 +11,7 @@ from the page, and follows nothing it was not told to.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import signal
@@ -97,6 +98,7 @@ class ServerProcess:
     def start(self, timeout_s: float = 60) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.log = self.directory / f"serve-{time.time_ns()}.log"
+        self.organiser_link = None  # as this start prints it (none once the organiser has a password)
         command = [sys.executable, "-m", "arena", "serve", str(self.config), "--port", str(self.port)]
         with self.log.open("w") as out:  # a file, not a pipe: nobody must have to keep reading it
             self.proc = subprocess.Popen(
@@ -227,6 +229,26 @@ class Client:
                 return page
             time.sleep(0.3)
         raise AssertionError(f"no verdict for {version_url} in {timeout_s} s")
+
+
+HREF = re.compile(r'href="(/[^"#]*)"')
+
+
+def crawl(client: Client, starts: list[str], limit: int = 300) -> dict[str, tuple[int, str]]:
+    """Every same-site page reachable by links from ``starts``, as ``client`` sees them: path -> (status,
+    the page that linked it). Downloads (reports, exports, JSON) are fetched but not followed."""
+    seen: dict[str, tuple[int, str]] = {}
+    todo = [(path, "(start)") for path in starts]
+    while todo and len(seen) < limit:
+        path, source = todo.pop(0)
+        path = html.unescape(path)
+        if path in seen or path.startswith(("/static/", "/logout")):
+            continue
+        response = client.http.get(path)
+        seen[path] = (response.status_code, source)
+        if response.status_code == 200 and "text/html" in response.headers.get("content-type", ""):
+            todo += [(link, path) for link in HREF.findall(response.text) if link not in seen]
+    return seen
 
 
 DATABASES = [

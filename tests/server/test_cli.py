@@ -109,6 +109,25 @@ def test_submit_note_from_the_terminal(server: ServerProcess) -> None:
     assert [v["note"] for v in status["versions"]] == ["bids lower with 3 trumps"]
 
 
+def test_submit_too_large_is_the_servers_limit_and_exit_2(server: ServerProcess, tmp_path: Path) -> None:
+    """A compiled bot over the server's upload limit: one line naming the limit, exit 2 (it used to be
+    "cannot reach ... Broken pipe" and exit 1 while the server had answered 413), and no version."""
+    olga = Client(server.url)
+    olga.sign_up("olga")
+    token = olga.post("/me/token").text.split('<code id="token">')[1].split("<")[0]
+    big = tmp_path / "bot"
+    big.write_bytes(os.urandom(3 * 64 * 1024))  # the test competition accepts 64 KB
+    done = arena("submit", str(big), "--server", server.url, "--token", token, "--runtime", "executable",
+                 cwd=server.directory)  # fmt: skip
+    line = one_line(done)
+    assert "at most 64 KB" in line and "max_upload_kb" in line, line
+    status = httpx.get(f"{server.url}/api/status", headers={"Authorization": f"Bearer {token}"}).json()
+    assert status["versions"] == [] and status["limits"] == {"max_upload_kb": 64}
+    wrong = arena("submit", str(SAMPLE_BOT), "--server", server.url, "--token", "not-a-token",
+                  cwd=server.directory)  # fmt: skip
+    assert "(401)" in one_line(wrong)  # every refusal is the server's reason and exit 2
+
+
 def test_the_migrations_create_exactly_the_declared_tables(tmp_path: Path) -> None:
     db = open_database(f"sqlite:///{tmp_path / 'fresh.sqlite'}")
     with db.engine.connect() as connection:

@@ -64,6 +64,7 @@ def test_upload_verdict_ladder_and_pages(server: ServerProcess) -> None:
     failed = carol.verdict(broken.headers["location"])
     assert "VERDICT: FAIL" in failed and "my bot is broken: no strategy yet" in failed
     assert "did not start" in failed
+    assert "start a match" not in failed and "better?" not in failed  # nothing a failed version can do
     # the two passed versions play on the ladder; the failed one never does
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:

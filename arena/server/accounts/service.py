@@ -5,14 +5,25 @@
 * Every secret handed out (session id, invitation, login link, API token) is 256 bits from the OS's random
   source, and only its SHA-256 is stored (``arena.server.db.models``).
 * A login makes a *new* session (the id a browser had before is never promoted): no session fixation.
-* Failed logins are counted per account and per client address; past the limit, logins for that account
-  (or from that address) wait out a window, correct password or not, so guessing costs hours, not seconds.
+* Failed logins are throttled without letting anyone lock anyone out, as OWASP's "Slow down online guessing
+  attacks with device cookies" describes. A browser that has logged in to an account before holds a
+  *device cookie* for it (the account's name and a random nonce, signed with the server's key): its logins
+  are counted per device, so only that browser's own failures can make it wait. Every other client is
+  *untrusted*: its failures are counted per account and per address, and past the limit untrusted logins to
+  that account (or from that address) wait out a window, correct password or not, so guessing costs hours,
+  not seconds, while everyone who logged in before still gets in. The organiser, and anyone who never
+  logged in from this browser, can always get a fresh one-time login link from the server's machine
+  (``arena login-link``).
+* The organiser's first login link, printed at start, is derived from the server's key and the link's row,
+  so every start and every process prints the same link until it is used.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import hmac
 import secrets
 import time
 import unicodedata
@@ -34,6 +45,7 @@ ENTRANT = "entrant"
 MIN_PASSWORD = 10
 THROTTLE_WINDOW_S = 15 * 60
 PER_ADDRESS_FACTOR = 10  # an address may fail this many times an account's limit (a classroom shares one)
+DEVICE_DAYS = 365
 
 _hasher = PasswordHasher()
 
@@ -117,6 +129,44 @@ class Throttle:
         self._failures[key].append(now)
 
 
+class Devices:
+    """Device cookies: proof that a browser logged in to an account before (see the module's docstring).
+
+    One cookie per account a browser has logged in to, so a shared classroom computer keeps each student's;
+    its value is the account's name, a nonce and their HMAC under the server's key, so it cannot be made
+    for another account, and a stolen one only lets its thief be throttled per device."""
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+
+    @staticmethod
+    def cookie_name(name: str) -> str:
+        return "arena_device_" + hashlib.sha256(name.encode()).hexdigest()[:16]
+
+    def _sign(self, body: str) -> str:
+        return hmac.new(self.key, ("device:" + body).encode(), hashlib.sha256).hexdigest()[:40]
+
+    def issue(self, name: str) -> str:
+        """A new cookie value for ``name`` (issued at every successful login, as OWASP describes)."""
+        body = base64.urlsafe_b64encode(name.encode()).decode() + "." + secrets.token_urlsafe(16)
+        return f"{body}.{self._sign(body)}"
+
+    def nonce(self, value: str | None, name: str) -> str | None:
+        """The device's nonce when ``value`` is a genuine cookie of ``name``; None otherwise."""
+        if not value or not self.key:
+            return None
+        encoded, _, rest = value.partition(".")
+        nonce, _, signature = rest.partition(".")
+        try:
+            owner = base64.urlsafe_b64decode(encoded.encode()).decode()
+        except (ValueError, UnicodeDecodeError):
+            return None
+        body = f"{encoded}.{nonce}"
+        if owner != name or not nonce or not hmac.compare_digest(signature, self._sign(body)):
+            return None
+        return nonce
+
+
 @dataclass(frozen=True, slots=True)
 class Invitation:
     name: str
@@ -127,11 +177,14 @@ class Invitation:
 class Accounts:
     """The people of one competition (see the module's docstring)."""
 
-    def __init__(self, db: ServerDatabase, config: CompetitionConfig) -> None:
+    def __init__(self, db: ServerDatabase, config: CompetitionConfig, key: bytes = b"") -> None:
         self.db = db
         self.config = config
-        self.per_account = Throttle(config.people.login_attempts)
-        self.per_address = Throttle(config.people.login_attempts * PER_ADDRESS_FACTOR)
+        self.key = key  # the server's key: device cookies and the organiser's stable first link
+        self.devices = Devices(key)
+        self.untrusted = Throttle(config.people.login_attempts)  # per account, clients without its cookie
+        self.per_address = Throttle(config.people.login_attempts * PER_ADDRESS_FACTOR)  # per address
+        self.per_device = Throttle(config.people.login_attempts)  # per device cookie
 
     # --- links: invitations and the organiser's login link ---------------------------------------------
 
@@ -151,8 +204,10 @@ class Accounts:
         return token
 
     def organiser_link(self) -> str | None:
-        """At start: create the organiser if there is none, and while the organiser has no password, a
-        fresh one-time login link (the earlier ones stop working); None once a password is set."""
+        """At start: create the organiser if there is none, and while the organiser has no password, its
+        one-time login link; None once a password is set. The link is derived from the server's key and
+        its row, so every start and every process (on one database) prints the same one until it is used
+        or expires; only then is a new one made."""
         with self.db.session() as s:
             organiser = s.scalars(select(User).where(User.role == ORGANISER)).first()
             if organiser is None:
@@ -161,9 +216,46 @@ class Accounts:
                 s.flush()
             elif organiser.password_hash is not None:
                 return None
-            s.execute(delete(Link).where(Link.user_id == organiser.id, Link.used_at.is_(None)))
             user_id = organiser.id
-        return self._link("login", ORGANISER, user_id=user_id)
+            now = time.time()
+            for link in s.scalars(
+                select(Link).where(Link.user_id == user_id, Link.kind == "login", Link.used_at.is_(None))
+            ):
+                token = self._derived(link.id)
+                if link.expires_at > now and link.token_hash == token_hash(token):
+                    return token
+            link = Link(
+                token_hash="pending:" + new_token()[:48],
+                kind="login",
+                user_id=user_id,
+                name=ORGANISER,
+                expires_at=now + self.config.people.invite_days * 86400,
+            )
+            s.add(link)
+            s.flush()
+            token = self._derived(link.id)
+            link.token_hash = token_hash(token)
+        return token
+
+    def _derived(self, link_id: int) -> str:
+        if not self.key:
+            raise RuntimeError("the organiser's link needs the server's key")
+        digest = hmac.new(self.key, f"organiser-link:{link_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+    def login_link(self, name: str) -> str:
+        """A fresh one-time link that sets a new password for the account ``name`` (the organiser's by
+        default in ``arena login-link``): how someone who cannot log in gets back in, from the server's
+        machine. Earlier links stay valid until used or expired.
+
+        :raises Refused: 404 no such account.
+        """
+        with self.db.session() as s:
+            user = s.scalars(select(User).where(User.name == name)).first()
+            if user is None:
+                raise Refused(404, f"no account is named {name!r}")
+            user_id = user.id
+        return self._link("login", name, user_id=user_id)
 
     def invite(self, rows: Sequence[tuple[str, str]]) -> list[Invitation]:
         """One single-use invitation per (name, e-mail); inviting a name again replaces its open link.
@@ -235,21 +327,29 @@ class Accounts:
 
     # --- logging in ----------------------------------------------------------------------------------
 
-    async def login(self, name: str, password: str, address: str) -> User:
-        """The user whose name and password these are.
+    async def login(self, name: str, password: str, address: str, device: str | None = None) -> User:
+        """The user whose name and password these are. ``device`` is the browser's device cookie for
+        ``name``, if it sent one: a genuine one is throttled on its own failures only.
 
-        :raises Refused: 429 while the account or the address must wait; 401 for a wrong name or password
-            (one message for both); 403 for a disabled account.
+        :raises Refused: 429 while this client must wait; 401 for a wrong name or password (one message
+            for both); 403 for a disabled account.
         """
         now = time.time()
-        wait = max(self.per_account.wait_s(name, now), self.per_address.wait_s(address, now))
+        nonce = self.devices.nonce(device, name)
+        if nonce is not None:
+            wait = self.per_device.wait_s(nonce, now)
+        else:
+            wait = max(self.untrusted.wait_s(name, now), self.per_address.wait_s(address, now))
         if wait:
             raise Refused(429, f"too many failed logins: try again in {wait // 60 + 1} minutes", wait)
         with self.db.session() as s:
             user = s.scalars(select(User).where(User.name == name)).first()
         if not await verify_password(user.password_hash if user else None, password) or user is None:
-            self.per_account.failed(name, now)
-            self.per_address.failed(address, now)
+            if nonce is not None:
+                self.per_device.failed(nonce, now)
+            else:
+                self.untrusted.failed(name, now)
+                self.per_address.failed(address, now)
             raise Refused(401, "wrong name or password")
         if user.disabled:
             raise Refused(403, "this account is disabled: ask the organiser")

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from arena.server import access
+from arena.server.accounts.service import DEVICE_DAYS, Devices
 from arena.server.db.models import DESCRIPTION_MAX, ORGANISER
 from arena.server.errors import Refused
 from arena.server.settings import Signup
@@ -25,6 +26,21 @@ def _landing(role: str) -> str:
     return "/admin" if role == ORGANISER else "/me"
 
 
+def _known_device(web: Web, response: Response, name: str) -> Response:
+    """Mark this browser as one that logged in to ``name`` (a fresh device cookie, as OWASP describes):
+    its later logins are throttled on its own failures only (``arena.server.accounts.service``)."""
+    response.set_cookie(
+        Devices.cookie_name(name),
+        web.server.accounts.devices.issue(name),
+        max_age=DEVICE_DAYS * 86400,
+        httponly=True,
+        samesite="strict",
+        secure=web.secure,
+        path="/login",
+    )
+    return response
+
+
 async def login_page(web: Web, request: Request, visit: Visit) -> Response:
     return web.page(request, visit, "login.html")
 
@@ -32,8 +48,10 @@ async def login_page(web: Web, request: Request, visit: Visit) -> Response:
 async def login(web: Web, request: Request, visit: Visit) -> Response:
     form = await web.form(request, visit)
     address = request.client.host if request.client else "?"
+    name = text(form, "name", 64)
+    device = request.cookies.get(Devices.cookie_name(name))
     try:
-        user = await web.server.accounts.login(text(form, "name", 64), text(form, "password"), address)
+        user = await web.server.accounts.login(name, text(form, "password"), address, device)
     except Refused as exc:
         if exc.status in (401, 429):
             response = web.page(request, visit, "login.html", exc.status, error=exc.message)
@@ -41,7 +59,7 @@ async def login(web: Web, request: Request, visit: Visit) -> Response:
                 response.headers["Retry-After"] = str(exc.retry_after_s)
             return response
         raise
-    return web.login_as(visit, user.id, _landing(user.role))
+    return _known_device(web, web.login_as(visit, user.id, _landing(user.role)), user.name)
 
 
 async def logout(web: Web, request: Request, visit: Visit) -> Response:
@@ -69,7 +87,7 @@ async def follow_link(web: Web, request: Request, visit: Visit) -> Response:
         if exc.status != 400:
             raise
         return web.page(request, visit, "link.html", 400, link=link, error=exc.message)
-    return web.login_as(visit, user.id, _landing(user.role))
+    return _known_device(web, web.login_as(visit, user.id, _landing(user.role)), user.name)
 
 
 async def signup_page(web: Web, request: Request, visit: Visit) -> Response:
@@ -86,7 +104,7 @@ async def signup(web: Web, request: Request, visit: Visit) -> Response:
         if exc.status != 400:
             raise
         return web.page(request, visit, "signup.html", 400, error=exc.message)
-    return web.login_as(visit, user.id, "/me")
+    return _known_device(web, web.login_as(visit, user.id, "/me"), user.name)
 
 
 def _home(web: Web, request: Request, visit: Visit, user_id: int, token: str | None) -> Response:

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from arena.server.access import require_organiser, require_public
+from arena.server.access import Viewer, may_see_private, require_organiser, require_public
 from arena.server.errors import Refused, not_found
 from arena.server.web.site import Visit, Web
 from arena.stats import wording
@@ -47,12 +47,14 @@ def board_context(board: Leaderboard) -> dict[str, Any]:
     }
 
 
-def _context(web: Web, directory: Path | None) -> dict[str, Any]:
+def _context(web: Web, directory: Path | None, viewer: Viewer) -> dict[str, Any]:
     finals = web.server.finals
     if directory is None:
         return {"final": None, "finals": []}
     view = finals.view(directory)
     context: dict[str, Any] = {"final": view, "finals": [int(p.name[6:]) for p in finals.directories()]}
+    # A version's page is its owner's and the organiser's: everyone else is linked to the entrant's page.
+    context["private"] = {e["version_id"] for e in view.field if may_see_private(viewer, e["user_id"])}
     if view.board is not None:
         context |= board_context(view.board)
     return context
@@ -71,13 +73,13 @@ async def latest(web: Web, request: Request, visit: Visit) -> Response:
     """The latest final (or none yet)."""
     finals = web.server.finals
     require_public(visit.viewer, web.config)
-    return web.page(request, visit, "final.html", **_context(web, finals.latest()))
+    return web.page(request, visit, "final.html", **_context(web, finals.latest(), visit.viewer))
 
 
 async def one(web: Web, request: Request, visit: Visit) -> Response:
     """One final, by its number."""
     require_public(visit.viewer, web.config)
-    return web.page(request, visit, "final.html", **_context(web, directory_of(web, request)))
+    return web.page(request, visit, "final.html", **_context(web, directory_of(web, request), visit.viewer))
 
 
 async def report(web: Web, request: Request, visit: Visit) -> Response:

@@ -13,18 +13,25 @@ everybody climbs far too slowly: exactly the "frozen ratings" Halite II's player
 so the ladder follows the current field.
 
 Everything is computed from the stored games, in ``seq`` order: a look applies the games stored since the
-last one after those before (both computations are sequential, so this is exactly one replay of them all),
-and a restart replays them all, so the ratings after a kill -9 and a restart are by construction those of
-an uninterrupted replay of the same games. A look is done at most every few seconds.
+last one after those before (both computations are sequential, so this is exactly one replay of them all).
+TrueSkill is the costly part (about 5 ms a game, so minutes for a ladder of 10,000 games), so the ratings
+reached are kept in the competition's directory (``board.json``, at most every ``SNAPSHOT_S`` and when the
+server stops) with the last game they include: a restart resumes from there and applies only the games
+stored after it, which again gives exactly the figures of one uninterrupted replay (the snapshot keeps
+every float as it was). A snapshot that does not match the database (another game at its ``seq``, other
+rating settings) is ignored and everything is replayed. A look is done at most every few seconds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import trueskill
@@ -39,6 +46,9 @@ from arena.stats.rating import HistoryRow, RatedGame, apply_in_order
 from arena.stats.tally import Tally
 
 REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
+LONGEST_WAIT_S = 5.0  # and at least one per this many, whatever the last cost (new games show within it)
+SNAPSHOT = "board.json"  # in the competition's directory: the replay's state (see the module's docstring)
+SNAPSHOT_S = 60.0  # a snapshot at most this often (and when the server stops)
 
 
 def conservative(mu: float, sigma: float) -> float:
@@ -103,6 +113,52 @@ class _Replay:
                           game.hands)
             )  # fmt: skip
         return new
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What the ratings depend on besides the games: a snapshot made under other settings is not used."""
+        return {
+            "tau": self.config.ladder.tau,
+            "new_version": str(self.config.ladder.new_version),
+            "format": 1,
+        }
+
+    def save(self, path: Path, last_id: str) -> None:
+        """Write the ratings reached (atomically: a kill -9 leaves the old snapshot or the new one)."""
+        state = {
+            "fingerprint": self.fingerprint(),
+            "last_seq": self.last_seq,
+            "last_id": last_id,
+            "ratings": {k: [r.mu, r.sigma] for k, r in self.ratings.items()},
+            "steps": self.steps,
+            "played": self.played,
+        }
+        partial = path.with_name(path.name + ".partial")
+        with contextlib.suppress(OSError):
+            partial.write_text(json.dumps(state, separators=(",", ":")))
+            os.replace(partial, path)
+
+    def resume(self, db: ServerDatabase, path: Path) -> list[RatedGame]:
+        """Every stored game; when ``path`` holds a snapshot that matches the database, the ratings from it
+        and only the games after it left to apply (returned), else all of them."""
+        everything = self.read(db)
+        try:
+            state = json.loads(path.read_text())
+            last_seq, last_id = int(state["last_seq"]), str(state["last_id"])
+            matches = state["fingerprint"] == self.fingerprint() and any(
+                g.seq == last_seq and g.game_id == last_id for g in everything
+            )
+            if not matches:
+                return everything
+            ratings = {k: trueskill.Rating(mu, sigma) for k, (mu, sigma) in state["ratings"].items()}
+            steps = {
+                k: [(int(q), float(m), float(v)) for q, m, v in rows] for k, rows in state["steps"].items()
+            }
+            played = {k: int(n) for k, n in state["played"].items()}
+        except (OSError, ValueError, KeyError, TypeError):
+            return everything  # no snapshot, or not one this code wrote: replay them all
+        self.ratings, self.steps, self.played, self.last_seq = ratings, steps, played, last_seq
+        self.games = [g for g in everything if g.seq <= last_seq]
+        return [g for g in everything if g.seq > last_seq]
 
     def extend(self, new: list[RatedGame], keys: Sequence[str]) -> None:
         """Apply ``new`` (the games after the last look) for the field ``keys``."""
@@ -198,17 +254,34 @@ class Board:
     history: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
     _replay: _Replay = field(init=False)
 
+    _saved_at: float = field(init=False, default=-math.inf)
+    _resumed: bool = field(init=False, default=False)
+
     def __post_init__(self) -> None:
         self._replay = _Replay(self.config)
+
+    @property
+    def snapshot_path(self) -> Path:
+        return self.config.data_dir / SNAPSHOT
+
+    def save(self) -> None:
+        """Keep the ratings reached for the next start (``SNAPSHOT``); also when the server stops."""
+        replay = self._replay
+        if replay.games:
+            replay.save(self.snapshot_path, replay.games[-1].game_id)
+        self._saved_at = time.monotonic()
 
     def refresh(self, force: bool = False) -> None:
         """Recompute, unless ``force`` is false and the last computation is recent or nothing changed.
 
         A look reads the games stored since the last one (the points order's running sums are summed again
-        from memory when the field changes); it still waits twenty times as long as the last one took, so
-        that keeping the board fresh costs at most a twentieth of the server.
+        from memory when the field changes); it waits twenty times as long as the last such look took, so
+        that keeping the board fresh costs about a twentieth of the server, but never more than
+        ``LONGEST_WAIT_S``. The first look, which replays every stored game (at start, or after a restart),
+        sets no wait: it is not what the next look costs, and charging it froze the board for minutes after
+        a restart over a large ladder (20 times a replay of every game).
         """
-        wait = max(REFRESH_S, 20 * self.cost_s)
+        wait = min(max(REFRESH_S, 20 * self.cost_s), LONGEST_WAIT_S)
         if not force and time.monotonic() - self.computed_at < wait:
             return
         with self.db.session() as s:
@@ -224,7 +297,13 @@ class Board:
         began = time.monotonic()
         keys = {rating_key(self.config, v.id, u.id): (v, u) for v, u in active}
         replay = self._replay
-        replay.extend(replay.read(self.db), list(keys))
+        replaying_all = not self._resumed  # the first look since start: every stored game
+        if replaying_all:
+            self._resumed = True
+            new = replay.resume(self.db, self.snapshot_path)
+        else:
+            new = replay.read(self.db)
+        replay.extend(new, list(keys))
         self.history = {k: _thin(replay.steps.get(k, [])) for k in keys if k in replay.steps}
         self.ratings = {k: (r.mu, r.sigma) for k, r in replay.ratings.items()}
         figures = {}
@@ -237,7 +316,8 @@ class Board:
                 nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
                 figures[name] = (conf.entrants[i].points_per_hand, nxt)
             self.order_note = (
-                f"{conf.method} order over {conf.units} {conf.unit}s: the whole order holds with probability "
+                f"{conf.method} order over the {conf.units} {conf.unit}s of the versions shown (games of "
+                f"older versions count in the total above, not here): the whole order holds with probability "
                 f"{conf.whole:.0%}"
             )
         rows = []
@@ -257,7 +337,10 @@ class Board:
         ]
         self.games = count
         self.computed_at = time.monotonic()
-        self.cost_s = self.computed_at - began
+        if not replaying_all:
+            self.cost_s = self.computed_at - began
+        if self.computed_at - self._saved_at >= SNAPSHOT_S:
+            self.save()
 
     def steps(self, key: str) -> list[tuple[int, float, float]]:
         """Every (seq, mu, σ) of ``key``'s rating, not thinned, also for versions no longer in the field:

@@ -20,11 +20,11 @@ rating, and a challenge cannot be used to farm one (Halite II's complaint, Halit
 **Spare capacity.** The games are played at the ladder's own tables, by its executor: a table about to
 start a game first offers its slot here (:meth:`UnratedGames.offer`). A table with no ladder game to play
 (fewer than two versions, or the ladder paused) is spare, and always takes an unrated game; otherwise
-unrated games take at most ``[ladder] match_share`` of the slots (:func:`takes_slot`). So they never add
-concurrency beyond ``[ladder] tables`` (the machine is sized for it), and never take more than that share
-from the ladder: "only when the tables are idle" would starve them on a busy ladder, which is always busy.
-The bots of unrated games are the executor's entrants ``sID`` (``v`` is the ladder's), started when a game
-needs them and stopped when no running match does.
+unrated games take at most ``[ladder] match_share`` of the slots of the last minute (:class:`SlotShare`).
+So they never add concurrency beyond ``[ladder] tables`` (the machine is sized for it), and never take more
+than that share from the ladder: "only when the tables are idle" would starve them on a busy ladder,
+which is always busy. The bots of unrated games are the executor's entrants ``sID`` (``v`` is the
+ladder's), started when a game needs them and stopped when no running match does.
 
 **Several processes** (``arena.server.db.multi``): a running plan is played by the one process holding its
 advisory lock (:meth:`CheckClaims.claim_plan`), taken when one of its tables first finds the plan and let go
@@ -42,6 +42,7 @@ import asyncio
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -80,13 +81,37 @@ DAY_S = 86400.0
 RETRY_S = 2.0  # a table's wait after an unrated game the executor could not play
 
 
-def takes_slot(share: float, side_started: int, ladder_started: int, ladder_waiting: bool) -> bool:
-    """Whether a table's next slot goes to an unrated game (see the module's docstring): always when the
-    ladder has no game for it, never when ``share`` is 0 and it has, else while unrated games have had less
-    than ``share`` of the slots since the server started."""
-    if not ladder_waiting:
-        return True
-    return side_started < share * (side_started + ladder_started + 1)
+SHARE_WINDOW_S = 60.0  # the share is kept over the slots of the last minute
+
+
+class SlotShare:
+    """Which of a busy ladder's slots unrated games may take: at most ``share`` of the slots started in the
+    last ``SHARE_WINDOW_S`` while ladder games were waiting (within one game). A window, not a count since
+    the server started: counted from the start, a long quiet spell became a debt that unrated games "repaid"
+    by taking every table as soon as many were asked at once (20 activations: no ladder game for 72 s).
+    Slots a table would have left idle (no ladder game waiting) are spare: unrated games always take them,
+    and they are not counted."""
+
+    def __init__(self, window_s: float = SHARE_WINDOW_S) -> None:
+        self.window_s = window_s
+        self.slots: deque[tuple[float, bool]] = deque()  # (when, taken by an unrated game), oldest first
+
+    def _recent(self, now: float) -> list[bool]:
+        while self.slots and self.slots[0][0] <= now - self.window_s:
+            self.slots.popleft()
+        return [unrated for _, unrated in self.slots]
+
+    def takes(self, share: float, now: float, ladder_waiting: bool) -> bool:
+        """Whether the next slot may go to an unrated game."""
+        if not ladder_waiting:
+            return True
+        recent = self._recent(now)
+        return sum(recent) < share * (len(recent) + 1)
+
+    def started(self, now: float, unrated: bool, ladder_waiting: bool) -> None:
+        """A slot was given (to an unrated game, or else to the ladder); spare slots are not counted."""
+        if ladder_waiting:
+            self.slots.append((now, unrated))
 
 
 class UnratedGames:
@@ -111,6 +136,7 @@ class UnratedGames:
         self.seats = config.game.num_players
         self.in_flight: set[tuple[int, int]] = set()
         self.started = 0
+        self.share = SlotShare()
         self.played = 0
         self.added: set[str] = set()
         self.finished: set[tuple[int, int]] = set()  # games in flight whose plan has just ended
@@ -439,16 +465,18 @@ class UnratedGames:
         if self.shared and time.monotonic() - self._looked_at >= LOOK_S:
             self._looked_at = time.monotonic()  # plans asked on another process, or left by a dead one
             self.pending = True
-        if not self.pending or not takes_slot(
-            share, self.started, ladder.played + ladder.in_flight, ladder_waiting
-        ):
+        now = time.monotonic()
+        if not self.pending or not self.share.takes(share, now, ladder_waiting):
+            self.share.started(now, False, ladder_waiting)  # the ladder's game takes this slot
             return False
         game = self.next_game()
         if game is None:
+            self.share.started(now, False, ladder_waiting)
             await self._release()
             return False
         key = (game.match_id, game.idx)
         self.in_flight.add(key)
+        self.share.started(now, True, ladder_waiting)
         self.started += 1
         try:
             await self._ensure(game.seats)

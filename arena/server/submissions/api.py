@@ -32,7 +32,10 @@ async def status(web: Web, request: Request, visit: Visit) -> Response:
     server.board.refresh()
     versions = [v.to_dict() for v in server.submissions.of_user(user_id)]
     row = next((r.to_dict() for r in server.board.rows if r.user_id == user_id), None)
-    return JSONResponse({"entrant": who.name, "standing": row, "versions": versions})
+    limits = {
+        "max_upload_kb": server.config.submissions.max_upload_kb
+    }  # `arena submit` checks before sending
+    return JSONResponse({"entrant": who.name, "standing": row, "versions": versions, "limits": limits})
 
 
 async def submit(web: Web, request: Request, visit: Visit) -> Response:

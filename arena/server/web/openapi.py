@@ -82,6 +82,11 @@ COMPONENTS: dict[str, Any] = {
                 "entrant": {"type": "string"},
                 "standing": {"oneOf": [{"$ref": "#/components/schemas/Standing"}, {"type": "null"}]},
                 "versions": {"type": "array", "items": {"$ref": "#/components/schemas/Version"}},
+                "limits": {
+                    "type": "object",
+                    "description": "what an upload may be ([submissions] of the competition)",
+                    "properties": {"max_upload_kb": {"type": "integer"}},
+                },
             },
         },
         "Match": {

@@ -25,7 +25,7 @@ from arena.stats import wording
 from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import compute_leaderboard
 from arena.stats.sequential import Verdict
-from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
+from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, crawl
 
 SQLITE_ONLY = True  # no SQL of its own: the final lives in its event directory, the pages are the same
 COMPETITION = {
@@ -33,7 +33,7 @@ COMPETITION = {
     "final": {"rounds": 1, "max_games": 10, "seed": 7, "confidence": 0.75},
 }
 RULES_BOT = SAMPLE_BOT.with_name("rules.py")
-PLAYED = re.compile(r"FINAL: running · (\d+) of (\d+) games played")
+PLAYED = re.compile(r"FINAL: running · (\d+) of at most (\d+) games played")
 
 
 def final_dir(server: ServerProcess) -> Path:
@@ -126,7 +126,7 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
     late = entrants["alice"].upload("random.py", SAMPLE_BOT.read_bytes() + b"\n# v2\n")
     assert late.status_code == 303
 
-    page = wait_page(organiser, "/final/1", r"FINAL: running · [1-9]\d* of")
+    page = wait_page(organiser, "/final/1", r"FINAL: running · [1-9]\d* of at most")
     server.kill()
     found = PLAYED.search(page)
     assert found is not None
@@ -136,6 +136,7 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
     directory = final_dir(server)
     after = stored(directory)
     assert len(before["games"]) < len(after["games"])  # the kill came mid-final
+    assert len(after["games"]) <= int(found.group(2))  # "of at most N" while running: never passed
     assert set(before["games"]) <= set(after["games"])  # nothing stored before the kill changed
 
     frozen = json.loads((directory / "final.json").read_text())["field"]
@@ -166,6 +167,19 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
     assert public.content == (directory / "report-public.html").read_bytes()
     full = organiser.get("/final/1/report.html")
     assert full.content == (directory / "report.html").read_bytes()
+
+
+def test_every_link_a_visitor_sees_leads_somewhere(server: ServerProcess) -> None:
+    """The public pages after a final, crawled as a spectator and as another entrant: no link leads to a
+    page that visitor may not see (the final's field linked versions' pages, a 404 to all but their
+    owners and the organiser)."""
+    stranger = Client(server.url)
+    stranger.sign_up("stranger")
+    for who in (Client(server.url), stranger):
+        pages = crawl(who, ["/", "/final", "/final/1"])
+        assert "/final/1" in pages and len(pages) > 10
+        broken = {path: found for path, found in pages.items() if found[0] in (403, 404) or found[0] >= 500}
+        assert broken == {}, broken
 
 
 def test_the_page_names_settled_and_tied_pairs(server: ServerProcess) -> None:

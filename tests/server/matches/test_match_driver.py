@@ -20,7 +20,7 @@ from arena.event.table import TableSpec
 from arena.results.record import GameRecord, SeatStats
 from arena.server.db.models import Game, UnratedGame, UnratedMatch, User, Version
 from arena.server.matches.plans import CHALLENGE, DONE
-from arena.server.matches.service import takes_slot
+from arena.server.matches.service import SlotShare
 from arena.server.settings import load_competition
 from arena.server.wiring import Server
 
@@ -200,11 +200,36 @@ def test_a_newer_version_becoming_active_starts_its_match_against_the_one_it_rep
 
 
 def test_the_share_of_slots_and_an_idle_table() -> None:
-    counts = [(0, 0), (1, 0), (1, 1), (1, 2), (1, 3)]
-    slots = [takes_slot(0.25, side, ladder, True) for side, ladder in counts]
-    assert slots == [True, False, False, False, True]
-    assert not takes_slot(0.0, 0, 0, True)  # no share: only idle tables
-    assert takes_slot(0.0, 100, 0, False)  # an idle table is spare, whatever the share
+    share = SlotShare()
+    taken = []
+    for second in range(5):
+        took = share.takes(0.25, float(second), True)
+        share.started(float(second), took, True)
+        taken.append(took)
+    assert taken == [True, False, False, False, True]
+    assert not SlotShare().takes(0.0, 0.0, True)  # no share: only idle tables
+    assert SlotShare().takes(0.0, 0.0, False)  # an idle table is spare, whatever the share
+
+
+def test_a_quiet_spell_is_no_debt_repaid_later() -> None:
+    """Ten minutes of ladder games with nothing asked, then twenty activations at once (every slot offered
+    to a pending match): over every minute, unrated games have at most a quarter of the slots, plus one.
+    Counted since the start (the old rule), they took every slot for minutes."""
+    share, slots = SlotShare(), []
+    tables, game_s = 4, 2.0
+    for tick in range(int(900 / game_s)):
+        now = tick * game_s
+        for _ in range(tables):
+            pending = now >= 600  # the burst of activations
+            took = pending and share.takes(0.25, now, True)
+            share.started(now, took, True)
+            slots.append((now, took))
+    for start in range(600, 900 - 60, 5):
+        window = [took for when, took in slots if start <= when < start + 60]
+        assert sum(window) <= 0.25 * len(window) + 1, (start, sum(window), len(window))
+        assert sum(window) >= 0.25 * len(window) - 1  # and they do get their share
+    spare = SlotShare()
+    assert all(spare.takes(0.25, float(t), False) for t in range(100))  # idle tables always go
 
 
 def test_a_challenge_plays_its_games_and_rates_nothing(make: Any) -> None:

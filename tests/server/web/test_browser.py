@@ -102,3 +102,27 @@ def test_invite_password_upload_verdict_ladder_replay(
     assert ana.text_content("#replay-pos")
     assert ana.locator("#replay-table *").count() > 0
     assert errors == []
+
+
+def test_every_page_a_student_opens_fits_a_phone(server: ServerProcess, browser: Any) -> None:
+    """At 390 px (a phone) no page a student opens is wider than the screen (``/me`` was 398 px): wide
+    tables scroll inside their own box, long words and codes break."""
+    links = server.invite("dana,dana@example.org\n")
+    errors: list[str] = []
+    dana = student(browser, links["dana"], errors)
+    upload(dana, SAMPLE_BOT)
+    version = dana.url
+    dana.goto(f"{server.url}/me")
+    entrant = dana.locator("a[href$='/logs']").first.get_attribute("href").rsplit("/", 1)[0]
+    paths = ["/", "/me", version.removeprefix(server.url), entrant, f"{entrant}/logs", f"{entrant}/games",
+             f"{entrant}/analytics", "/live", "/final", "/challenges", "/login", "/docs/api"]  # fmt: skip
+    wide = {}
+    for path in paths:
+        response = dana.goto(f"{server.url}{path}")
+        if response is None or response.status >= 400:
+            continue
+        width = dana.evaluate("document.documentElement.scrollWidth")
+        if width > 390:
+            wide[path] = width
+    assert wide == {}, wide
+    assert errors == []
