@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine.actions import Action
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import View
 from arena.gameinfo import GameInfo, GameResult
 
@@ -48,10 +48,10 @@ class Player(ABC):
     name: str
 
     @abstractmethod
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None: ...
+    async def start(self, info: GameInfo, events: Sequence[News]) -> None: ...
 
     @abstractmethod
-    def queue_events(self, events: Sequence[Event]) -> None:
+    def queue_news(self, events: Sequence[News]) -> None:
         """Remember events to deliver with the seat's next message (cheap: no I/O here)."""
 
     @abstractmethod

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 
 from arena.bot import Bot, to_action
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import View
 from arena.errors import BotStatusError, ConfigError, MalformedAction
 from arena.gameinfo import GameInfo, GameResult
@@ -49,12 +49,12 @@ class InProcessPlayer(Player):
         self.bot = bot_class()
         self._async_act = inspect.iscoroutinefunction(self.bot.act)
 
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, events: Sequence[News]) -> None:
         self.bot.game = info
         await self._call("on_game_start", info)
-        self.queue_events(events)
+        self.queue_news(events)
 
-    def queue_events(self, events: Sequence[Event]) -> None:
+    def queue_news(self, events: Sequence[News]) -> None:
         for event in events:
             self.bot.on_event(event)
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import grpc
 
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import View
 from arena.errors import (
     BotCrashed,
@@ -110,9 +110,9 @@ class RemotePlayer(Player):
 
     # ------------------------------------------------------------------ stream lifecycle
 
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, events: Sequence[News]) -> None:
         self._info = info
-        self.queue_events(events)
+        self.queue_news(events)
         if self.endpoint.down():  # a game that starts while the bot restarts waits for it: nothing was asked
             await self.endpoint.revive()
         await self._open(resumed=False)
@@ -250,7 +250,7 @@ class RemotePlayer(Player):
             )
             raise self._failure  # type: ignore[misc]
 
-    def queue_events(self, events: Sequence[Event]) -> None:
+    def queue_news(self, events: Sequence[News]) -> None:
         self._pending.extend([wire.event_bytes(e) for e in events])
 
     def _take_pending(self) -> list[bytes]:

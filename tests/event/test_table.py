@@ -23,7 +23,7 @@ from arena.bot import Bot, create_server
 from arena.engine import Action, GameConfig, View
 from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
 from arena.engine.dealing import deal_order
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.errors import FaultKind
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table, seat_stats
@@ -330,10 +330,10 @@ class Broken(Player):
 
     name = "broken"
 
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, events: Sequence[News]) -> None:
         raise grpc.aio.UsageError("Channel is closed")
 
-    def queue_events(self, events: Sequence[Event]) -> None:
+    def queue_news(self, events: Sequence[News]) -> None:
         raise RuntimeError("queue")
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
