@@ -25,7 +25,7 @@ from arena.engine.records import hand_record
 from arena.engine.scoring import Outcome
 from arena.engine.state import GameState
 from arena.engine.views import build_view
-from arena.errors import BotError, HarnessLate, IllegalAction
+from arena.errors import BotIllegalAction, DecisionFailed, HarnessLate
 from arena.event.faults import FaultPolicy
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player
@@ -132,7 +132,7 @@ async def play_table(
     latencies: list[list[float]] = [[] for _ in range(n)]
     decision_id = 0
 
-    def record(seat: int, error: BotError, elapsed_ms: float, substitute_id: int) -> None:
+    def record(seat: int, error: DecisionFailed, elapsed_ms: float, substitute_id: int) -> None:
         fault = Fault(
             spec.seat_names[seat],
             spec.game_id,
@@ -175,12 +175,12 @@ async def play_table(
                     action = reply.action.id
                     bank[seat] = max(0.0, bank[seat] - reply.bank_used_ms)
                     if action not in legal:
-                        raise IllegalAction(
+                        raise BotIllegalAction(
                             f"{spec.seat_names[seat]} played {reply.action} at {state.current_phase.name}; "
                             f"legal were {', '.join(action_to_string(a) for a in legal)}"
                         )
                     latencies[seat].append(reply.elapsed_ms)
-                except BotError as error:
+                except DecisionFailed as error:  # the bot's (BotError) or the arena's (HarnessLate)
                     action = legal[substitute.randrange(len(legal))]
                     record(seat, error, (time.monotonic() - asked) * 1000, action)
                 except Exception as error:  # not a bot's misbehaviour we know: the arena's, never counted

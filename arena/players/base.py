@@ -41,7 +41,8 @@ class Player(ABC):
     """One seat of one game. A table calls ``start``, then ``decide`` (with ``events`` queued in between),
     then ``finish``, and always ``close``.
 
-    ``decide`` raises a ``BotError`` subclass for every way a bot can fail; the table records it as a fault
+    ``decide`` raises a ``BotError`` subclass for every way a bot can fail, and ``HarnessLate`` when the arena
+    itself was too late to hear it; the table records either as a fault (charging only the ``BotError``)
     and plays a substitute action.
     """
 

@@ -2,8 +2,10 @@
 
 Every way a remote bot can fail ends up as one ``BotError`` subclass raised from ``decide``: no reply in
 time, a reply that does not decode, an error status, a message over the size limit, a closed stream, a dead
-process, or a flood of unsolicited messages. The stream is read by one background task into a queue, so a
-timed-out read never cancels the call and a late reply to an earlier decision is recognised and dropped.
+process, or a flood of unsolicited messages. A reply the busy arena itself heard too late is
+``HarnessLate`` instead, which is not a ``BotError`` and is never charged to the bot. The stream is read by
+one background task into a queue, so a timed-out read never cancels the call and a late reply to an
+earlier decision is recognised and dropped.
 If a stream dies mid-game, the next decision reopens it (``GameStart.resumed``): the request carries the
 full view, so the bot can carry on.
 
@@ -401,7 +403,7 @@ class RemotePlayer(Player):
 
         loop.call_soon(settle, 0, 0)
 
-    def _timeout(self, sent: float, timing: DecisionTiming, more: str = "") -> BotError:
+    def _timeout(self, sent: float, timing: DecisionTiming, more: str = "") -> BotTimeout | HarnessLate:
         elapsed_ms = (time.monotonic() - sent) * 1000
         lag_ms = max(self.watch.max_lag_ms(since=sent), self._timer_late_ms)
         text = (
