@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 from arena.errors import FaultKind
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.listings import GAMES_CSV, HAND_RECORDS
-from arena.results.queries import StoredFault
+from arena.results.record import Fault
 from arena.server import access, export, workerlogs
 from arena.server.board import rating_key
 from arena.server.checks import version_log
@@ -233,8 +233,8 @@ def content_routes(web: Web) -> list[BaseRoute]:
             raise not_found("game")
         game = detail.game
         faults = [
-            StoredFault(game.id, game.seq, game.seats[f["seat"]].name, f["seat"], f["hand_index"],
-                        f["decision_id"], FaultKind(f["kind"]), f["detail"], f["elapsed_ms"], f["substitute"])
+            Fault(game.seats[f["seat"]].name, game.id, f["seat"], f["hand_index"], f["decision_id"],
+                  FaultKind(f["kind"]), f["detail"], f["elapsed_ms"], f["substitute"], game.seq)
             for f in detail.faults
         ]  # fmt: skip
         replay = {
