@@ -22,10 +22,10 @@ class AutopilotPlayer(Player):
         self.name = name
         self.rng = random.Random(f"euchre-arena/autopilot/{seed}/{name}")
 
-    async def start(self, info: GameInfo, events: Sequence[News]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         return None
 
-    def queue_news(self, events: Sequence[News]) -> None:
+    def queue_news(self, news: Sequence[News]) -> None:
         return None
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:

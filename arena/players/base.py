@@ -38,8 +38,8 @@ class Reply:
 
 
 class Player(ABC):
-    """One seat of one game. A table calls ``start``, then ``decide`` (with ``events`` queued in between),
-    then ``finish``, and always ``close``.
+    """One seat of one game. A table calls ``start``, then ``decide`` (with news queued in between), then
+    ``finish``, and always ``close``.
 
     ``decide`` raises a ``BotError`` subclass for every way a bot can fail, and ``HarnessLate`` when the arena
     itself was too late to hear it; the table records either as a fault (charging only the ``BotError``)
@@ -49,11 +49,11 @@ class Player(ABC):
     name: str
 
     @abstractmethod
-    async def start(self, info: GameInfo, events: Sequence[News]) -> None: ...
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None: ...
 
     @abstractmethod
-    def queue_news(self, events: Sequence[News]) -> None:
-        """Remember events to deliver with the seat's next message (cheap: no I/O here)."""
+    def queue_news(self, news: Sequence[News]) -> None:
+        """Remember news to deliver with the seat's next message (cheap: no I/O here)."""
 
     @abstractmethod
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply: ...

@@ -49,13 +49,13 @@ class InProcessPlayer(Player):
         self.bot = bot_class()
         self._async_act = inspect.iscoroutinefunction(self.bot.act)
 
-    async def start(self, info: GameInfo, events: Sequence[News]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         self.bot.game = info
         await self._call("on_game_start", info)
-        self.queue_news(events)
+        self.queue_news(news)
 
-    def queue_news(self, events: Sequence[News]) -> None:
-        for event in events:
+    def queue_news(self, news: Sequence[News]) -> None:
+        for event in news:
             self.bot.on_event(event)
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:

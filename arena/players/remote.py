@@ -112,9 +112,9 @@ class RemotePlayer(Player):
 
     # ------------------------------------------------------------------ stream lifecycle
 
-    async def start(self, info: GameInfo, events: Sequence[News]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         self._info = info
-        self.queue_news(events)
+        self.queue_news(news)
         if self.endpoint.down():  # a game that starts while the bot restarts waits for it: nothing was asked
             await self.endpoint.revive()
         await self._open(resumed=False)
@@ -252,8 +252,8 @@ class RemotePlayer(Player):
             )
             raise self._failure  # type: ignore[misc]
 
-    def queue_news(self, events: Sequence[News]) -> None:
-        self._pending.extend([wire.event_bytes(e) for e in events])
+    def queue_news(self, news: Sequence[News]) -> None:
+        self._pending.extend([wire.event_bytes(e) for e in news])
 
     def _take_pending(self) -> list[bytes]:
         pending, self._pending = self._pending, []

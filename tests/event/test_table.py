@@ -330,10 +330,10 @@ class Broken(Player):
 
     name = "broken"
 
-    async def start(self, info: GameInfo, events: Sequence[News]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         raise grpc.aio.UsageError("Channel is closed")
 
-    def queue_news(self, events: Sequence[News]) -> None:
+    def queue_news(self, news: Sequence[News]) -> None:
         raise RuntimeError("queue")
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
@@ -364,10 +364,10 @@ class Late(Player):
 
     name = "late"
 
-    async def start(self, info: GameInfo, events: Sequence[News]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         pass
 
-    def queue_news(self, events: Sequence[News]) -> None:
+    def queue_news(self, news: Sequence[News]) -> None:
         pass
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
