@@ -39,7 +39,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.engine.actions import ACTIONS, Action, parse_action_id
 from arena.engine.config import Variant
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import View
 from arena.errors import ConfigError
 from arena.gameinfo import GameInfo, GameResult
@@ -95,8 +95,8 @@ class Bot:
         mid-game; the instance is then a new one, so a bot that keeps state rebuilds it from the next view.
         """
 
-    def on_event(self, event: Event) -> Awaitable[None] | None:
-        """Called for every event this seat is told (``arena.engine.events``), in order.
+    def on_event(self, event: News) -> Awaitable[None] | None:
+        """Called for every event this seat is told (``arena.engine.news``), in order.
 
         Events arrive batched with the next message, so all of them have been delivered before ``act`` is
         called. Overriding this is optional and costs decoding time; a bot that does not override it gets

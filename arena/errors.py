@@ -2,10 +2,17 @@
 
 Callers catch what they can handle and nothing more: a referee catches ``RuleError`` from a bot's move,
 the CLI catches ``ArenaError`` once (exit code 2 for the organiser's input: ``ConfigError`` and
-``StoreError``; 1 for the rest), and the fault policy maps ``BotError`` subclasses to fault kinds. A foreign
-library's exceptions become ours at the one place that calls it (gRPC status codes become ``BotError`` in
-``arena.players``, SQLite's errors ``StoreError`` in ``arena.results.database``). Every message names the
-offending value with ``!r`` and its context.
+``StoreError``; 1 for the rest), and a table records every ``DecisionFailed`` as a fault of its kind. A
+foreign library's exceptions become ours at the one place that calls it (gRPC status codes become
+``BotError`` in ``arena.players``, SQLite's errors ``StoreError`` in ``arena.results.database``). Every
+message names the offending value with ``!r`` and its context.
+
+Whose fault a failed decision was is the class, not a flag: ``BotError`` (the bot's, charged to it) and
+``HarnessLate`` (the arena's own lateness, never charged) are siblings under ``DecisionFailed``, so code
+that charges a ``BotError`` to the bot cannot catch the arena's lateness by accident. Bot faults are named
+apart from the engine's errors: ``BotIllegalAction`` is a bot's illegal reply (a fault, like ``BotTimeout``
+and ``BotCrashed``), ``IllegalActionError`` is a caller asking the rules engine for an illegal action (a
+``RuleError``). ``IllegalAction``, the bot fault's old name, is kept as an alias (a bot author's import path).
 """
 
 from __future__ import annotations
@@ -38,13 +45,19 @@ class NotationError(RuleError):
 
 
 class IllegalActionError(RuleError):
-    """A well-formed action that is not legal at this decision."""
+    """A well-formed action that is not legal at this decision, asked of the rules engine (a caller's bug or
+    bad input; a bot's illegal reply is ``BotIllegalAction``)."""
 
 
-class BotError(ArenaError):
-    """A bot misbehaved; subclasses say how. The table turns these into recorded faults."""
+class DecisionFailed(ArenaError):
+    """A decision the table asked a seat for and did not get: it plays a substitute and records a fault of
+    ``kind``. The subclass says whose fault it was: ``BotError`` or ``HarnessLate``."""
 
     kind: ClassVar[FaultKind]
+
+
+class BotError(DecisionFailed):
+    """A bot misbehaved; subclasses say how. Charged to the bot: it counts towards forfeiting the game."""
 
 
 class FaultKind(StrEnum):
@@ -65,8 +78,15 @@ class BotTimeout(BotError):
     kind = FaultKind.TIMEOUT
 
 
-class IllegalAction(BotError):
+class BotIllegalAction(BotError):
+    """The bot replied with a well-formed action that is not legal at this decision (its fault; compare
+    ``IllegalActionError``, an illegal action asked of the engine by the arena's own code)."""
+
     kind = FaultKind.ILLEGAL_ACTION
+
+
+IllegalAction = BotIllegalAction
+"""The old name of ``BotIllegalAction``, kept for bot authors' imports (the same class)."""
 
 
 class MalformedAction(BotError):
@@ -93,7 +113,8 @@ class ProtocolMismatch(BotError):
     kind = FaultKind.PROTOCOL_MISMATCH
 
 
-class HarnessLate(BotError):
-    """Not the bot's fault: the arena's own event loop was too busy to hear the reply in time."""
+class HarnessLate(DecisionFailed):
+    """Not the bot's fault: the arena's own event loop was too busy to hear the reply in time (or the arena
+    failed talking to the seat). Recorded, never charged: it is not a ``BotError``."""
 
     kind = FaultKind.HARNESS

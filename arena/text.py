@@ -13,6 +13,10 @@ terminal's error and notice lines, the listings, the report), not where it is st
 before it are shown safely too, and ``--json`` output stays the stored text (JSON escapes control
 characters itself).
 
+:func:`problem_block` is the one shape of a problem that quotes a bot's words over several lines (a start
+warning with its log's last lines, an ``error:`` with a bot's log under it): the arena's line first, the
+quoted lines indented under it, so the organiser reads where the bot's words begin and end.
+
 This module sits at the bottom of the house (it imports nothing of the arena) so that the CLI, the report,
 the results' listings, the conductor and the players can all use it.
 """
@@ -42,12 +46,17 @@ def printable(text: str, lines: bool = False) -> str:
     return text.translate(_ESCAPED_KEEPING_LINES if lines else _ESCAPED)
 
 
-def indent_under(lines: list[str]) -> list[str]:
-    """The lines after a message's first (a bot's log tail under a ``warning:`` or ``error:`` line), indented
-    under it by four spaces; a line already indented (two spaces or more) is kept as it is. The one writing
-    of the rule, shared by the conductor's warnings and the CLI's errors.
+def problem_block(level: str, text: str, then: str = "") -> str:
+    """``level:`` and the first line of ``text``; each later line (a bot's log's last lines) indented four
+    spaces under it, unless it already starts with two (the caller indented it: a nested excerpt keeps its
+    shape); then ``then``, what the arena does about it, indented two.
 
-    >>> indent_under(["exited; its log ends:", "  one"])
-    ['    exited; its log ends:', '  one']
+    One rule for the terminal's warnings (``arena.conductor.tournament``) and its ``error:`` lines
+    (``arena.cli.app.fail``), so a quoted log looks the same under either. Apply :func:`printable` to a
+    bot's words before: this only arranges lines.
     """
-    return [line if line.startswith("  ") else f"    {line}" for line in lines]
+    first, *rest = text.splitlines() or [""]
+    lines = [f"{level}: {first}", *(line if line.startswith("  ") else f"    {line}" for line in rest)]
+    if then:
+        lines.append(f"  {then}")
+    return "\n".join(lines)

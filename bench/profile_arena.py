@@ -129,7 +129,7 @@ _PARTS = (  # (where, what it is), first match wins
     ("arena/players/", "other players code (loop watch)"),
     ("arena/event/table.py", "play_table (referee, fan-out)"),
     ("arena/engine/views.py", "build_view"),
-    ("arena/engine/events.py", "events_for_seats"),
+    ("arena/engine/news.py", "news_for_seats"),
     ("arena/engine/", "engine rules (legal actions, apply)"),
     ("arena/protocol/", "encoding (convert.py)"),
     ("_upb", "encoding (protobuf upb calls)"),

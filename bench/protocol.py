@@ -12,7 +12,7 @@ spawn), over loopback TCP:
   serialized) and waits for a reply as large as a typical ``Decision`` (also real), then the next. This is
   the floor: gRPC and asyncio, nothing of ours.
 * **ours (async act)**: what a table pays per decision. The arena side is ``RemotePlayer.decide`` on real
-  views of real games, with each seat's real events queued in between (``queue_events``), so every
+  views of real games, with each seat's real events queued in between (``queue_news``), so every
   decision does view → protobuf (+ events) → write → the SDK's ``PlayerServicer`` (events and view back to
   engine values) → ``act`` → reply → read → decode. The bot is the smallest possible SDK bot: an
   ``async def act`` returning the first legal action.
@@ -71,7 +71,7 @@ import grpc
 
 from arena.bot import Bot, create_server
 from arena.engine import Action, GameConfig, GameState, View, build_view
-from arena.engine.events import Event, events_for_seats, mark, opening_events
+from arena.engine.news import News, mark, news_for_seats, opening_news
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo
@@ -263,22 +263,22 @@ class BotProcess:
 class Item:
     """One decision as a seat's stream carries it: the events queued since its last message, and the view."""
 
-    events: tuple[Event, ...]
+    events: tuple[News, ...]
     view: View
 
 
-def workload(config: GameConfig, games: int) -> tuple[list[Item], list[tuple[Event, ...]]]:
+def workload(config: GameConfig, games: int) -> tuple[list[Item], list[tuple[News, ...]]]:
     """Every decision of ``games`` random games, seat by seat, with the events each seat was told before it.
 
     Also returns the opening events of each seat of the first game (sent with ``GameStart``).
     """
     rng = random.Random(1)
     items: list[Item] = []
-    opening: list[tuple[Event, ...]] = []
+    opening: list[tuple[News, ...]] = []
     for g in range(games):
         state = GameState(config, seed=1000 + g)
         n = config.num_players
-        pending: list[list[Event]] = [list(opening_events(state, s)) for s in range(n)]
+        pending: list[list[News]] = [list(opening_news(state, s)) for s in range(n)]
         if g == 0:
             opening = [tuple(p) for p in pending]
         per_seat: list[list[Item]] = [[] for _ in range(n)]
@@ -288,7 +288,7 @@ def workload(config: GameConfig, games: int) -> tuple[list[Item], list[tuple[Eve
             pending[seat] = []
             before = mark(state)
             state.apply(rng.choice(state.legal_actions()))
-            for s, events in enumerate(events_for_seats(state, before)):
+            for s, events in enumerate(news_for_seats(state, before)):
                 pending[s].extend(events)
         for seat_items in per_seat:
             items.extend(seat_items)
@@ -450,7 +450,7 @@ async def decide_figures(
     address: str,
     config: GameConfig,
     items: list[Item],
-    opening: list[tuple[Event, ...]],
+    opening: list[tuple[News, ...]],
     streams: int,
     warmup_s: float,
     seconds: float,
@@ -476,7 +476,7 @@ async def decide_figures(
                 item = items[state["next"] % len(items)]
                 state["next"] += 1
                 state["id"] += 1
-                player.queue_events(item.events)
+                player.queue_news(item.events)
                 sent = clock()
                 reply = await player.decide(item.view, state["id"], timing)
                 latencies.append((clock() - sent) * 1000)

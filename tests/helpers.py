@@ -40,6 +40,10 @@ CHAOS = BOTS / "chaos.py"
 KEY = "5eed" * 16
 """A fixed deal key, where two output directories must deal the same cards."""
 
+NEEDS_PYSPIEL = "needs OpenSpiel's pyspiel (the open-spiel wheel of the [test] extra): pip install -e .[test]"
+"""Why the OpenSpiel cross-checks skip. They are the only independent check of the classic rules, so
+``.ci/run`` fails when a run skips them for this reason (pip installs the wheel there, no system tool)."""
+
 SAMPLE_ENTRANTS: list[dict[str, str]] = [
     {"name": "rules", "class": "sample_bots.rules:RulesBot"},
     {"name": "random", "class": "sample_bots.random:RandomBot"},

@@ -48,17 +48,17 @@ from arena.engine import (
     parse_action_id,
 )
 from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
-from arena.engine.events import (
+from arena.engine.news import (
     ActionTaken,
-    Event,
     HandEnded,
     HandShown,
     HandStarted,
+    News,
     PartnerRevealed,
     TrickCompleted,
-    events_since,
     mark,
-    opening_events,
+    news_since,
+    opening_news,
 )
 from arena.engine.scoring import Termination
 from arena.engine.views import Play, TrickView
@@ -203,7 +203,7 @@ class Follower:
         self.scores: tuple[int, ...] = (0,) * self.n
         self.hand_index = -1
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: News) -> None:
         if isinstance(event, HandStarted):
             self._start(event)
         elif isinstance(event, HandShown):
@@ -350,7 +350,7 @@ class SeatLog:
     game: GameInfo
     views: list[View] = field(default_factory=list)
     chosen: list[Action] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
+    events: list[News] = field(default_factory=list)
     events_before_decision: list[int] = field(default_factory=list)
     timeline: list[str] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
@@ -377,7 +377,7 @@ class RecordingBot(Bot):
         self.follower = Follower(game.config, game.seat)
         self.rng = random.Random(f"{game.game_id}/{game.seat}")
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: News) -> None:
         self.log.events.append(event)
         self.log.timeline.append("event")
         try:
@@ -538,7 +538,7 @@ def test_every_decision_kind_of_every_variant_reaches_the_bot(played: dict[str, 
     assert fh_expose, "an exposed card reached the bots"
 
 
-def replay(game: PlayedGame) -> tuple[GameState, list[list[View]], list[list[Event]], list[list[int]]]:
+def replay(game: PlayedGame) -> tuple[GameState, list[list[View]], list[list[News]], list[list[int]]]:
     """The game again, with the engine alone, from its seed and the actions of its hand records.
 
     Per seat: the views at its decisions, all its events, and how many events preceded each decision.
@@ -547,7 +547,7 @@ def replay(game: PlayedGame) -> tuple[GameState, list[list[View]], list[list[Eve
     n = spec.config.num_players
     state = GameState(spec.config, seed=spec.seed)
     views: list[list[View]] = [[] for _ in range(n)]
-    events: list[list[Event]] = [list(opening_events(state, s)) for s in range(n)]
+    events: list[list[News]] = [list(opening_news(state, s)) for s in range(n)]
     counts: list[list[int]] = [[] for _ in range(n)]
     for hand in game.result.hands:
         for entry in hand["actions"]:
@@ -558,7 +558,7 @@ def replay(game: PlayedGame) -> tuple[GameState, list[list[View]], list[list[Eve
             before = mark(state)
             state.apply(parse_action_id(entry["action"]))
             for s in range(n):
-                events[s].extend(events_since(state, before, s))
+                events[s].extend(news_since(state, before, s))
     assert state.is_terminal()
     return state, views, events, counts
 

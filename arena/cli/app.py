@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import typer
 
 from arena.errors import ArenaError, ConfigError, StoreError
-from arena.text import indent_under, printable
+from arena.text import printable, problem_block
 
 app = typer.Typer(
     add_completion=False,
@@ -48,9 +48,8 @@ def echo(text: str, err: bool = False) -> None:
 def fail(message: str, code: int = BAD_INPUT) -> typer.Exit:
     """Print ``error:`` and the message (lines after its first, such as a bot's log, indented under it);
     return the ``Exit`` for the caller to raise."""
-    first, *rest = [printable(line) for line in message.splitlines()] or [""]  # a bot's words may be in it
-    lines = [f"error: {first}", *indent_under(rest)]
-    typer.echo("\n".join(lines), err=True)
+    text = "\n".join(printable(line) for line in message.splitlines())  # a bot's words may be in it
+    typer.echo(problem_block("error", text), err=True)
     return typer.Exit(code)
 
 

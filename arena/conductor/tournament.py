@@ -31,7 +31,7 @@ from arena.stats.confidence import Confidence, look
 from arena.stats.leaderboard import compute_leaderboard
 from arena.stats.rating import Standing
 from arena.stats.tally import Tally
-from arena.text import indent_under
+from arena.text import problem_block
 
 
 class Stopped(StrEnum):
@@ -161,10 +161,10 @@ async def start_entrants(
         if name in runtime.excluded:
             why = runtime.excluded[name]
             store.disqualify(name, START, why)
-            notice(problem_block("warning", name, why, "its seats are played by the autopilot"))
+            notice(problem_block("warning", f"{name}: {why}", "its seats are played by the autopilot"))
         elif name in unavailable:
             then = "its seats are played by the autopilot until it is up; retrying in the background"
-            notice(problem_block("warning", name, unavailable[name], then))
+            notice(problem_block("warning", f"{name}: {unavailable[name]}", then))
     for line in runtime.notices():
         notice(line)
     _store_identities(store, runtime)
@@ -222,16 +222,6 @@ def _store_identities(store: Store, runtime: Executor) -> None:
         store.set_identity(
             name, {"name": identity.name, "author": identity.author, "version": identity.version}
         )
-
-
-def problem_block(level: str, name: str, why: str, then: str = "") -> str:
-    """One ``level:`` line naming the entrant, the rest of ``why`` (a log's last lines) indented under it."""
-    first, *rest = why.splitlines() or [""]
-    lines = [f"{level}: {name}: {first}"]
-    lines += indent_under(rest)
-    if then:
-        lines.append(f"  {then}")
-    return "\n".join(lines)
 
 
 def _begin(

@@ -1,230 +1,51 @@
-"""What each seat is told after each action: the public events, plus its own private ones (C-5).
+"""The old name of ``arena.engine.news``, kept so that a bot author's imports never break.
 
-A table runner marks the state before applying an action and asks ``events_for_seats`` afterwards (or
-``events_since`` for one seat). Deciding what a seat may see belongs here, beside the views, and not in
-the transport: the dealer's discard is hidden from everyone else, a new hand shows each seat only its own
-cards, and the partner is revealed only when the called card is played (C-5.4) or at hand end.
+A seat's news was called its "events" until the word was needed for a tournament (``arena.event``), so
+the module became ``arena.engine.news`` and its union ``News``. Every name is re-exported here, under its
+new name and under its old one (``Event``, ``opening_events``, ``events_since``, ``events_for_seats``),
+and the objects are the very same: ``arena.engine.events.Event is arena.engine.news.News``. New code
+imports ``arena.engine.news``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from arena.engine.news import (
+    ActionTaken,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    Mark,
+    News,
+    PartnerRevealed,
+    TrickCompleted,
+    mark,
+    news_for_seats,
+    news_since,
+    opening_news,
+    redact,
+)
 
-from arena.engine.actions import ACTIONS, CALL_BASE, DISCARD_BASE, EXPOSE, Action
-from arena.engine.cards import CARDS, Card, Trump
-from arena.engine.scoring import HandOutcome
-from arena.engine.state import GameState, HandResult, Phase
-from arena.engine.views import TrickView, trick_view
+Event = News
+opening_events = opening_news
+events_since = news_since
+events_for_seats = news_for_seats
 
-
-@dataclass(frozen=True, slots=True)
-class HandStarted:
-    """A new hand was dealt; each seat is told only its own cards.
-
-    Attributes:
-        hand_index: 0-based number of the hand, thrown-in hands included.
-        dealer: The seat dealing it.
-        up_card: The card turned up.
-        hand: This seat's five cards; ``None`` for a dealer facing a blind decision (``HandShown`` follows).
-        scores: Everybody's points before the hand.
-    """
-
-    hand_index: int
-    dealer: int
-    up_card: Card
-    hand: tuple[Card, ...] | None  # None for a dealer facing a blind decision
-    scores: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class HandShown:
-    """Private to the dealer: his cards, once his blind decisions are over (he has picked up).
-
-    Attributes:
-        hand: The dealer's cards, now visible to him.
-    """
-
-    hand: tuple[Card, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ActionTaken:
-    """A seat acted (every action of every seat, this one's own included).
-
-    Attributes:
-        seat: Who acted.
-        action: What it did; ``None`` for the dealer's discard as told to everyone but the dealer.
-        exposed_card: Five-handed ``EXPOSE``: the dealer's card turned face up (public).
-    """
-
-    seat: int
-    action: Action | None  # None: the dealer's discard, as seen by everyone else
-    exposed_card: Card | None = None  # FH EXPOSE: the card turned face up
-
-
-@dataclass(frozen=True, slots=True)
-class TrickCompleted:
-    """A trick was completed; ``trick.winner`` leads the next one.
-
-    Attributes:
-        trick: The whole trick, with its winner.
-    """
-
-    trick: TrickView
-
-
-@dataclass(frozen=True, slots=True)
-class PartnerRevealed:
-    """The called card was just played by ``seat``, so ``seat`` is the maker's partner (C-5.4).
-
-    Comes right after that ``ActionTaken``. From then on every view's ``partner`` names it and
-    ``teammates`` shows the sides.
-
-    Attributes:
-        seat: The partner, who played the called card.
-    """
-
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class HandEnded:
-    """A hand ended, played out or thrown in. Everything here is public, the partner included.
-
-    Attributes:
-        hand_index: The hand that ended.
-        outcome: Thrown in, euchred, made or march.
-        trump: Trump of the hand; ``None`` when it was thrown in.
-        maker: Who made trump; ``None`` when it was thrown in.
-        called_card: The card the maker called, if any.
-        alone: Whether the maker went alone.
-        partner: The maker's partner; ``None`` for a lone maker, or when the called card lay in the kitty.
-        tricks_won: Tricks per seat.
-        points: Points each seat scored in this hand.
-        scores: Everybody's points after it.
-    """
-
-    hand_index: int
-    outcome: HandOutcome
-    trump: Trump | None
-    maker: int | None
-    called_card: Card | None
-    alone: bool
-    partner: int | None
-    tricks_won: tuple[int, ...]
-    points: tuple[int, ...]
-    scores: tuple[int, ...]
-
-
-Event = HandStarted | HandShown | ActionTaken | TrickCompleted | PartnerRevealed | HandEnded
-"""Any event: what ``Bot.on_event`` receives. Match on the class (``isinstance`` or ``match``)."""
-
-
-class Mark(NamedTuple):
-    """Where a state was before an action: enough to tell afterwards what the action caused."""
-
-    hands_done: int
-    tricks_done: int
-    phase: int
-
-
-def mark(state: GameState) -> Mark:
-    return Mark(len(state.results), len(state.tricks), state.phase)
-
-
-def opening_events(state: GameState, seat: int) -> list[Event]:
-    """What ``seat`` is told when the game starts: the first hand's deal."""
-    return [_hand_started(state, seat)]
-
-
-def events_since(state: GameState, before: Mark, seat: int) -> list[Event]:
-    """The events ``seat`` is told about the one action applied since ``before`` was taken."""
-    return events_for_seats(state, before)[seat]
-
-
-def events_for_seats(state: GameState, before: Mark) -> list[list[Event]]:
-    """``events_since`` for every seat at once (index = seat).
-
-    What every seat is told is built once and shared (the same objects in every list), so a table pays
-    for the public events once per action rather than once per seat, and a transport can recognise an
-    event it has already encoded for another seat by identity.
-    """
-    ended = len(state.results) > before.hands_done
-    result: HandResult | None = state.results[-1] if ended else None
-    actions = result.actions if result is not None else state.actions
-    actor, action_id = actions[-1]
-    dealer = result.dealer if result is not None else state.dealer
-    exposed = CARDS[state.exposed] if action_id == EXPOSE and result is None else None
-    shown = ActionTaken(actor, ACTIONS[action_id], exposed)
-    # The dealer's discard is hidden from everyone but the dealer (C-5).
-    hidden = ActionTaken(actor, None, exposed) if DISCARD_BASE <= action_id < CALL_BASE else shown
-    public: list[Event] = []
-    if action_id < DISCARD_BASE:  # a card was played
-        called = result.called if result is not None else state.called
-        partner = result.partner if result is not None else state.partner
-        if action_id == called and partner >= 0:
-            public.append(PartnerRevealed(actor))
-        # A hand that ends on a card has just completed its fifth trick.
-        if result is not None or len(state.tricks) > before.tricks_done:
-            t = (result.tricks if result is not None else state.tricks)[-1]
-            public.append(TrickCompleted(trick_view(t.leader, t.plays, t.winner)))
-    if result is not None:
-        public.append(_hand_ended(result))
-    next_hand = result is not None and not state.is_terminal()
-    shows_hand = result is None and Phase(before.phase).blind and not Phase(state.phase).blind
-    out: list[list[Event]] = []
-    for seat in range(state.n):
-        events: list[Event] = [shown if seat == dealer else hidden, *public]
-        if next_hand:
-            events.append(_hand_started(state, seat))
-        elif shows_hand and seat == dealer:
-            events.append(HandShown(tuple(CARDS[c] for c in state.hands[seat])))
-        out.append(events)
-    return out
-
-
-def redact(events: Sequence[Event]) -> list[Event]:
-    """What a spectator may be told of one seat's events: the public part only (no hidden card).
-
-    Any seat's list will do: the seat's own cards (``HandStarted.hand``, ``HandShown``) and, for the
-    dealer, its discard are what differ between seats, and those are dropped here. A live table's watchers
-    (``arena.server.live``) are built from this, on the server, so that a page is never sent a hidden card
-    to hide.
-    """
-    out: list[Event] = []
-    for event in events:
-        if isinstance(event, HandShown):
-            continue
-        if isinstance(event, HandStarted) and event.hand is not None:
-            event = HandStarted(event.hand_index, event.dealer, event.up_card, None, event.scores)
-        elif (
-            isinstance(event, ActionTaken)
-            and event.action is not None
-            and DISCARD_BASE <= event.action.id < CALL_BASE
-        ):
-            event = ActionTaken(event.seat, None, event.exposed_card)
-        out.append(event)
-    return out
-
-
-def _hand_started(state: GameState, seat: int) -> HandStarted:
-    blind = Phase(state.phase).blind and seat == state.dealer
-    hand = None if blind else tuple(CARDS[c] for c in state.hands[seat])
-    return HandStarted(state.hand_index, state.dealer, CARDS[state.up_card], hand, tuple(state.scores_before))
-
-
-def _hand_ended(result: HandResult) -> HandEnded:
-    return HandEnded(
-        hand_index=result.hand_index,
-        outcome=result.outcome,
-        trump=Trump(result.trump) if result.trump >= 0 else None,
-        maker=result.maker if result.maker >= 0 else None,
-        called_card=CARDS[result.called] if result.called >= 0 else None,
-        alone=result.alone,
-        partner=result.partner if result.partner >= 0 else None,
-        tricks_won=result.tricks_won,
-        points=result.points,
-        scores=result.scores_after,
-    )
+__all__ = [
+    "ActionTaken",
+    "Event",
+    "HandEnded",
+    "HandShown",
+    "HandStarted",
+    "Mark",
+    "News",
+    "PartnerRevealed",
+    "TrickCompleted",
+    "events_for_seats",
+    "events_since",
+    "mark",
+    "news_for_seats",
+    "news_since",
+    "opening_events",
+    "opening_news",
+    "redact",
+]

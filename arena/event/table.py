@@ -1,7 +1,7 @@
 """One game for one seating: ask each seat to act, referee every reply, apply the fault policy.
 
 The table is the referee. It is the only place that holds the full game state next to the players, and it
-hands each player nothing but ``build_view`` and ``events_for_seats`` for that player's seat. Every reply is
+hands each player nothing but ``build_view`` and ``news_for_seats`` for that player's seat. Every reply is
 checked against the legal actions; every failure becomes a recorded ``Fault`` and a seeded substitute
 action, so a game always completes. A seat with too many faults forfeits: it is played by the autopilot to
 the end and ranks last.
@@ -20,12 +20,12 @@ from typing import Any, Protocol
 from arena.engine.actions import action_to_string
 from arena.engine.cards import CARDS, Card
 from arena.engine.config import GameConfig
-from arena.engine.events import Event, events_for_seats, mark, opening_events, redact
+from arena.engine.news import News, mark, news_for_seats, opening_news, redact
 from arena.engine.records import hand_record
 from arena.engine.scoring import Outcome
 from arena.engine.state import GameState
 from arena.engine.views import build_view
-from arena.errors import BotError, HarnessLate, IllegalAction
+from arena.errors import BotIllegalAction, DecisionFailed, HarnessLate
 from arena.event.faults import FaultPolicy
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player
@@ -82,15 +82,15 @@ class TableWatch(Protocol):
     """Who follows a game while it is played (a competition's live table, ``arena.server.live``).
 
     ``seen`` is called on the table's event loop at the start and after every action, with what a spectator
-    may be told of it (``arena.engine.events.redact``) and every seat's cards now (for those allowed to see
+    may be told of it (``arena.engine.news.redact``) and every seat's cards now (for those allowed to see
     hands: the watcher decides, never the table). It must be quick and must not block: the table does
     not wait for anybody's page. What it raises is ignored: a watcher never stops a game.
     """
 
-    def seen(self, events: Sequence[Event], hands: Sequence[Sequence[Card]]) -> None: ...
+    def seen(self, events: Sequence[News], hands: Sequence[Sequence[Card]]) -> None: ...
 
 
-def _tell(watch: TableWatch | None, events: Sequence[Event], hands: list[list[int]]) -> None:
+def _tell(watch: TableWatch | None, events: Sequence[News], hands: list[list[int]]) -> None:
     if watch is None:
         return
     with contextlib.suppress(Exception):  # a watcher's bug must not stop the game (see TableWatch)
@@ -132,7 +132,7 @@ async def play_table(
     latencies: list[list[float]] = [[] for _ in range(n)]
     decision_id = 0
 
-    def record(seat: int, error: BotError, elapsed_ms: float, substitute_id: int) -> None:
+    def record(seat: int, error: DecisionFailed, elapsed_ms: float, substitute_id: int) -> None:
         fault = Fault(
             spec.seat_names[seat],
             spec.game_id,
@@ -158,9 +158,9 @@ async def play_table(
         # A seat that fails to start is faulted at its first decision (it reconnects then). Whatever a seat's
         # connection raises stays at its seat: one bot must never stop a table, let alone the event.
         await asyncio.gather(
-            *(players[s].start(info[s], opening_events(state, s)) for s in range(n)), return_exceptions=True
+            *(players[s].start(info[s], opening_news(state, s)) for s in range(n)), return_exceptions=True
         )
-        _tell(watch, opening_events(state, 0), state.hands)
+        _tell(watch, opening_news(state, 0), state.hands)
         while not state.is_terminal():
             seat = state.current_player()
             legal = state.legal_actions()
@@ -175,12 +175,12 @@ async def play_table(
                     action = reply.action.id
                     bank[seat] = max(0.0, bank[seat] - reply.bank_used_ms)
                     if action not in legal:
-                        raise IllegalAction(
+                        raise BotIllegalAction(
                             f"{spec.seat_names[seat]} played {reply.action} at {state.current_phase.name}; "
                             f"legal were {', '.join(action_to_string(a) for a in legal)}"
                         )
                     latencies[seat].append(reply.elapsed_ms)
-                except BotError as error:
+                except DecisionFailed as error:  # the bot's (BotError) or the arena's (HarnessLate)
                     action = legal[substitute.randrange(len(legal))]
                     record(seat, error, (time.monotonic() - asked) * 1000, action)
                 except Exception as error:  # not a bot's misbehaviour we know: the arena's, never counted
@@ -189,14 +189,14 @@ async def play_table(
                     record(seat, late, (time.monotonic() - asked) * 1000, action)
             before = mark(state)
             state.apply(action)
-            told = events_for_seats(state, before)
+            told = news_for_seats(state, before)
             _tell(watch, told[0], state.hands)
             for s, events in enumerate(told):
                 if s not in forfeited:
                     # A try statement, not contextlib.suppress: that builds a context manager per seat per
                     # decision, which showed in the profile of a 25-table run.
                     try:  # noqa: SIM105
-                        players[s].queue_events(events)
+                        players[s].queue_news(events)
                     except Exception:  # local bookkeeping; a broken seat shows at its turn
                         pass
         outcome = state.outcome

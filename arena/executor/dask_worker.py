@@ -68,7 +68,7 @@ OVERLAP = (
 @dataclass(eq=False)
 class News:
     """A game's live table on the worker (a :class:`~arena.event.table.TableWatch`): the public news of
-    each of its actions so far, as the table told them (already redacted: ``arena.engine.events.redact``),
+    each of its actions so far, as the table told them (already redacted: ``arena.engine.news.redact``),
     and, only for a competition that shows open hands, the seats' cards now.
 
     Kept here and taken by the conductor (the ``NEWS`` operation), never sent by the worker: the conductor

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import View
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
@@ -22,10 +22,10 @@ class AutopilotPlayer(Player):
         self.name = name
         self.rng = random.Random(f"euchre-arena/autopilot/{seed}/{name}")
 
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         return None
 
-    def queue_events(self, events: Sequence[Event]) -> None:
+    def queue_news(self, news: Sequence[News]) -> None:
         return None
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine.actions import Action
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import View
 from arena.gameinfo import GameInfo, GameResult
 
@@ -38,21 +38,22 @@ class Reply:
 
 
 class Player(ABC):
-    """One seat of one game. A table calls ``start``, then ``decide`` (with ``events`` queued in between),
-    then ``finish``, and always ``close``.
+    """One seat of one game. A table calls ``start``, then ``decide`` (with news queued in between), then
+    ``finish``, and always ``close``.
 
-    ``decide`` raises a ``BotError`` subclass for every way a bot can fail; the table records it as a fault
+    ``decide`` raises a ``BotError`` subclass for every way a bot can fail, and ``HarnessLate`` when the arena
+    itself was too late to hear it; the table records either as a fault (charging only the ``BotError``)
     and plays a substitute action.
     """
 
     name: str
 
     @abstractmethod
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None: ...
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None: ...
 
     @abstractmethod
-    def queue_events(self, events: Sequence[Event]) -> None:
-        """Remember events to deliver with the seat's next message (cheap: no I/O here)."""
+    def queue_news(self, news: Sequence[News]) -> None:
+        """Remember news to deliver with the seat's next message (cheap: no I/O here)."""
 
     @abstractmethod
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply: ...

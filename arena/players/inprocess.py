@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 
 from arena.bot import Bot, to_action
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import View
 from arena.errors import BotStatusError, ConfigError, MalformedAction
 from arena.gameinfo import GameInfo, GameResult
@@ -49,13 +49,13 @@ class InProcessPlayer(Player):
         self.bot = bot_class()
         self._async_act = inspect.iscoroutinefunction(self.bot.act)
 
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         self.bot.game = info
         await self._call("on_game_start", info)
-        self.queue_events(events)
+        self.queue_news(news)
 
-    def queue_events(self, events: Sequence[Event]) -> None:
-        for event in events:
+    def queue_news(self, news: Sequence[News]) -> None:
+        for event in news:
             self.bot.on_event(event)
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:

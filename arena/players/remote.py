@@ -2,8 +2,10 @@
 
 Every way a remote bot can fail ends up as one ``BotError`` subclass raised from ``decide``: no reply in
 time, a reply that does not decode, an error status, a message over the size limit, a closed stream, a dead
-process, or a flood of unsolicited messages. The stream is read by one background task into a queue, so a
-timed-out read never cancels the call and a late reply to an earlier decision is recognised and dropped.
+process, or a flood of unsolicited messages. A reply the busy arena itself heard too late is
+``HarnessLate`` instead, which is not a ``BotError`` and is never charged to the bot. The stream is read by
+one background task into a queue, so a timed-out read never cancels the call and a late reply to an
+earlier decision is recognised and dropped.
 If a stream dies mid-game, the next decision reopens it (``GameStart.resumed``): the request carries the
 full view, so the bot can carry on.
 
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 
 import grpc
 
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import View
 from arena.errors import (
     BotCrashed,
@@ -110,9 +112,9 @@ class RemotePlayer(Player):
 
     # ------------------------------------------------------------------ stream lifecycle
 
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         self._info = info
-        self.queue_events(events)
+        self.queue_news(news)
         if self.endpoint.down():  # a game that starts while the bot restarts waits for it: nothing was asked
             await self.endpoint.revive()
         await self._open(resumed=False)
@@ -250,8 +252,8 @@ class RemotePlayer(Player):
             )
             raise self._failure  # type: ignore[misc]
 
-    def queue_events(self, events: Sequence[Event]) -> None:
-        self._pending.extend([wire.event_bytes(e) for e in events])
+    def queue_news(self, news: Sequence[News]) -> None:
+        self._pending.extend([wire.event_bytes(e) for e in news])
 
     def _take_pending(self) -> list[bytes]:
         pending, self._pending = self._pending, []
@@ -401,7 +403,7 @@ class RemotePlayer(Player):
 
         loop.call_soon(settle, 0, 0)
 
-    def _timeout(self, sent: float, timing: DecisionTiming, more: str = "") -> BotError:
+    def _timeout(self, sent: float, timing: DecisionTiming, more: str = "") -> BotTimeout | HarnessLate:
         elapsed_ms = (time.monotonic() - sent) * 1000
         lag_ms = max(self.watch.max_lag_ms(since=sent), self._timer_late_ms)
         text = (

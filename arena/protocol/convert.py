@@ -21,12 +21,12 @@ from typing import cast
 from arena.engine.actions import Action, ActionKind
 from arena.engine.cards import CARDS, Card, Trump, parse_card_id
 from arena.engine.config import GameConfig, Variant
-from arena.engine.events import (
+from arena.engine.news import (
     ActionTaken,
-    Event,
     HandEnded,
     HandShown,
     HandStarted,
+    News,
     PartnerRevealed,
     TrickCompleted,
 )
@@ -426,7 +426,7 @@ class ViewDecoder:
 # ------------------------------------------------------------------------------------------ events
 
 
-def event_to_pb(event: Event) -> pb.Event:
+def event_to_pb(event: News) -> pb.Event:
     if isinstance(event, ActionTaken):
         msg = pb.ActionTaken(
             seat=event.seat, hidden=event.action is None, exposed_card=_text(event.exposed_card)
@@ -468,7 +468,7 @@ def event_to_pb(event: Event) -> pb.Event:
     return pb.Event(hand_ended=ended)
 
 
-def event_from_pb(msg: pb.Event) -> Event:
+def event_from_pb(msg: pb.Event) -> News:
     """:raises NotationError: for an empty or undecodable event."""
     which = msg.WhichOneof("body")
     if which == "action_taken":

@@ -22,7 +22,7 @@ from typing import cast
 from arena.engine.actions import Action
 from arena.engine.cards import CARDS, Trump
 from arena.engine.config import GameConfig
-from arena.engine.events import Event
+from arena.engine.news import News
 from arena.engine.views import TrickView, UpCardFate, View
 from arena.protocol import convert
 from arena.protocol.v1 import player_pb2 as pb
@@ -77,17 +77,17 @@ def _legal_bytes(action: Action) -> bytes:
 
 
 @lru_cache(maxsize=4096)
-def _event_bytes(event: Event) -> bytes:
+def _event_bytes(event: News) -> bytes:
     return pb.ArenaMessage(events=[convert.event_to_pb(event)]).SerializeToString()
 
 
-_RECENT_EVENTS: dict[int, tuple[Event, bytes]] = {}
+_RECENT_EVENTS: dict[int, tuple[News, bytes]] = {}
 """The last events encoded, by identity. A table tells the same event objects to every seat
-(``events_for_seats``), and hashing an event for ``_event_bytes`` costs more than encoding it once; the
+(``news_for_seats``), and hashing an event for ``_event_bytes`` costs more than encoding it once; the
 entry holds the event itself, so its id cannot be reused while it is here."""
 
 
-def event_bytes(event: Event) -> bytes:
+def event_bytes(event: News) -> bytes:
     """``event`` as an element of ``ArenaMessage.events``: prepend these to any encoded ``ArenaMessage``."""
     hit = _RECENT_EVENTS.get(id(event))
     if hit is not None and hit[0] is event:

@@ -23,7 +23,7 @@ from arena.report import board
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults, place_times
 from arena.report.figures import EventFigures, event_figures, fault_kinds
 from arena.results import botlog
-from arena.results.queries import GameSummary, Queries, StoredFault
+from arena.results.queries import Fault, GameSummary, Queries
 from arena.stats import wording
 from arena.text import printable
 
@@ -89,7 +89,7 @@ def _replays(
             out["log"] = [_log_text(line) for line in logs.get(game.game_id, [])]
         return out
 
-    by_game: dict[str, list[StoredFault]] = {}
+    by_game: dict[str, list[Fault]] = {}
     for fault in figures.faults:
         by_game.setdefault(fault.game_id, []).append(fault)
     out: list[dict[str, Any]] = []
@@ -116,7 +116,7 @@ def _replays(
 
 
 def _game_entry(
-    game: GameSummary, hands: list[dict[str, Any]], faults: list[StoredFault], max_faults: int
+    game: GameSummary, hands: list[dict[str, Any]], faults: list[Fault], max_faults: int
 ) -> dict[str, Any]:
     return {
         "id": game.game_id,

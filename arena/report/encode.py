@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.errors import NotationError
-from arena.results.queries import StoredFault
+from arena.results.queries import Fault
 from arena.text import printable
 
 # Every card of every variant: ranks 2..A in four suits, and the Call-Ace Joker. Shared with replay.js.
@@ -97,7 +97,7 @@ def decode_hand(code: list[Any]) -> dict[str, Any]:
 
 
 def place_faults(
-    hands: Sequence[dict[str, Any]], faults: Sequence[StoredFault], max_faults: int
+    hands: Sequence[dict[str, Any]], faults: Sequence[Fault], max_faults: int
 ) -> list[list[Any]]:
     """Each fault as [hand index, action index in that hand or -1, seat, kind, detail, substitute].
 
@@ -139,7 +139,7 @@ def place_faults(
 
 def place_times(
     hands: Sequence[dict[str, Any]],
-    faults: Sequence[StoredFault],
+    faults: Sequence[Fault],
     max_faults: int,
     times: Sequence[Sequence[float]],
 ) -> list[list[float | None]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import FaultKind
-from arena.results.queries import EventInfo, GameSummary, Queries, StoredFault
+from arena.results.queries import EventInfo, Fault, GameSummary, Queries
 from arena.stats.confidence import Confidence
 from arena.stats.headtohead import PairRecord, head_to_head, record_of
 from arena.stats.latency import percentile
@@ -95,7 +95,7 @@ class EventFigures:
     entrants: dict[str, EntrantStats]
     pairs: dict[tuple[str, str], PairRecord]
     games: list[GameSummary]
-    faults: list[StoredFault]
+    faults: list[Fault]
     meta: EventInfo
 
     def head_to_head(self, a: str, b: str) -> PairRecord:

@@ -25,7 +25,7 @@ from arena.results.leaderboard import (  # the leaderboard's forms, importable f
     render_json,
     render_table,
 )
-from arena.results.queries import GameSummary, Queries, StoredFault
+from arena.results.queries import Fault, GameSummary, Queries
 from arena.text import printable
 
 HAND_RECORDS = "hands.jsonl"
@@ -79,7 +79,7 @@ def games(store: Queries, entrant: str | None = None) -> list[ListedGame]:
 
 def faults(
     store: Queries, entrant: str | None = None, kind: str | None = None, game: str | None = None
-) -> list[StoredFault]:
+) -> list[Fault]:
     """Recorded faults, filtered; each says whether it was ``charged`` to the bot (harness faults are not).
 
     :raises ConfigError: an unknown entrant or fault kind.
@@ -162,7 +162,7 @@ def render_games(rows: list[ListedGame], title: str) -> str:
     return _render(table) + "F: forfeited. # is the number arena replay accepts.\n"
 
 
-def render_faults(rows: list[StoredFault], title: str) -> str:
+def render_faults(rows: list[Fault], title: str) -> str:
     from rich import box
     from rich.table import Table
 
@@ -178,7 +178,7 @@ def render_faults(rows: list[StoredFault], title: str) -> str:
     return _render(table)
 
 
-def faults_json(rows: list[StoredFault]) -> str:
+def faults_json(rows: list[Fault]) -> str:
     """The stored fields in order, then whether each was ``charged``."""
     return json.dumps([f.to_dict() | {"charged": f.charged} for f in rows], indent=2)
 

@@ -1,6 +1,6 @@
 """The read model of a stored event: what the leaderboard, the listings, the replay and the report read.
 
-Every read returns frozen values (``StoredGame``, ``GameSummary``, ``StoredFault`` ...), decoded and checked
+Every read returns frozen values (``StoredGame``, ``GameSummary``, ``Fault`` ...), decoded and checked
 here, so a reader never touches SQL or a row's JSON, and a damaged row is a ``StoreError`` that names it
 rather than a ``KeyError`` somewhere in a view. The values carry the stored order of their fields, and
 ``to_dict`` gives a listing the exact keys it has always printed.
@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.errors import ConfigError, FaultKind, StoreError
 from arena.results.database import DB_NAME, Database, damaged, decode
-from arena.results.record import ScheduledGame
+from arena.results.record import Fault, ScheduledGame
 from arena.stats.latency import merge
 from arena.stats.leaderboard import RankingConfig, SeatTotals
 from arena.stats.rating import RatedGame
@@ -28,10 +28,10 @@ from arena.stats.rating import RatedGame
 __all__ = [
     "EntrantRow",
     "EventInfo",
+    "Fault",  # defined with the other stored values (arena.results.record); read back here, with its seq
     "GameSummary",
     "Queries",
     "SeatTotals",  # defined by the leaderboard that sums them up, like the ratings' RatedGame
-    "StoredFault",
     "StoredGame",
     "StoredHand",
     "require_database",
@@ -46,42 +46,6 @@ class EntrantRow:
     kind: str
     target: str
     house: bool
-
-
-@dataclass(frozen=True, slots=True)
-class StoredFault:
-    """One recorded fault with the game's place in the schedule (``seq``, what ``arena replay`` takes)."""
-
-    game_id: str
-    seq: int
-    entrant: str
-    seat: int
-    hand_index: int
-    decision_id: int
-    kind: FaultKind
-    detail: str
-    elapsed_ms: float
-    substitute: str
-
-    @property
-    def charged(self) -> bool:
-        """Whether it counts against the bot (a harness fault is the arena's own lateness)."""
-        return self.kind is not FaultKind.HARNESS
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields in stored order, ``kind`` as its text (the keys ``arena faults --json`` prints)."""
-        return {
-            "game_id": self.game_id,
-            "seq": self.seq,
-            "entrant": self.entrant,
-            "seat": self.seat,
-            "hand_index": self.hand_index,
-            "decision_id": self.decision_id,
-            "kind": self.kind.value,
-            "detail": self.detail,
-            "elapsed_ms": self.elapsed_ms,
-            "substitute": self.substitute,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +101,7 @@ class StoredGame:
     hands_played: int
     decisions: int
     hands: tuple[dict[str, Any], ...]
-    faults: tuple[StoredFault, ...]
+    faults: tuple[Fault, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,7 +396,7 @@ class Queries:
             )
         return out
 
-    def all_faults(self) -> list[StoredFault]:
+    def all_faults(self) -> list[Fault]:
         """Every recorded fault (harness faults included: ``charged`` tells them apart), in the order of the
         schedule and then of recording."""
         rows = self.database.rows(
@@ -449,7 +413,7 @@ class Queries:
         for game_id, index, record in rows:
             yield StoredHand(game_id, decode(record, f"{self.path}: hand {index} of game {game_id}"))
 
-    def _fault(self, row: tuple[Any, ...]) -> StoredFault:
+    def _fault(self, row: tuple[Any, ...]) -> Fault:
         game_id, seq, entrant, seat, hand_index, decision_id, kind, detail, elapsed_ms, substitute = row
         try:
             known = FaultKind(kind)
@@ -457,8 +421,8 @@ class Queries:
             raise StoreError(
                 f"{self.path}: a fault of game {game_id} is damaged (unknown kind {kind!r})"
             ) from None
-        return StoredFault(
-            game_id, seq, entrant, seat, hand_index, decision_id, known, detail, elapsed_ms, substitute
+        return Fault(
+            entrant, game_id, seat, hand_index, decision_id, known, detail, elapsed_ms, substitute, seq
         )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import FaultKind
@@ -46,7 +46,12 @@ class ScheduledGame:
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """One recorded fault: who, where, what, and what was played instead."""
+    """One recorded fault: who, where, what, and what was played instead; one value for the fault a table
+    records and the fault row the store gives back (``arena.results.queries``).
+
+    ``seq`` is the game's place in the schedule (what ``arena replay`` takes): the store knows it, the table
+    that records the fault does not, so it is ``None`` until the fault is read back from the store.
+    """
 
     entrant: str
     game_id: str
@@ -57,6 +62,7 @@ class Fault:
     detail: str
     elapsed_ms: float
     substitute: str
+    seq: int | None = None
 
     @property
     def charged(self) -> bool:
@@ -65,9 +71,20 @@ class Fault:
         return self.kind is not FaultKind.HARNESS
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["kind"] = self.kind.value
-        return data
+        """The fields in the stored row's order, ``kind`` as its text (the keys ``arena faults --json``
+        prints)."""
+        return {
+            "game_id": self.game_id,
+            "seq": self.seq,
+            "entrant": self.entrant,
+            "seat": self.seat,
+            "hand_index": self.hand_index,
+            "decision_id": self.decision_id,
+            "kind": self.kind.value,
+            "detail": self.detail,
+            "elapsed_ms": self.elapsed_ms,
+            "substitute": self.substitute,
+        }
 
 
 @dataclass(frozen=True, slots=True)

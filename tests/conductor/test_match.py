@@ -59,14 +59,25 @@ def test_deal_differences_need_whole_deals_in_order() -> None:
             seq, f"{block}-{who}-{seq}", (who, "f"), (1, 2), (score, 0), block=block, hands=hands
         )
 
-    games = [
+    whole = [
         g(0, "d1", "candidate", 6),
         g(1, "d1", "candidate", 4),
         g(2, "d1", "baseline", 3),
         g(3, "d1", "baseline", 1),
-        g(4, "d2", "candidate", 9),
     ]
-    assert deal_differences(games, 2) == [pytest.approx(10 / 20 - 4 / 20)]
+    # d2 is incomplete (the baseline has not played it, the candidate only from one seat) and d3, after it
+    # in the schedule, is whole: the list stops at d2 and never reaches d3, or the test would skip ahead.
+    later = [
+        g(4, "d2", "candidate", 9),
+        g(5, "d3", "candidate", 8),
+        g(6, "d3", "candidate", 8),
+        g(7, "d3", "baseline", 0),
+        g(8, "d3", "baseline", 0),
+    ]
+    assert deal_differences(whole + later, 2) == [pytest.approx(10 / 20 - 4 / 20)]
+    # Without d2, d3 counts: the stop above is d2's doing, not d3's.
+    without_d2 = [game for game in whole + later if game.block != "d2"]
+    assert deal_differences(without_d2, 2) == [pytest.approx(10 / 20 - 4 / 20), pytest.approx(16 / 20)]
 
 
 def settings(tmp_path: Path, candidate: str, baseline: str, max_deals: int, h0: float = 0.0) -> MatchSettings:

@@ -7,6 +7,7 @@ import pytest
 from arena.engine import GameConfig, GameState, Phase, action_to_string, build_view
 from arena.engine.scoring import Termination
 from tests.engine.helpers import hand_of, legal, make_deck, new_state, play, play_tricks, trick_cards
+from tests.helpers import NEEDS_PYSPIEL
 
 CL = GameConfig.create("classic")
 
@@ -217,7 +218,7 @@ def _script(bids: list[str], tricks: list[str]) -> list[str]:
     ],
 )
 def test_CL_openspiel_agrees_on_explicit_deals(hands, up, rest, bids, tricks):
-    pyspiel = pytest.importorskip("pyspiel")
+    pyspiel = pytest.importorskip("pyspiel", reason=NEEDS_PYSPIEL)
     config = GameConfig.create("classic", may_discard_upcard=False)  # OpenSpiel never discards the up-card
     ours = new_state(config, dealer=3, hands=hands, up=up, rest=rest)
     game = pyspiel.load_game("euchre", {"stick_the_dealer": False, "allow_lone_defender": False})

@@ -445,18 +445,18 @@ def test_C_5_2_history_is_the_same_for_everybody_apart_from_the_discard():
 
 def _events_of_each_action(state: GameState, actions: list[str]) -> list[list[list[object]]]:
     """Apply ``actions``; for each one, the events every seat is told."""
-    from arena.engine.events import events_since, mark
+    from arena.engine.news import mark, news_since
 
     out = []
     for text in actions:
         before = mark(state)
         play(state, text)
-        out.append([events_since(state, before, seat) for seat in range(state.n)])
+        out.append([news_since(state, before, seat) for seat in range(state.n)])
     return out
 
 
 def test_C_5_4_partner_revealed_event_when_and_only_when_the_called_card_is_played():
-    from arena.engine.events import HandEnded, PartnerRevealed
+    from arena.engine.news import HandEnded, PartnerRevealed
 
     state = deal_p("CALL(AS)")
     plays = [f"PLAY({c})" for t, _ in P_TRICKS for c in t.split()]
@@ -473,7 +473,7 @@ def test_C_5_4_partner_revealed_event_when_and_only_when_the_called_card_is_play
 
 
 def test_C_5_4_no_partner_revealed_event_for_a_called_card_in_the_kitty():
-    from arena.engine.events import HandEnded, PartnerRevealed
+    from arena.engine.news import HandEnded, PartnerRevealed
 
     state = deal_p("CALL(AC)")
     plays = [f"PLAY({c})" for t, _ in P_TRICKS for c in t.split()]
@@ -484,7 +484,7 @@ def test_C_5_4_no_partner_revealed_event_for_a_called_card_in_the_kitty():
 
 
 def test_C_5_3_discard_event_hidden_from_everybody_but_the_dealer():
-    from arena.engine.events import ActionTaken
+    from arena.engine.news import ActionTaken
 
     state = new_state(CA5, hands=P_HANDS, up=P_UP, rest=P_REST)
     (_, per_seat) = _events_of_each_action(state, ["ORDER_UP", "DISCARD(AC)"])
@@ -495,12 +495,12 @@ def test_C_5_3_discard_event_hidden_from_everybody_but_the_dealer():
 
 
 def test_C_5_5_blind_dealer_is_dealt_no_visible_hand_until_his_choice():
-    from arena.engine.events import HandShown, HandStarted, opening_events
+    from arena.engine.news import HandShown, HandStarted, opening_news
 
     config = GameConfig.create("five-handed")
     state = new_state(config, dealer=0, up="2H")
-    assert opening_events(state, 0)[0].hand is None
-    assert isinstance(opening_events(state, 1)[0], HandStarted) and len(opening_events(state, 1)[0].hand) == 5
+    assert opening_news(state, 0)[0].hand is None
+    assert isinstance(opening_news(state, 1)[0], HandStarted) and len(opening_news(state, 1)[0].hand) == 5
     (expose, name) = _events_of_each_action(state, ["EXPOSE", "EXPOSE_NAME(S)"])
     assert all(str(ev[0].exposed_card) == texts([state.exposed])[0] for ev in expose)  # public to all
     assert not any(isinstance(e, HandShown) for e in expose[0])

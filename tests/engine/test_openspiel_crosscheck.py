@@ -54,8 +54,9 @@ from arena.engine.cards import card_text, plain_card
 from arena.engine.config import GameConfig, deck_of
 from arena.engine.dealing import deal_positions
 from arena.engine.state import GameState
+from tests.helpers import NEEDS_PYSPIEL
 
-pyspiel = pytest.importorskip("pyspiel")
+pyspiel = pytest.importorskip("pyspiel", reason=NEEDS_PYSPIEL)
 euchre = pyspiel.euchre
 
 OS_PASS, OS_CLUBS, OS_ALONE, OS_PARTNER = 24, 25, 29, 30

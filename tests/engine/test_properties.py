@@ -55,7 +55,7 @@ from arena.engine import (
     verify_record,
 )
 from arena.engine.determinize import hidden_holdings
-from arena.engine.events import events_since, mark, opening_events
+from arena.engine.news import mark, news_since, opening_news
 from arena.engine.scoring import game_over, hand_points
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -1068,7 +1068,7 @@ def check_view(state: GameState, seat: int) -> None:
 @with_key_examples
 def test_views_hide_what_a_seat_may_not_know(spec: GameSpec) -> None:
     """Every seat's view at every decision (and at the end), and every event told to it after each action
-    (``arena.engine.events``), hold only cards that seat may know (C-5)."""
+    (``arena.engine.news``), hold only cards that seat may know (C-5)."""
 
     box: dict[str, Any] = {}
 
@@ -1081,7 +1081,7 @@ def test_views_hide_what_a_seat_may_not_know(spec: GameSpec) -> None:
             box["results"] = len(state.results)
             if not state.actions and not state.results:
                 for seat in range(state.n):
-                    check_events(state, seat, opening_events(state, seat), box["allowed"][seat])
+                    check_events(state, seat, opening_news(state, seat), box["allowed"][seat])
 
     def on_action(state: GameState) -> None:
         ended = len(state.results) > box["results"]
@@ -1091,7 +1091,7 @@ def test_views_hide_what_a_seat_may_not_know(spec: GameSpec) -> None:
                 result = state.results[-1]
                 allowed |= {c for t in result.tricks for _, c in t.plays} | {result.called, result.exposed}
             called = state.results[-1].called if ended else state.called
-            check_events(state, seat, events_since(state, box["mark"], seat), allowed, called)
+            check_events(state, seat, news_since(state, box["mark"], seat), allowed, called)
 
     play_game(spec, on_decision=on_decision, on_action=on_action)
 

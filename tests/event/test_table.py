@@ -23,10 +23,10 @@ from arena.bot import Bot, create_server
 from arena.engine import Action, GameConfig, View
 from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
 from arena.engine.dealing import deal_order
-from arena.engine.events import Event
-from arena.errors import FaultKind
+from arena.engine.news import News
+from arena.errors import BotError, DecisionFailed, FaultKind, HarnessLate
 from arena.event.faults import FaultPolicy
-from arena.event.table import TableResult, TableSpec, play_table, seat_stats
+from arena.event.table import TableResult, TableSpec, play_table, record_of, seat_stats
 from arena.gameinfo import GameInfo, GameResult
 from arena.players.base import DecisionTiming, Player, Reply
 from arena.players.connection import BotConnection
@@ -330,10 +330,10 @@ class Broken(Player):
 
     name = "broken"
 
-    async def start(self, info: GameInfo, events: Sequence[Event]) -> None:
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
         raise grpc.aio.UsageError("Channel is closed")
 
-    def queue_events(self, events: Sequence[Event]) -> None:
+    def queue_news(self, news: Sequence[News]) -> None:
         raise RuntimeError("queue")
 
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
@@ -357,6 +357,46 @@ def test_no_exception_from_one_seat_escapes_its_table() -> None:
     assert result.faults and {f.kind.value for f in result.faults} == {"harness"}
     assert "Channel is closed" in result.faults[0].detail
     assert result.forfeited == (), "the arena's own failures never count against the bot"
+
+
+class Late(Player):
+    """A seat whose every decision the arena hears too late, as ``RemotePlayer`` says so: ``HarnessLate``."""
+
+    name = "late"
+
+    async def start(self, info: GameInfo, news: Sequence[News]) -> None:
+        pass
+
+    def queue_news(self, news: Sequence[News]) -> None:
+        pass
+
+    async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
+        raise HarnessLate(f"decision {decision_id}: the busy arena read the reply late")
+
+    async def finish(self, final: GameResult) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+def test_the_arenas_lateness_is_recorded_but_never_charged_to_the_bot() -> None:
+    """``HarnessLate`` is not a ``BotError``: the table still records it (as itself, not as an unknown
+    failure), and it never counts towards the seat's faults or a forfeit, however often it happens."""
+    assert not issubclass(HarnessLate, BotError) and issubclass(HarnessLate, DecisionFailed)
+    config = GameConfig.create("five-handed")
+    players: list[Player] = [Late()] + [
+        InProcessPlayer(RandomBot, f"random-{s}") for s in range(1, config.num_players)
+    ]
+    spec = TableSpec("g", config, 4, tuple(p.name for p in players), FaultPolicy(max_faults_per_game=3))
+    result = asyncio.run(play_table(spec, players))
+    late = [f for f in result.faults if f.seat == 0]
+    assert len(late) > 3, "more than max_faults_per_game, so a charged fault would forfeit the seat"
+    assert all(f.kind is FaultKind.HARNESS and not f.charged for f in late)
+    assert all(f.detail.endswith("the busy arena read the reply late") for f in late), late[0].detail
+    assert result.forfeited == ()
+    assert seat_stats(result)[0].faults == 0
+    assert record_of(result).seats[0].faults == 0
 
 
 def _fault(seat: int, kind: FaultKind) -> Fault:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from arena.conductor.tournament import problem_block, run_event
+from arena.conductor.tournament import run_event
 from arena.event.config import parse_config
 from arena.executor import StartFailed
 from tests.helpers import CHAOS, FOUR_SAMPLE_BOTS, ROOT, Watch, arena_cli, free_port, rows, write_toml
@@ -155,9 +155,6 @@ def test_an_entrant_that_comes_up_during_the_event_is_seated_from_then_on(bot: s
     assert rows(out, "SELECT identity IS NOT NULL FROM entrants WHERE name = 'late'") == [(1,)]
 
 
-def test_start_failures_survive_pickling_and_blocks_indent_every_log_line() -> None:
+def test_start_failures_survive_pickling() -> None:
     error = pickle.loads(pickle.dumps(StartFailed([("a", "x\n    y"), ("b", "z")])))
     assert error.problems == [("a", "x\n    y"), ("b", "z")]
-    assert problem_block("warning", "a", "exited; its log ends:\n    one\n    two", "retrying") == (
-        "warning: a: exited; its log ends:\n    one\n    two\n  retrying"
-    )

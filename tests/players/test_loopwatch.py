@@ -16,7 +16,7 @@ import pytest
 
 from arena.engine import GameConfig, GameState
 from arena.engine.views import build_view
-from arena.errors import BotError
+from arena.errors import BotError, DecisionFailed, HarnessLate
 from arena.gameinfo import GameInfo
 from arena.players.base import DecisionTiming
 from arena.players.connection import BotConnection
@@ -49,7 +49,7 @@ def test_a_reply_the_transport_held_at_the_deadline_is_the_harnesss_fault(
     command = f"{{python}} {CHAOS} --mode margin --reply-ms {reply_ms} --port {{port}}"
     bot = ManagedBot("margin", command, tmp_path / "m.log")
 
-    async def scenario() -> BotError:
+    async def scenario() -> DecisionFailed:
         await bot.start()
         connection = BotConnection(bot.address)
         player = RemotePlayer(connection, "margin", watch=BusyTransport())  # type: ignore[arg-type]
@@ -57,7 +57,7 @@ def test_a_reply_the_transport_held_at_the_deadline_is_the_harnesss_fault(
             state = GameState(GameConfig.create("five-handed"), seed=1)
             info = GameInfo("g", state.config, state.current_player(), tuple("abcde"), 100, 0)
             await player.start(info, [])
-            with pytest.raises(BotError) as error:
+            with pytest.raises(DecisionFailed) as error:
                 await player.decide(build_view(state, state.current_player()), 1, DecisionTiming(100, 0))
             return error.value
         finally:
@@ -69,6 +69,9 @@ def test_a_reply_the_transport_held_at_the_deadline_is_the_harnesss_fault(
     assert error.kind.value == kind, error
     if kind == "harness":
         assert "reached the arena's transport" in str(error)
+        assert isinstance(error, HarnessLate) and not isinstance(error, BotError), "the arena's fault"
+    else:
+        assert isinstance(error, BotError)
 
 
 @pytest.mark.parametrize("loop", ["asyncio", "uvloop"])

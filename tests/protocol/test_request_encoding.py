@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import GameConfig, GameState, build_view
-from arena.engine.events import Event, events_for_seats, mark, opening_events
+from arena.engine.news import News, mark, news_for_seats, opening_news
 from arena.protocol import convert, wire
 from arena.protocol.v1 import player_pb2 as pb
 from arena.protocol.wire import RequestEncoder, event_bytes
@@ -33,7 +33,7 @@ CONFIGS = [
 
 
 def reference(
-    view: object, events: list[Event], decision_id: int, time_ms: int, bank_ms: int
+    view: object, events: list[News], decision_id: int, time_ms: int, bank_ms: int
 ) -> pb.ArenaMessage:
     message = convert.decision_request(view, decision_id, time_ms, bank_ms)  # type: ignore[arg-type]
     message.events.extend(convert.event_to_pb(e) for e in events)
@@ -46,7 +46,7 @@ def check_game(config: GameConfig, seed: int) -> int:
     rng = random.Random(seed)
     n = config.num_players
     encoders = [RequestEncoder() for _ in range(n)]
-    pending: list[list[Event]] = [list(opening_events(state, s)) for s in range(n)]
+    pending: list[list[News]] = [list(opening_news(state, s)) for s in range(n)]
     decisions = 0
     while not state.is_terminal():
         seat = state.current_player()
@@ -63,7 +63,7 @@ def check_game(config: GameConfig, seed: int) -> int:
         pending[seat] = []
         before = mark(state)
         state.apply(rng.choice(state.legal_actions()))
-        for s, events in enumerate(events_for_seats(state, before)):  # shared objects, as at a table
+        for s, events in enumerate(news_for_seats(state, before)):  # shared objects, as at a table
             pending[s].extend(events)
     return decisions
 

@@ -18,7 +18,7 @@ import pytest
 from arena.engine import GameConfig, GameState, View, build_view
 from arena.engine.actions import ActionKind
 from arena.engine.config import _BOOLS, _CHOICES, OPTIONS_BY_VARIANT, PLAYERS_BY_VARIANT, Variant
-from arena.engine.events import Event, events_for_seats, mark, opening_events
+from arena.engine.news import News, mark, news_for_seats, opening_news
 from arena.engine.state import Phase
 from arena.engine.views import Play, TrickView
 from arena.errors import ConfigError
@@ -28,7 +28,7 @@ from arena.protocol.wire import RequestEncoder, event_bytes
 
 
 def reference(
-    view: View, events: list[Event], decision_id: int, time_ms: int, bank_ms: int
+    view: View, events: list[News], decision_id: int, time_ms: int, bank_ms: int
 ) -> pb.ArenaMessage:
     """The request as a message built field by field (``convert.decision_request``), events in front."""
     message = convert.decision_request(view, decision_id, time_ms, bank_ms)
@@ -72,7 +72,7 @@ def play(config: GameConfig, seed: int, seen: set[object]) -> None:
     rng = random.Random(seed)
     n = config.num_players
     encoders = [RequestEncoder() for _ in range(n)]
-    pending: list[list[Event]] = [list(opening_events(state, s)) for s in range(n)]
+    pending: list[list[News]] = [list(opening_news(state, s)) for s in range(n)]
     decision_id = 0
     while not state.is_terminal():
         seat = state.current_player()
@@ -89,7 +89,7 @@ def play(config: GameConfig, seed: int, seen: set[object]) -> None:
         pending[seat] = []
         before = mark(state)
         state.apply(rng.choice(state.legal_actions()))
-        for s, events in enumerate(events_for_seats(state, before)):
+        for s, events in enumerate(news_for_seats(state, before)):
             pending[s].extend(events)
 
 

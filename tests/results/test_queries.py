@@ -15,10 +15,10 @@ from arena.results import listings
 from arena.results.queries import (
     EntrantRow,
     EventInfo,
+    Fault,
     GameSummary,
     Queries,
     SeatTotals,
-    StoredFault,
     StoredGame,
     StoredHand,
 )
@@ -102,8 +102,8 @@ def test_one_game_with_its_hands_and_faults(event: Path) -> None:
     )
     assert [h["hand_index"] for h in game.hands] == [0] and game.hands[0]["points"] == [0, 0, 2]
     assert game.faults == (
-        StoredFault("g2", 1, "d", 2, 0, 2, FaultKind.TIMEOUT, "no reply", 1000.0, "PASS"),
-        StoredFault("g2", 1, "d", 2, 1, 9, FaultKind.HARNESS, "the arena was late", 1200.0, "PASS"),
+        Fault("d", "g2", 2, 0, 2, FaultKind.TIMEOUT, "no reply", 1000.0, "PASS", seq=1),
+        Fault("d", "g2", 2, 1, 9, FaultKind.HARNESS, "the arena was late", 1200.0, "PASS", seq=1),
     )
     assert [f.charged for f in game.faults] == [True, False]
 

@@ -177,7 +177,22 @@ def test_montecarlo_stops_at_the_deadline_and_the_sample_cap() -> None:
     assert 1 <= capped.stats[-1] <= 5 * capped.bid_factor
 
 
-def test_montecarlo_is_deterministic_given_its_seed() -> None:
+class _Recording(MonteCarloBot):
+    """Keeps what each search measured: every candidate's utility on every sample drawn."""
+
+    def __init__(self, samples: int, seed: int) -> None:
+        super().__init__(samples=samples, seed=seed)
+        self.measured: list[dict[int, list[float]] | None] = []
+
+    def evaluate(self, view: View, actions: list[int], default: int) -> dict[int, list[float]] | None:
+        results = super().evaluate(view, actions, default)
+        self.measured.append(results)
+        return results
+
+
+def test_montecarlo_is_deterministic_given_its_seed_and_its_seed_matters() -> None:
+    """The same seed gives the same samples, so the same measurements and moves; another seed draws other
+    samples. Without the second half a bot that ignored its seed (one fixed generator) would pass."""
     config = GameConfig.create("five-handed")
     state = GameState(config, seed=11, single_hand=True)
     views = []
@@ -185,10 +200,15 @@ def test_montecarlo_is_deterministic_given_its_seed() -> None:
         if len(state.legal_actions()) > 1:
             views.append(build_view(state, state.to_act))
         state.apply(state.legal_actions()[0])
+    first, second, other = _Recording(12, seed=4), _Recording(12, seed=4), _Recording(12, seed=5)
     for view in views:
-        first, second = MonteCarloBot(samples=12, seed=4), MonteCarloBot(samples=12, seed=4)
         assert first.act(view) == second.act(view)
-        assert first.stats == second.stats
+        other.act(view)
+    assert first.stats == second.stats
+    assert first.measured == second.measured
+    searched = [m for m in first.measured if m is not None]
+    assert len(searched) >= 3, "the views chosen make the bot search"
+    assert first.measured != other.measured, "seeds 4 and 5 drew the same samples"
 
 
 @pytest.mark.parametrize("variant", ["five-handed", "call-ace", "classic"])

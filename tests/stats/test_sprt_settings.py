@@ -63,11 +63,24 @@ def test_the_verdicts_keep_their_stored_text() -> None:
     assert " ".join(undecided.render(settings).split()).endswith("undecided (the test looks from deal 3 on)")
 
 
-def test_a_state_renders_every_verdict() -> None:
-    settings = SprtSettings()
+def test_a_state_renders_every_verdict_in_its_own_words() -> None:
+    """Each verdict names its own hypothesis and no other, and the heading puts h0 and h1 each after its own
+    name: a swapped pair of verdict texts, or of values, fails here (h0 and h1 differ in sign and size)."""
+    settings = SprtSettings(-0.05, 0.2, alpha=0.01, beta=0.1, min_deals=3)
+    own = {
+        SprtResult.H1: "H1 accepted: the candidate is better (by about 0.2 points per hand or more)",
+        SprtResult.H0: "H0 accepted: the candidate is not better by h1 (= +0.2 points per hand)",
+        SprtResult.UNDECIDED: "undecided",
+    }
+    heading = "SPRT of H0: edge -0.05 against H1: edge +0.2 points per hand (alpha 0.01, beta 0.1): 12 deals;"
     for result in SprtResult:
         state = SprtState(12, 0.0, 1.0, 0.0, settings.lower, settings.upper, result)
-        assert state.render(settings)  # every verdict has its wording
+        text = " ".join(state.render(settings).split())  # wrapped to 80 columns
+        assert text.startswith(heading), text
+        assert own[result] in text, text
+        others = [words.split(":")[0] for other, words in own.items() if other is not result]
+        assert not any(other in text for other in others), text
+    assert " ".join(state.render(settings).split()).endswith(": undecided")
 
 
 def test_h0_says_not_better_by_h1_and_a_stop_at_the_minimum_says_so() -> None:

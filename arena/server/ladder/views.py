@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.errors import FaultKind
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
-from arena.results.queries import StoredFault
+from arena.results.record import Fault
 from arena.server import access
 from arena.server.errors import not_found
 from arena.server.ladder import gamelogs
@@ -132,8 +132,8 @@ def game_context(web: Web, game_id: str, viewer: access.Viewer) -> dict[str, obj
         raise not_found("game")
     game = detail.game
     faults = [
-        StoredFault(game.id, game.seq, game.seats[f["seat"]].name, f["seat"], f["hand_index"],
-                    f["decision_id"], FaultKind(f["kind"]), f["detail"], f["elapsed_ms"], f["substitute"])
+        Fault(game.seats[f["seat"]].name, game.id, f["seat"], f["hand_index"], f["decision_id"],
+              FaultKind(f["kind"]), f["detail"], f["elapsed_ms"], f["substitute"], game.seq)
         for f in detail.faults
     ]  # fmt: skip
     replay = {

@@ -1,7 +1,7 @@
 """Live tables: the ladder's games in flight, followed move by move over server-sent events.
 
 **What leaves the server.** The table tells its :class:`LiveGame` the public news of each action
-(``arena.engine.events.redact``: bids, the turned card, the cards played, tricks, scores; never a seat's
+(``arena.engine.news.redact``: bids, the turned card, the cards played, tricks, scores; never a seat's
 own cards nor the dealer's discard) and, separately, every seat's cards. Each game keeps two snapshots,
 encoded here: the public one, sent to spectators and entrants alike (an entrant's page is a web user, not
 its bot), and the one with the hands, sent only to the organiser or, when ``[ladder] live_open_hands`` says
@@ -35,11 +35,11 @@ from typing import Any
 
 from arena.engine.actions import ActionKind
 from arena.engine.cards import Card
-from arena.engine.events import (
+from arena.engine.news import (
     ActionTaken,
-    Event,
     HandEnded,
     HandStarted,
+    News,
     PartnerRevealed,
     TrickCompleted,
 )
@@ -109,7 +109,7 @@ class LiveGame:
 
     # --- the producer (called by the table: arena.event.table.TableWatch) ---------------------------
 
-    def seen(self, events: Sequence[Event], hands: Sequence[Sequence[Card]]) -> None:
+    def seen(self, events: Sequence[News], hands: Sequence[Sequence[Card]]) -> None:
         """The public news of one action (already redacted by the engine) and every seat's cards now."""
         for event in events:
             self._apply(event)
@@ -123,7 +123,7 @@ class LiveGame:
         """Whether anybody follows it: a Dask executor asks its worker for the news only then."""
         return bool(self.watchers)
 
-    def seen_many(self, groups: Sequence[Sequence[Event]], hands: Sequence[Sequence[str]] | None) -> None:
+    def seen_many(self, groups: Sequence[Sequence[News]], hands: Sequence[Sequence[str]] | None) -> None:
         """The public news of several actions at once (a Dask worker's, since the last time it was asked),
         and the seats' cards now if the worker may send them (``open_hands``): one frame for them all,
         since every frame is a whole snapshot."""
@@ -138,7 +138,7 @@ class LiveGame:
         self.t = time.time()
         self._push("move")
 
-    def _apply(self, event: Event) -> None:
+    def _apply(self, event: News) -> None:
         h = self.hand
         if isinstance(event, HandStarted):
             if event.hand_index != h["index"] or h["up"] is None:
