@@ -59,7 +59,9 @@ def build_report(directory: Path, output: Path | None = None, public: bool = Fal
         if store.meta("format") is None:
             raise ConfigError(f"{str(directory)!r} holds no event results (its {store.path.name} is empty)")
         figures = event_figures(store)
-        pairs = collusion.section(store)
+        # The collusion check is for the organiser, who judges it before anyone is accused: the public
+        # copy leaves it out, as it leaves out the logs.
+        pairs = None if public else collusion.section(store)
         logs = None if public else botlog.game_logs(directory, [e.name for e in store.entrants()])
         replays = _replays(store, figures, logs)
     html = render_html(figures, replays, logs=logs is not None, pairs=pairs)
@@ -312,7 +314,7 @@ def render_html(
         rating_spec=rating_spec(figures),
         replays=pack(replays),
         logs=logs,
-        collusion=pairs or collusion.view(collusion.collusion([], [])),
+        collusion=pairs,
         css=(static / "report.css").read_text(encoding="utf-8"),
         script=(static / "report.js").read_text(encoding="utf-8"),
         replay_script=(static / "replay.js").read_text(encoding="utf-8"),

@@ -255,7 +255,8 @@ def leaderboard(directory: Path, *extra: str) -> str:
 def test_the_leaderboard_prints_a_line_only_when_a_pair_is_flagged(tmp_path: Path) -> None:
     """Six entrants for 120 one-table rounds: four rules bots and a pair that plays well only together (each
     gains about half a point per hand with the other at the table). The leaderboard names the pair, its JSON
-    carries every pair's effects, the report shows the section; an honest event prints no such line."""
+    carries every pair's effects, the organiser's report shows the section (not the public copy); an honest
+    event prints no such line."""
     flagged = parse_config(call_ace_event(tmp_path / "pair", [*RULES, *PAIR], rounds=120))
     asyncio.run(run_event(flagged))
     text = leaderboard(flagged.output)
@@ -269,9 +270,10 @@ def test_the_leaderboard_prints_a_line_only_when_a_pair_is_flagged(tmp_path: Pat
     assert mine["flagged"] and mine["gain"] > 0.2 and mine["p"] <= 0.05 and mine["together"] == 80
     assert not rows["rules1"]["pairs"]["rules2"]["flagged"]
     assert set(rows["rules1"]["pairs"]) == set(rows) - {"rules1"}
-    built = build_report(flagged.output, tmp_path / "report.html", public=True)
-    html = built.path.read_text()
+    html = build_report(flagged.output, tmp_path / "report.html").path.read_text()
     assert 'id="collusion"' in html and "pair1 and pair2: pair1 +" in html and "collusion?" in html
+    public = build_report(flagged.output, tmp_path / "public.html", public=True).path.read_text()
+    assert 'id="collusion"' not in public  # the organiser judges it before anyone is accused
 
     lone = [*RULES, PAIR[0], RULES[0] | {"name": "rules5"}]  # pair1 without its mate: random, but honest
     honest = parse_config(call_ace_event(tmp_path / "honest", lone, rounds=120))
