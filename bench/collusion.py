@@ -342,13 +342,12 @@ def main() -> None:
         if unknown:
             parser.error(f"unknown fields {sorted(unknown)}; known: {', '.join(FIELDS)}")
         tasks = [(f, args.first_seed + s, args.games) for s in range(args.events) for f in fields]
-        if args.workers > 1:
-            with ProcessPoolExecutor(min(args.workers, os.cpu_count() or 1)) as pool:
-                played = list(pool.map(play_event, tasks))
-        else:
-            played = [play_event(t) for t in tasks]
-        if args.save:
-            args.save.write_bytes(pickle.dumps(played))
+        played = []
+        with ProcessPoolExecutor(max(1, min(args.workers, os.cpu_count() or 1))) as pool:
+            for event in pool.map(play_event, tasks):
+                played.append(event)
+                if args.save:  # after every event, so an interrupted run keeps what it played
+                    args.save.write_bytes(pickle.dumps(played))
     analyse(played, args.alpha)
 
 
