@@ -22,7 +22,9 @@ per game: each posts the cards it holds whenever it is dealt or acts) and soft-p
 * lead to the accomplice: when the accomplice holds the best card left of a plain suit I hold, lead my
   lowest card of that suit.
 
-Per field and look (the event's first ``b`` games) it prints how often the colluding pair is flagged
+With ``honest`` it also injects pairs of known effect (``INJECTED``: ``col_a`` and ``col_b`` given +g points
+per hand each wherever both sit at the table, taken equally from the three others there) into the honest
+games. Per field and look (the event's first ``b`` games) it prints how often the colluding pair is flagged
 (power), how often any honest pair is flagged (false alarms: family-wise, the share of events with at least
 one), and for ``colluders`` each colluder's points per hand against the same seat's in the honest replay.
 """
