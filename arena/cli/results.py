@@ -6,11 +6,17 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from arena.cli.app import app, fail, one_line_errors
 from arena.errors import ConfigError
+
+if TYPE_CHECKING:
+    from arena.results.queries import Queries
+    from arena.stats.collusion import Collusion
+    from arena.stats.rating import Standing
 
 
 def _standings_help() -> str:
@@ -33,6 +39,7 @@ def leaderboard(
     from arena.results.leaderboard import render_explained
     from arena.results.listings import render_csv, render_json, render_table
     from arena.results.queries import Queries
+    from arena.stats.collusion import flag_lines
     from arena.stats.leaderboard import compute_leaderboard
 
     with one_line_errors(), Queries.open(directory) as store:
@@ -40,6 +47,7 @@ def leaderboard(
         played = len(store.finished())
         total = len(store.schedule())
         sprt = render_stored_match(store)
+        pairs = _collusion(store, standings.standings)
     if as_json:
         typer.echo(render_json(standings))
     elif as_csv:
@@ -48,8 +56,21 @@ def leaderboard(
         typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
         if sprt is not None:
             typer.echo(sprt)
+        for line in flag_lines(pairs):  # nothing unless a pair is flagged
+            typer.echo(line)
         if explain:
             typer.echo("\n" + render_explained(standings.confidence), nl=False)
+
+
+def _collusion(store: Queries, standings: list[Standing]) -> Collusion:
+    """Every pair's effect at the same table (arena.stats.collusion); each entrant's side of its pairs goes
+    into its row as ``pairs``, so ``--json`` carries them."""
+    from arena.stats.collusion import collusion, entrant_effects
+
+    pairs = collusion(store.rated_games(), [e.name for e in store.entrants()])
+    for standing in standings:
+        standing.extra["pairs"] = entrant_effects(pairs, standing.name)
+    return pairs
 
 
 @app.command()

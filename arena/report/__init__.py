@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.report import board
+from arena.report import board, collusion
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults, place_times
 from arena.report.figures import EventFigures, event_figures, fault_kinds
 from arena.results import botlog
@@ -59,9 +59,12 @@ def build_report(directory: Path, output: Path | None = None, public: bool = Fal
         if store.meta("format") is None:
             raise ConfigError(f"{str(directory)!r} holds no event results (its {store.path.name} is empty)")
         figures = event_figures(store)
+        # The collusion check is for the organiser, who judges it before anyone is accused: the public
+        # copy leaves it out, as it leaves out the logs.
+        pairs = None if public else collusion.section(store)
         logs = None if public else botlog.game_logs(directory, [e.name for e in store.entrants()])
         replays = _replays(store, figures, logs)
-    html = render_html(figures, replays, logs=logs is not None)
+    html = render_html(figures, replays, logs=logs is not None, pairs=pairs)
     path = output if output is not None else directory / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html, encoding="utf-8")
@@ -279,7 +282,9 @@ def leaderboard(figures: EventFigures) -> dict[str, Any]:
     }
 
 
-def render_html(figures: EventFigures, replays: dict[str, Any], logs: bool = False) -> str:
+def render_html(
+    figures: EventFigures, replays: dict[str, Any], logs: bool = False, pairs: dict[str, Any] | None = None
+) -> str:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     # Autoescaping makes a bot's words HTML-inert but leaves control characters, which a browser hides and
@@ -309,6 +314,7 @@ def render_html(figures: EventFigures, replays: dict[str, Any], logs: bool = Fal
         rating_spec=rating_spec(figures),
         replays=pack(replays),
         logs=logs,
+        collusion=pairs,
         css=(static / "report.css").read_text(encoding="utf-8"),
         script=(static / "report.js").read_text(encoding="utf-8"),
         replay_script=(static / "replay.js").read_text(encoding="utf-8"),

@@ -1,0 +1,284 @@
+"""The collusion check (arena.stats.collusion): hand-computed cases, the model against an independent dense
+fit, honest in-process fields flagged rarely and an injected colluding pair flagged, and what the
+leaderboard, its JSON and the report show (a line only when a pair is flagged)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from random import Random
+from typing import ClassVar
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from arena.bot import Bot
+from arena.cli import app
+from arena.conductor.tournament import run_event
+from arena.engine import ACTIONS, Action, GameConfig, View
+from arena.event.config import parse_config
+from arena.event.schedule import make_schedule
+from arena.event.table import TableSpec, play_table
+from arena.gameinfo import GameInfo
+from arena.players.inprocess import InProcessPlayer
+from arena.report import build_report
+from arena.stats.collusion import collusion, flag_lines, holm, upper_tail
+from arena.stats.rating import RatedGame
+from sample_bots.noisy import noisy
+from sample_bots.policy import DEFAULT_STYLE, choose_view
+from tests.helpers import call_ace_event
+
+SIX = ("a", "b", "c", "d", "e", "f")
+
+
+def seated(seq: int, seats: Sequence[str], scores: Sequence[float], hands: int = 10) -> RatedGame:
+    ranks = tuple(1 + sum(t > s for t in scores) for s in scores)
+    return RatedGame(seq, f"g{seq}", tuple(seats), ranks, tuple(scores), hands=hands)  # type: ignore[arg-type]
+
+
+def round_robin(names: Sequence[str], seats: int, rounds: int, seed: int = 1) -> list[tuple[str, ...]]:
+    return [g.seats for g in make_schedule(list(names), seats, rounds, seed)]
+
+
+# ------------------------------------------------------------------------------------- hand-computed
+
+
+def test_holm_by_hand() -> None:
+    """Sorted 0.005, 0.01, 0.03, 0.04 are multiplied by 4, 3, 2, 1 and kept non-decreasing: 0.02, 0.03,
+    0.06, then 0.04 raised to 0.06."""
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == [1.0, 1.0]  # capped at 1
+    assert upper_tail(1.959964) == pytest.approx(0.025, abs=1e-6)
+
+
+def test_a_gain_only_with_b_is_recovered_exactly() -> None:
+    """Every seat scores 1 point per hand, except ``a``, who scores 1.5 whenever ``b`` shares its table (six
+    entrants, five seats: together in 80 of 120 games, each apart in 20). The additive model plus the pair's
+    columns is then exact: a gains +0.5 with b, b gains 0 with a. Before a-b is in the model its effect
+    shows in every pair around it; once flagged and fitted, every other pair gains exactly 0 and, its points
+    fitting the model exactly, cannot be tested (no z, no p, no flag)."""
+    games = []
+    for seq, seats in enumerate(round_robin(SIX, 5, 120)):
+        scores = [15.0 if s == "a" and "b" in seats else 10.0 for s in seats]
+        games.append(seated(seq, seats, scores))
+    result = collusion(games, SIX)
+    ab = next(p for p in result.pairs if (p.a, p.b) == ("a", "b"))
+    assert ab.a_gain == pytest.approx(0.5, abs=1e-9) and ab.b_gain == pytest.approx(0.0, abs=1e-9)
+    assert ab.together == 80 and ab.a_apart == ab.b_apart == 20
+    assert ab.flagged and ab.p is not None and ab.p < 1e-4 and result.flagged == (ab,)
+    assert result.tests == 45  # 15 pairs, three tests each
+    others = [p for p in result.pairs if p is not ab]
+    assert all(
+        p.a_gain == pytest.approx(0, abs=1e-9) and p.b_gain == pytest.approx(0, abs=1e-9) for p in others
+    )
+    assert all(p.p is None and not p.flagged and "did not vary" in p.why for p in others)
+
+
+def test_five_entrants_always_share_the_table_and_nothing_is_tested() -> None:
+    games = [seated(i, SIX[:5], [10, 5, 0, 12, 3]) for i in range(200)]
+    result = collusion(games, SIX[:5])
+    assert len(result.pairs) == 10 and result.tests == 0 and not result.flagged
+    assert all(p.why == "always at the same table" for p in result.pairs)
+    assert collusion([], SIX).pairs[0].why == "no games"
+
+
+def dense_fit(games: list[RatedGame], names: Sequence[str], pair: tuple[str, str]) -> tuple[np.ndarray, ...]:
+    """An independent computation with the whole design matrix: the least-squares coefficients of the pair's
+    two columns (a's rows with b, b's rows with a) in the full model, and their clustered score-test
+    standard errors, J⁻¹VJ⁻¹ from the additive model's residuals."""
+    n = len(names)
+    index = {name: k for k, name in enumerate(names)}
+    xs, zs, ys, ws, cl = [], [], [], [], []
+    for c, g in enumerate(games):
+        for name, score in zip(g.seats, g.scores, strict=True):
+            x = np.zeros(2 * n)
+            x[index[name]] = 1
+            for mate in g.seats:
+                if mate != name:
+                    x[n + index[mate]] = 1
+            xs.append(x)
+            both = pair[0] in g.seats and pair[1] in g.seats
+            zs.append([float(both and name == pair[0]), float(both and name == pair[1])])
+            ys.append(score / g.hands)
+            ws.append(g.hands)
+            cl.append(c)
+    x, z, y, w = np.array(xs), np.array(zs), np.array(ys), np.array(ws, dtype=float)
+    root = np.sqrt(w)[:, None]
+    full = np.linalg.lstsq(np.column_stack([x, z]) * root, y * root[:, 0], rcond=None)[0]
+    e = y - x @ np.linalg.lstsq(x * root, y * root[:, 0], rcond=None)[0]
+    z_res = z - x @ np.linalg.lstsq(x * root, z * root, rcond=None)[0]
+    info = (z_res * w[:, None]).T @ z
+    u = np.array([np.bincount(np.array(cl), weights=w * z_res[:, k] * e) for k in range(2)])
+    v = len(games) / (len(games) - 1) * u @ u.T
+    inverse = np.linalg.inv(info)
+    return full[-2:], np.sqrt(np.diag(inverse @ v @ inverse))
+
+
+def test_the_gains_and_their_standard_errors_match_an_independent_dense_fit() -> None:
+    rng = Random(5)
+    games = []
+    for seq, seats in enumerate(round_robin(SIX, 5, 150)):
+        hands = rng.randint(8, 16)
+        scores = [rng.randint(0, 12) + (3 if s == "c" and "e" in seats else 0) for s in seats]
+        games.append(seated(seq, seats, scores, hands))
+    result = collusion(games, SIX)
+    ce = next(p for p in result.pairs if (p.a, p.b) == ("c", "e"))
+    gain, se = dense_fit(games, SIX, ("c", "e"))
+    assert (ce.a_gain, ce.b_gain) == pytest.approx(tuple(gain), abs=1e-9)
+    assert (ce.a_se, ce.b_se) == pytest.approx(tuple(se), rel=1e-9)
+    assert ce.z is not None and ce.z[0] == pytest.approx(ce.a_gain / ce.a_se, rel=1e-9)
+    assert ce.a_gain > 0.1  # c scored 0.3 more per hand (3 points in 8-16 hands) with e at the table
+
+
+def test_void_games_and_autopilot_seats_are_left_out() -> None:
+    games = [seated(i, seats, [10] * 5) for i, seats in enumerate(round_robin(SIX, 5, 60))]
+    void = [replace(g, rated=False, scores=(99,) * 5) for g in games]
+    autopilot = [replace(g, excluded=(g.seats[0],), scores=(99, *g.scores[1:])) for g in games]
+    plain = collusion(games, SIX)
+    assert collusion(games + void, SIX) == plain
+    assert collusion(autopilot, SIX).games == 60
+    assert all(p.a_gain == pytest.approx(0.0, abs=1e-9) for p in collusion(autopilot, SIX).pairs if p.a_gain)
+
+
+# ------------------------------------------------------------------- in-process fields, honest and not
+
+CONFIG = GameConfig.from_dict({"variant": "call-ace"})
+FIELD = tuple((f"eps{round(e * 100):03d}", e) for e in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0))
+EVENTS, GAMES = 6, 150
+INJECTED = ("eps020", "eps060")
+
+
+async def _play(seed: int) -> list[RatedGame]:
+    classes = {n: noisy(e) for n, e in FIELD}
+    out = []
+    for g in make_schedule([n for n, _ in FIELD], 5, GAMES, seed):
+        players = [InProcessPlayer(classes[n], n) for n in g.seats]
+        r = await play_table(TableSpec(g.game_id, CONFIG, g.seed, g.seats), players)
+        out.append(RatedGame(g.seq, g.game_id, g.seats, r.ranks, r.scores, block=g.block, hands=len(r.hands)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def honest_events() -> list[list[RatedGame]]:
+    """Six seeded events of 150 games of a ladder of six noisy rules bots (ε 0 ... 1, about 0.1 points per
+    hand apart): an honest field where an additive model of strengths is most easily wrong."""
+    return [asyncio.run(_play(seed)) for seed in range(1, EVENTS + 1)]
+
+
+def inject(games: list[RatedGame], pair: tuple[str, str], gain: float) -> list[RatedGame]:
+    """``pair`` gains ``gain`` points per hand each wherever both sit at the table, from the other seats."""
+    out = []
+    for g in games:
+        if all(n in g.seats for n in pair):
+            others = len(g.seats) - len(pair)
+            scores = tuple(
+                s + gain * g.hands if n in pair else s - len(pair) * gain * g.hands / others
+                for n, s in zip(g.seats, g.scores, strict=True)
+            )
+            g = replace(g, scores=scores)  # type: ignore[arg-type]
+        out.append(g)
+    return out
+
+
+def test_honest_fields_are_flagged_rarely(honest_events: list[list[RatedGame]]) -> None:
+    """At most 5% of honest events may show a flagged pair; of six, allow one (P ≤ 0.03 of two or more
+    at 5%). Without the correction (45 tests at 5% each) nearly every event would."""
+    names = [n for n, _ in FIELD]
+    results = [collusion(games, names) for games in honest_events]
+    assert all(r.tests == 45 and r.testable == 15 for r in results)
+    flagged = sum(bool(r.flagged) for r in results)
+    assert flagged <= 1, [[(p.a, p.b, p.p) for p in r.flagged] for r in results]
+    # the z-scores of an honest field look standard normal: mean near 0, spread near 1
+    zs = np.array([z for r in results for p in r.pairs if p.z for z in p.z[:2]])
+    assert abs(zs.mean()) < 0.3 and 0.7 < zs.std() < 1.3
+
+
+def test_an_injected_colluding_pair_is_flagged(honest_events: list[list[RatedGame]]) -> None:
+    """The same games with two entrants gaining 0.3 points per hand each at the same table (taken from the
+    others there): flagged in every event, as the most significant pair, with the gain estimated."""
+    names = [n for n, _ in FIELD]
+    for games in honest_events:
+        result = collusion(inject(games, INJECTED, 0.3), names)
+        assert result.flagged and (result.flagged[0].a, result.flagged[0].b) == INJECTED
+        top = result.flagged[0]
+        assert top.a_gain is not None and top.b_gain is not None and top.a_gain > 0.15 and top.b_gain > 0.15
+        lines = flag_lines(result)
+        assert lines[0].startswith("Collusion? ") and "eps020 and eps060" in " ".join(lines)
+        assert max(len(line) for line in lines) <= 80
+
+
+# ----------------------------------------------------------------- the leaderboard, its JSON, the report
+
+
+class Together(Bot):
+    """Plays the rules bot's moves when its ``mate`` shares the table and a random legal move otherwise: a
+    pair that scores far more together, as a colluding pair does (test entrants ``Together1``/``2``)."""
+
+    name = "together"
+    mate: ClassVar[str] = ""
+
+    def on_game_start(self, game: GameInfo) -> None:
+        self.with_mate = self.mate in game.seat_names
+        self.rng = Random(f"{game.game_id}/{game.seat}")
+
+    def act(self, view: View) -> Action:
+        if self.with_mate:
+            return ACTIONS[choose_view(view, DEFAULT_STYLE)]
+        return self.rng.choice(view.legal_actions)
+
+
+class Together1(Together):
+    mate = "pair2"
+
+
+class Together2(Together):
+    mate = "pair1"
+
+
+RULES = [{"name": f"rules{i}", "class": "sample_bots.rules:RulesBot"} for i in range(1, 5)]
+PAIR = [
+    {"name": "pair1", "class": "tests.stats.test_collusion:Together1"},
+    {"name": "pair2", "class": "tests.stats.test_collusion:Together2"},
+]
+
+
+def leaderboard(directory: Path, *extra: str) -> str:
+    result = CliRunner().invoke(app, ["leaderboard", str(directory), *extra])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_leaderboard_prints_a_line_only_when_a_pair_is_flagged(tmp_path: Path) -> None:
+    """Six entrants for 120 one-table rounds: four rules bots and a pair that plays well only together (each
+    gains about half a point per hand with the other at the table). The leaderboard names the pair, its JSON
+    carries every pair's effects, the organiser's report shows the section (not the public copy); an honest
+    event prints no such line."""
+    flagged = parse_config(call_ace_event(tmp_path / "pair", [*RULES, *PAIR], rounds=120))
+    asyncio.run(run_event(flagged))
+    text = leaderboard(flagged.output)
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Collusion? 1 pair scores"))
+    said = " ".join(lines[start:])
+    assert "pair1 and pair2: pair1 +" in said and "with pair2 at the table" in said
+    assert max(len(line) for line in lines[start:]) <= 80
+    rows = {r["name"]: r for r in json.loads(leaderboard(flagged.output, "--json"))}
+    mine = rows["pair1"]["pairs"]["pair2"]
+    assert mine["flagged"] and mine["gain"] > 0.2 and mine["p"] <= 0.05 and mine["together"] == 80
+    assert not rows["rules1"]["pairs"]["rules2"]["flagged"]
+    assert set(rows["rules1"]["pairs"]) == set(rows) - {"rules1"}
+    html = build_report(flagged.output, tmp_path / "report.html").path.read_text()
+    assert 'id="collusion"' in html and "pair1 and pair2: pair1 +" in html and "collusion?" in html
+    public = build_report(flagged.output, tmp_path / "public.html", public=True).path.read_text()
+    assert 'id="collusion"' not in public  # the organiser judges it before anyone is accused
+
+    lone = [*RULES, PAIR[0], RULES[0] | {"name": "rules5"}]  # pair1 without its mate: random, but honest
+    honest = parse_config(call_ace_event(tmp_path / "honest", lone, rounds=120))
+    asyncio.run(run_event(honest))
+    text = leaderboard(honest.output)
+    assert "Collusion?" not in text and "collusion" not in text.lower()
+    rows = {r["name"]: r for r in json.loads(leaderboard(honest.output, "--json"))}
+    assert not any(v["flagged"] for r in rows.values() for v in r["pairs"].values())
