@@ -204,7 +204,11 @@ def held_out_report(kind: str, model: Model, x: np.ndarray, y: np.ndarray, rules
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", default=",".join(TRAIN_VARIANTS))
-    parser.add_argument("--deals", type=int, default=4000, help="deals per variant")
+    parser.add_argument(
+        "--deals",
+        default="4000",
+        help="deals per variant: one number, or one per --variants (comma-separated)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="the first deal's seed")
     parser.add_argument("--chunk", type=int, default=200, help="deals per data file (the resume unit)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="data and model (outside the repo)")
@@ -222,9 +226,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     variants = args.variants.split(",")
     bad = [v for v in variants if v not in VARIANTS]
-    if bad or args.deals < 1 or args.chunk < 1:
+    try:
+        counts = [int(n) for n in args.deals.split(",")]
+    except ValueError:
+        counts = [0]
+    if len(counts) == 1:
+        counts *= len(variants)
+    if bad or len(counts) != len(variants) or min(counts) < 1 or args.chunk < 1:
         print(
-            f"bad arguments: variants {bad} (known: {', '.join(VARIANTS)}), deals and chunk >= 1",
+            f"bad arguments: variants {bad} (known: {', '.join(VARIANTS)}); deals (one, or one per variant) "
+            "and chunk >= 1",
             file=sys.stderr,
         )
         return 2
@@ -232,9 +243,10 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.process_time()
     plan = []
+    deals = dict(zip(variants, counts, strict=True))
     for variant in variants:
-        for start in range(0, args.deals, args.chunk):
-            size = min(args.chunk, args.deals - start)
+        for start in range(0, deals[variant], args.chunk):
+            size = min(args.chunk, deals[variant] - start)
             plan.append((variant, start, size, chunk_path(args.out, variant, args.seed, start, size)))
     todo = [p for p in plan if not p[3].exists()]
     with Progress(disable=args.quiet) as progress:
@@ -253,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     for variant in variants:
         config = GameConfig.from_dict(VARIANTS[variant])
         paths = [p[3] for p in plan if p[0] == variant]
-        cut = args.seed + args.deals - max(1, args.deals // 10)
+        cut = args.seed + deals[variant] - max(1, deals[variant] // 10)
         for kind in KINDS:
             x, y, rules, deal = load_rows(paths, kind)
             train, test = deal < cut, deal >= cut

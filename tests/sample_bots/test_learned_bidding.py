@@ -71,16 +71,21 @@ RECORDED: dict[str, list[tuple[int, int, str]]] = {
     "five-handed": [
         (2, 4, "PASS"),
         (3, 2, "PASS"),
-        (4, 3, "ORDER_UP"),
         (8, 4, "TAKE_UP"),
         (8, 5, "NAME(D)"),
         (9, 4, "PASS"),
-        (10, 2, "ORDER_UP"),
+        (10, 4, "PASS"),
         (11, 4, "TAKE_UP"),
         (12, 4, "TAKE_UP"),
-        (12, 9, "NAME(S)"),
     ],
-    "call-ace": [(3, 2, "ALONE"), (4, 3, "PASS"), (5, 4, "PASS"), (6, 2, "ORDER_UP")],
+    "call-ace": [
+        (2, 6, "ALONE"),
+        (3, 2, "ALONE"),
+        (4, 3, "PASS"),
+        (5, 4, "PASS"),
+        (8, 0, "PASS"),
+        (9, 2, "PASS"),
+    ],
     "classic": [
         (1, 3, "TAKE_UP"),
         (1, 4, "NAME(D)"),
@@ -89,7 +94,6 @@ RECORDED: dict[str, list[tuple[int, int, str]]] = {
         (3, 1, "ORDER_UP"),
         (3, 4, "NAME(S)"),
         (4, 5, "ALONE"),
-        (5, 5, "ALONE"),
         (7, 1, "ORDER_UP"),
         (7, 2, "PASS"),
         (8, 3, "TAKE_UP"),
@@ -162,6 +166,9 @@ def test_the_data_are_a_function_of_the_seed(tmp_path: Path) -> None:
 def test_bad_arguments_exit_2(tmp_path: Path) -> None:
     assert main(["--variants", "six-handed", "--out", str(tmp_path)]) == 2
     assert main(["--deals", "0", "--out", str(tmp_path)]) == 2
+    assert main(["--deals", "3,x", "--out", str(tmp_path)]) == 2
+    assert main(["--variants", "classic", "--deals", "4,4", "--out", str(tmp_path)]) == 2
+    assert not (tmp_path / "data").exists()  # refused before any deal was played
 
 
 def test_a_row_prices_each_option_on_the_real_deal() -> None:
