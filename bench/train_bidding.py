@@ -198,7 +198,7 @@ def held_out_report(kind: str, model: Model, x: np.ndarray, y: np.ndarray, rules
     model_gain = float(np.mean(np.where(pred > 0, y, 0.0)))
     rules_gain = float(np.mean(np.where(rules > 0, y, 0.0)))
     gains = f"rules {rules_gain:+.4f}, model {model_gain:+.4f}"
-    return f"R² {r2:.3f}; mean gain per decision over always passing: {gains}"
+    return f"R² {r2:.3f}; mean gain per decision over the alternative: {gains}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,9 @@ the same guesses and played out by the rules player (``MonteCarloBot.evaluate``)
 the points change) was measured and is off: on the same deals it gained less than the rollouts and cost
 three times their CPU (a likely reason, not tested: a solved guess lets every seat play as if it saw all
 the cards, which a bid's whole hand of play magnifies; figures: ``bench/hands.py``).
+``bidding="learned"`` (an option, not the default) makes round 1, round 2 and going alone by a model
+fitted to each option's value on real deals instead (``sample_bots.learned``, ``bench/train_bidding.py``;
+its figures are in ``sample_bots/learned/bidding.md``).
 
 Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_work`` units of work
 (solver nodes, plus ``SAMPLE_WORK`` per guess drawn) once ``min_samples`` are in; ``budget_s`` of this
