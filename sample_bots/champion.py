@@ -20,6 +20,9 @@ the same guesses and played out by the rules player (``MonteCarloBot.evaluate``)
 the points change) was measured and is off: on the same deals it gained less than the rollouts and cost
 three times their CPU (a likely reason, not tested: a solved guess lets every seat play as if it saw all
 the cards, which a bid's whole hand of play magnifies; figures: ``bench/hands.py``).
+``bidding="learned"`` (an option, not the default) makes round 1, round 2 and going alone by a model
+fitted to each option's value on real deals instead (``sample_bots.learned``, ``bench/train_bidding.py``;
+its figures are in ``sample_bots/learned/bidding.md``).
 
 Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_work`` units of work
 (solver nodes, plus ``SAMPLE_WORK`` per guess drawn) once ``min_samples`` are in; ``budget_s`` of this
@@ -42,6 +45,7 @@ from typing import Any, ClassVar
 
 from arena.bot import run
 from arena.engine import ACTIONS, Action, Phase, View
+from arena.engine.actions import ALONE as A_ALONE
 from arena.engine.actions import PLAY_BASE, encode
 from arena.engine.scoring import game_over, hand_points
 from arena.engine.state import P_OVER, P_PLAY, GameState
@@ -72,7 +76,11 @@ OWN_SETTINGS = (
     "bid_work",
     "ismcts_iterations",
     "ismcts_c",
+    "bidding",
 )
+
+
+BIDDINGS = ("rollouts", "learned")
 
 
 class ChampionBot(MonteCarloBot):
@@ -102,6 +110,11 @@ class ChampionBot(MonteCarloBot):
     of PIMC; 0 (the default): PIMC, which measured better (README's champion paragraph)."""
     ismcts_c: ClassVar[float] = 1.0
     """ISMCTS's UCB1 exploration constant, in points per hand (the rewards' unit)."""
+    bidding: ClassVar[str] = "rollouts"
+    """Round 1, round 2 and going alone: ``"rollouts"`` (the default: the Monte-Carlo bot's search) or
+    ``"learned"`` (``sample_bots.learned``: a model fitted by ``bench/train_bidding.py``, a dot product per
+    option; in a configuration its weights do not cover, the rollouts). The discard, the called card and
+    the blind choices stay with the rollouts either way."""
     budget_s = 0.25
     """CPU-time cap of a decision of any kind (this thread's ``time.thread_time``): a busy machine slows
     the clock the deadline is measured by, not the CPU a search may use, so the budget that shapes the
@@ -121,6 +134,8 @@ class ChampionBot(MonteCarloBot):
         if unknown:
             raise TypeError(f"unknown ChampionBot settings {unknown}")
         check_objective(settings)
+        if settings.get("bidding", "rollouts") not in BIDDINGS:
+            raise TypeError(f"bidding={settings['bidding']!r}: expected one of {BIDDINGS}")
         return type(cls.__name__, (cls,), dict(settings))
 
     def act(self, view: View) -> Action:
@@ -128,12 +143,37 @@ class ChampionBot(MonteCarloBot):
         if len(legal) == 1:
             return legal[0]
         if view.phase is not Phase.PLAY:
+            if self.bidding == "learned":
+                learned = self.learned_choice(view)
+                if learned is not None:
+                    return learned
             if self.bid_solver and (self.phases is None or view.phase in self.phases):
                 return ACTIONS[self.solve_choice(view)]
             return self.rollout_action(view, "bid")
         if self.phases is not None and Phase.PLAY not in self.phases:
             return ACTIONS[choose(seen_from_view(view), self.style)]  # mix-and-match benches: rules play
         return ACTIONS[self.play_card(view)]
+
+    def learned_choice(self, view: View) -> Action | None:
+        """The learned bidder's choice (``sample_bots.learned``), or ``None`` where it does not decide. When
+        it declines to go alone, the card called is the rollouts' among the calls other than ALONE (the rules
+        player's without ALONE where the call is not searched: ``phases``)."""
+        from sample_bots.learned import shipped
+
+        seen = seen_from_view(view)
+        action = shipped().decide(seen)
+        if action is None:
+            return None
+        searched = self.phases is None or view.phase in self.phases
+        if view.phase is Phase.CALL and action != A_ALONE and searched:
+            options = [a for a in candidates(seen, choose(seen, self.style)) if a != A_ALONE]
+            if action not in options:
+                options.append(action)
+            if len(options) > 1:
+                results = self.evaluate(view, options, action)
+                if results is not None:
+                    return ACTIONS[pick(results, action, self.deviate)]
+        return ACTIONS[action]
 
     def _spent(
         self, done: int, work: int, budget: int, started: float, stop_at: float, cpu_stop: float
