@@ -23,7 +23,8 @@ distribution, and it builds exactly the namespaces we need without a daemon. Wha
   (:func:`bot_uid`), with no capabilities and ``no_new_privs``, so it cannot read files only root may read
   (``/etc/shadow``) nor share anything kept per user with another bot; otherwise a user namespace of its
   own in which it may not create further user namespaces; and in both cases a seccomp filter that refuses
-  the kernel keyring, which no namespace separates (:mod:`arena.sandbox.seccomp`).
+  what no namespace separates: the kernel keyring, file locks and file notifications
+  (:mod:`arena.sandbox.seccomp`).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def bubblewrap_problem() -> str | None:
             f"bwrap is installed but cannot create namespaces here ({reason[0]}); a container may need "
             "user namespaces enabled (e.g. docker run --security-opt seccomp=unconfined), " + INSTALL_HINT
         )
-    return seccomp_problem()  # the keyring filter: without it two bots could share keys
+    return seccomp_problem()  # the filter: without it two bots could share keys, locks, notifications
 
 
 @functools.cache
@@ -247,7 +248,7 @@ def bwrap_argv(
     Unix socket there and the arena reaches it through the sandbox's root (``info_fd``, where bubblewrap
     writes the sandbox's pid; :mod:`arena.sandbox.dial`). ``bot_path`` is the bot's own program or
     directory (:func:`bot_view`), ``uid`` the user the bot runs as when the arena runs as root
-    (:func:`bot_uid`), ``seccomp_fd`` a pipe holding the keyring filter (:func:`~arena.sandbox.seccomp.
+    (:func:`bot_uid`), ``seccomp_fd`` a pipe holding the seccomp filter (:func:`~arena.sandbox.seccomp.
     filter_pipe`); both descriptors must be passed to bubblewrap.
     """
     bwrap = shutil.which("bwrap") or "bwrap"
