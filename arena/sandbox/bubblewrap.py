@@ -13,6 +13,7 @@ distribution, and it builds exactly the namespaces we need without a daemon. Wha
   (:mod:`arena.sandbox.dial`); a bot that can only listen on TCP (``{port}``) gets a small relay inside the
   sandbox (:mod:`arena.sandbox.relay`) between that socket and its port;
 * its own IPC namespace (System V IPC and POSIX message queues) and its own ``/dev`` (POSIX shared memory);
+* its own ``/proc``, read-only: it cannot lower the out-of-memory score adjustment the shim gave it;
 * a filesystem of the system directories read-only, its own program (the file, or the package of a
   ``-m`` module; its ``workdir`` when the config names one) read-only, the Python interpreter, its
   installed packages and the SDK read-only, private writable tmpfs mounts (``/tmp``, the socket
@@ -281,7 +282,10 @@ def bwrap_argv(
         elif os.path.isdir(link):
             out += ["--ro-bind", link, link]
     # The private /tmp first: a directory bound below (a bot kept under /tmp) must stay visible on top of it.
-    out += ["--proc", "/proc", "--dev", "/dev"]
+    # /proc read-only: a process may lower its own oom_score_adj (the shim's 500, "bots die first") without
+    # any privilege; on a read-only mount no file of /proc can be opened for writing, and the bot, with no
+    # capability, cannot remount it.
+    out += ["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev"]
     out += ["--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     out += ["--perms", "1777", "--size", str(spec.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     made: set[Path] = {Path("/tmp")}

@@ -557,6 +557,21 @@ def attack_dnotify() -> str | None:
     return "set a directory notification"
 
 
+def attack_lower_oom() -> str | None:
+    """Undo "bots die first": lower the bot's out-of-memory score adjustment from the arena's 500 to 0
+    (``oom_score_adj``, and the legacy ``oom_adj``)."""
+    before = int(Path("/proc/self/oom_score_adj").read_text())
+    errors = []
+    for name, value in (("oom_score_adj", "0"), ("oom_adj", "0")):
+        try:
+            Path(f"/proc/self/{name}").write_text(value)
+        except OSError as exc:
+            errors.append(f"{name}: {exc}")
+    after = int(Path("/proc/self/oom_score_adj").read_text())
+    print(f"OOM {before} {after}", flush=True)
+    return f"lowered oom_score_adj from {before} to {after}" if after < before else None
+
+
 def _own_socket() -> Path:
     """The path of this bot's own socket, from the ``--address unix:PATH`` the arena gave it."""
     return Path(ARGS.address.removeprefix("unix:"))
