@@ -32,10 +32,12 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
+from arena.players.shim import append_arena_line
 from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxMode, SandboxSpec, bwrap_argv, cgroup_problem
 from arena.sandbox.bubblewrap import SOCKET_NAME, bot_uid, bot_view, readable_by_sandbox_user
 from arena.sandbox.dial import SandboxPid, SocketRefused, dial_address, keep_at, pin_socket
 from arena.sandbox.seccomp import filter_pipe
+from arena.text import printable
 
 # Health polling during start-up: gRPC's reconnect back-off would otherwise grow between attempts (to
 # seconds), and a bot that binds its port late would be seen long after it serves.
@@ -361,9 +363,7 @@ class ManagedBot:
             if used >= budget_s:
                 self.cpu_budget_spent = True
                 group.kill_all()
-                with contextlib.suppress(OSError), self.log_path.open("ab") as log:
-                    note = f"[arena] CPU budget of {budget_s} s for the event spent ({used:.1f} s)\n"
-                    log.write(note.encode())
+                self.note(f"[arena] CPU budget of {budget_s} s for the event spent ({used:.1f} s)\n")
                 return
 
     async def ensure_running(self) -> str:
@@ -384,20 +384,18 @@ class ManagedBot:
     def log_excerpt(self, lines: int = 8) -> str:
         """Where the log is and its last lines, each on a line of its own under it, indented: read in a
         terminal under one ``error:`` or ``warning:`` line (never as one line with ``\\n`` in it)."""
-        tail = [line[:200] for line in self.log_tail(4000).splitlines()[-lines:]]
+        # Newlines only (a bot's carriage return or U+2028 does not begin a line), each line made printable.
+        tail = [printable(line[:200]) for line in self.log_tail(4000).split("\n")[-lines:]]
         if not tail:
             return f"its log {self.log_path} is empty"
         return f"its log {self.log_path} ends:" + "".join(f"\n    {line}" for line in tail)
 
     def note(self, line: str) -> None:
-        """Append one line of the arena's own to the bot's log (the shim appends too: both open it
-        O_APPEND, so neither overwrites the other). Best effort: a log that cannot be written loses it."""
-        with contextlib.suppress(OSError):
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, line.encode())
-            finally:
-                os.close(fd)
+        """Append one line of the arena's own to the bot's log, at the start of a line, under the lock the
+        shim writes it under (:func:`arena.players.shim.append_arena_line`: no line of the bot's can pass
+        for it). Best effort: a log that cannot be written, or whose shim holds its lock too long, loses
+        it."""
+        append_arena_line(self.log_path, line)
 
     def log_tail(self, limit: int = 400) -> str:
         try:

@@ -572,6 +572,37 @@ def attack_lower_oom() -> str | None:
     return f"lowered oom_score_adj from {before} to {after}" if after < before else None
 
 
+FORGERIES = (
+    b"[arena] game FORGEDGAME seat 0: start\n",
+    b"[arena] bot exited with status 0 FORGED plain\n",
+    b" [arena] FORGED indented\n",
+    b"\t[arena] FORGED tab\n",
+    b"\r[arena] FORGED carriage return\n",
+    b"\x1b[0m[arena] FORGED escape\n",
+    "\u200e[arena] FORGED bidi mark\n".encode(),
+    "\uff3barena\uff3d FORGED full-width brackets\n".encode(),
+)
+
+
+def attack_forge_lines() -> str | None:
+    """Write lines that look like the arena's own into the bot's log: plain, split across two writes,
+    behind white space, controls or invisible characters, with look-alike brackets, and right after an
+    unfinished line that the arena's next note would follow (the test writes a note on ``PARTIAL-NEXT``)."""
+    for line in FORGERIES:
+        os.write(1, line)
+    os.write(1, b"[are")
+    time.sleep(0.3)  # two writes, two reads of the pipe: a check of whole writes would miss it
+    os.write(1, b"na] game FORGEDGAME seat 1: start FORGED split\n")
+
+    def after_note() -> None:
+        os.write(1, b"PARTIAL-NEXT\nunfinished line")
+        time.sleep(ARGS.window_s)
+        os.write(1, b"[arena] game FORGEDGAME seat 2: end FORGED after a note\n")
+
+    threading.Thread(target=after_note, daemon=True).start()
+    return None  # judged by the test, which reads the log
+
+
 def _own_socket() -> Path:
     """The path of this bot's own socket, from the ``--address unix:PATH`` the arena gave it."""
     return Path(ARGS.address.removeprefix("unix:"))
