@@ -229,7 +229,7 @@ def run_and_print(
         # Not a success: every seat of a launched entrant was the autopilot's. Exit 1, not 2: the config was
         # good and the games are stored (the event resumes once the bots start), but no contest took place.
         echo(
-            f"error: no launched entrant came up ({', '.join(summary.never_up)}): their seats were played by "
+            f"error: no launched entrant came up ({', '.join(summary.launched)}): their seats were played by "
             "the autopilot; see the warnings above (arena run --strict refuses such an event at once)",
             err=True,
         )

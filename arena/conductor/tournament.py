@@ -51,7 +51,7 @@ class EventSummary:
     confidence: Confidence
     stopped: Stopped = Stopped.SCHEDULE
     never_up: tuple[str, ...] = ()  # launched or remote entrants that never came up (marked disqualified)
-    launched: tuple[str, ...] = ()  # every entrant the arena launches or dials (not an in-process class)
+    launched: tuple[str, ...] = ()  # every entrant the arena launches (``command``)
 
 
 def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
@@ -141,7 +141,7 @@ async def run_event(
             _store_identities(store, runtime)
             with store.rating_history_writer() as record:
                 board = compute_leaderboard(store, record, config.ranking)
-    launched = tuple(e.name for e in config.entrants if e.kind is not EntrantKind.CLASS)
+    launched = tuple(e.name for e in config.entrants if e.kind is EntrantKind.COMMAND)
     return EventSummary(
         config,
         resumed,
