@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from arena.errors import ConfigError
+from arena.userfiles import CONFIG_LIMIT, read_user_text
 
 OPTION = "arena.option"
 SECTION = "arena.section"
@@ -299,14 +300,12 @@ def read_toml(path: Path, noun: str = "config file") -> dict[str, Any]:
     """A TOML file read into a mapping (a tournament's config, a competition's): one place for the three
     ways it can fail, each one ``ConfigError`` naming the file.
 
-    :raises ConfigError: the file is missing, unreadable, or not valid TOML.
+    :raises ConfigError: the file is missing, unreadable, not a regular file (``/dev/zero``, a FIFO), larger
+        than :data:`~arena.userfiles.CONFIG_LIMIT`, or not valid TOML.
     """
+    text = read_user_text(path, noun, CONFIG_LIMIT)  # checked before it is read (arena.userfiles)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{noun} {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {noun} {str(path)!r}: {exc}") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{noun} {str(path)!r} is not valid TOML: {exc}") from None
     except RecursionError:

@@ -25,11 +25,15 @@ from __future__ import annotations
 
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 """Unicode's bidirectional formatting characters: they reorder what a terminal or browser shows."""
+LINE_SEPARATORS = (0x2028, 0x2029)
+"""Unicode's line and paragraph separators: Python's ``splitlines`` (and JavaScript) end a line at each, so
+a bot's line could seem to hold a second one that begins where it likes."""
 
 _ESCAPED: dict[int, str] = {
     **{c: f"\\x{c:02x}" for c in (*range(0x00, 0x20), 0x7F)},  # C0 and DEL: ESC, BEL, CR, BS ...
     **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)},  # C1: CSI (0x9b) and OSC (0x9d) in one character
     **{ord(c): f"\\u{ord(c):04x}" for c in BIDI_CONTROLS},
+    **{c: f"\\u{c:04x}" for c in LINE_SEPARATORS},
 }
 _ESCAPED_KEEPING_LINES = {c: e for c, e in _ESCAPED.items() if c not in (0x09, 0x0A)}
 

@@ -225,6 +225,15 @@ def run_and_print(
         raise typer.Exit(128 + signal.SIGTERM if terminated else 130) from None
     _print_summary(cfg, summary)
     _write_report(cfg.output)
+    if summary.launched and set(summary.launched) <= set(summary.never_up):
+        # Not a success: every seat of a launched entrant was the autopilot's. Exit 1, not 2: the config was
+        # good and the games are stored (the event resumes once the bots start), but no contest took place.
+        echo(
+            f"error: no launched entrant came up ({', '.join(summary.launched)}): their seats were played by "
+            "the autopilot; see the warnings above (arena run --strict refuses such an event at once)",
+            err=True,
+        )
+        raise typer.Exit(1)
 
 
 def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:

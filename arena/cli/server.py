@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from arena.server.settings import CompetitionConfig
 
 from arena.cli.app import app, fail, one_line_errors
+from arena.errors import ConfigError
+from arena.userfiles import LIST_LIMIT, UPLOAD_LIMIT, check_user_file, read_user_text
 
 _NEEDS_EXTRA = "the competition server needs its libraries: pip install -e '.[server]'"
 
@@ -50,11 +53,12 @@ def serve(
 
 def _rows(path: Path) -> list[tuple[str, str]]:
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            rows = [r for r in csv.reader(handle) if r and any(c.strip() for c in r)]
-    except OSError as exc:
-        raise fail(f"cannot read {str(path)!r}: {exc.strerror}") from None
-    except (UnicodeDecodeError, csv.Error) as exc:
+        text = read_user_text(path, "list of people", LIST_LIMIT)  # a regular file, checked before it is read
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and any(c.strip() for c in r)]
+    except csv.Error as exc:
         raise fail(f"{str(path)!r} is not a CSV file of name,e-mail rows: {exc}") from None
     if rows and [c.strip().lower() for c in rows[0][:2]] in (["name", "email"], ["name", "e-mail"], ["name"]):
         rows = rows[1:]
@@ -147,6 +151,7 @@ def submit(
     from arena.cli.client import wait_verdict
 
     with one_line_errors():
+        check_user_file(file, "upload", UPLOAD_LIMIT)  # not /dev/zero, a FIFO or a directory
         key = _token(token)
         version = send(server, key, file, runtime, note)
         typer.echo(f"uploaded {version['entrant']} {version['version']}: checking")

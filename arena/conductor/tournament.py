@@ -18,12 +18,12 @@ from enum import StrEnum
 
 from arena.conductor.observer import EventObserver
 from arena.errors import FaultKind
-from arena.event.config import TournamentConfig
+from arena.event.config import EntrantKind, TournamentConfig
 from arena.event.deals import deal_seed, resolve_key
 from arena.event.faults import ForfeitResult
 from arena.event.schedule import make_schedule
 from arena.event.table import TableSpec
-from arena.executor import Executor, make_executor
+from arena.executor import Executor, launch_refusal, make_executor
 from arena.results import outdir
 from arena.results.record import GameRecord, ScheduledGame
 from arena.results.store import Store
@@ -51,6 +51,8 @@ class EventSummary:
     standings: list[Standing]
     confidence: Confidence
     stopped: Stopped = Stopped.SCHEDULE
+    never_up: tuple[str, ...] = ()  # launched or remote entrants that never came up (marked disqualified)
+    launched: tuple[str, ...] = ()  # every entrant the arena launches (``command``)
 
 
 def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
@@ -97,6 +99,7 @@ async def run_event(
     house = sorted({n for g in schedule for n in g.seats} - {e.name for e in config.entrants})
     rows = [(e.name, e.kind, e.target, False) for e in config.entrants]
     rows += [(n, config.house.kind, config.house.target, True) for n in house]
+    launch_refusal(config)  # before anything is written: a refused event leaves no deal.key, no database
     outdir.prepare(config.output)
     with outdir.EventLock(config.output):
         if start_over:
@@ -133,14 +136,23 @@ async def run_event(
                     store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
                     schedule = store.schedule()
                     watch.extended(len(schedule), seen)
-                _mark_never_seated(store, runtime, watch)
+                never_up = _mark_never_seated(store, runtime, watch)
             finally:
                 await runtime.stop()
             _store_identities(store, runtime)
             with store.rating_history_writer() as record:
                 board = compute_leaderboard(store, record, config.ranking)
+    launched = tuple(e.name for e in config.entrants if e.kind is EntrantKind.COMMAND)
     return EventSummary(
-        config, resumed, len(schedule), played_now, board.standings, board.confidence, stopped
+        config,
+        resumed,
+        len(schedule),
+        played_now,
+        board.standings,
+        board.confidence,
+        stopped,
+        tuple(never_up),
+        launched,
     )
 
 
@@ -163,21 +175,31 @@ async def start_entrants(
             store.disqualify(name, START, why)
             notice(problem_block("warning", f"{name}: {why}", "its seats are played by the autopilot"))
         elif name in unavailable:
-            then = "its seats are played by the autopilot until it is up; retrying in the background"
+            then = (
+                "its seats are played by the autopilot until it is up; retrying in the background "
+                "(--strict refuses the event instead)"
+            )
             notice(problem_block("warning", f"{name}: {unavailable[name]}", then))
     for line in runtime.notices():
         notice(line)
     _store_identities(store, runtime)
 
 
-def _mark_never_seated(store: Store, runtime: Executor, watch: EventObserver) -> None:
-    """At the end of the event: mark in the standings every entrant that was never seated."""
+STRICT_HINT = "arena run --strict refuses the event instead when an entrant cannot start"
+
+
+def _mark_never_seated(store: Store, runtime: Executor, watch: EventObserver) -> list[str]:
+    """At the end of the event: mark in the standings every entrant that was never seated; returns those
+    that never came up (not those excluded for another protocol or variant, which did)."""
+    never_up = []
     for name, why in runtime.unavailable().items():
         if name in runtime.excluded:
             store.disqualify(name, START, why)  # kept as it was if marked at the start
         else:
+            never_up.append(name)
             store.disqualify(name, START, f"never came up: {why}")
-            watch.notice(f"warning: {name} never came up: marked disqualified")
+            watch.notice(f"warning: {name} never came up: marked disqualified ({STRICT_HINT})")
+    return sorted(never_up)
 
 
 def _look(store: Store, tally: Tally, config: TournamentConfig, seed: int) -> Confidence:

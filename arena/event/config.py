@@ -332,7 +332,12 @@ def load_config(path: str | Path) -> TournamentConfig:
     """
     path = Path(path)
     data = options.read_toml(path)
-    return parse_config(data, base=path.resolve().parent, source=path.resolve())
+    config = parse_config(data, base=path.resolve().parent, source=path.resolve())
+    # The file's workdirs must exist now (a config built in code may name directories it makes later).
+    for i, entrant in enumerate(config.entrants):
+        _check_workdir(entrant, f"entrant[{i}]", config.base)
+    _check_workdir(config.house, "house", config.base)
+    return config
 
 
 def parse_config(
@@ -428,6 +433,25 @@ def _entrant(raw: Mapping[str, Any], where: str, defaults: Mapping[str, Any] | N
         env = dict(defaults.get("env", ())) | dict(limits.get("env", ()))
         limits = dict(defaults) | limits | ({"env": tuple(sorted(env.items()))} if env else {})
     return EntrantSpec(name=name, kind=kind, target=target, **limits)
+
+
+def _check_workdir(entrant: EntrantSpec, where: str, base: Path | None) -> None:
+    """A launched entrant's ``workdir`` must be a directory, relative to the config's directory: refused
+    with the config file (exit 2), not found missing when the bot starts and the entrant disqualified.
+
+    :raises ConfigError: it does not exist, or is not a directory.
+    """
+    if entrant.kind is not EntrantKind.COMMAND or not entrant.workdir:
+        return
+    path = (base if base is not None else Path.cwd()) / entrant.workdir
+    if not path.exists():
+        raise ConfigError(
+            f"{where} ({entrant.name}).workdir={entrant.workdir!r}: {str(path)!r} does not exist"
+        )
+    if not path.is_dir():
+        raise ConfigError(
+            f"{where} ({entrant.name}).workdir={entrant.workdir!r}: {str(path)!r} is not a directory"
+        )
 
 
 def _target(raw: Mapping[str, Any], where: str, name: str) -> tuple[EntrantKind, str]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ConfigError, StoreError
+from arena.userfiles import KEY_LIMIT, read_user_text
 
 KEY_FILE = "deal.key"
 KEY_BYTES = 32  # 256 bits drawn for every event; a fixed key needs at least MIN_KEY_BYTES
@@ -111,12 +112,9 @@ def read_key_file(directory: Path) -> bytes | None:
     :raises ConfigError: the file cannot be read or does not hold a key.
     """
     path = key_path(directory)
-    try:
-        text = path.read_text(encoding="ascii")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the event's deal key {str(path)!r}: {exc}") from None
+    text = read_user_text(path, "the event's deal key", KEY_LIMIT)  # a regular file of a few bytes
     try:
         key = parse_key(text, where=str(path))
     except ConfigError as exc:

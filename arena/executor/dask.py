@@ -62,6 +62,7 @@ from arena.executor.dask_worker import (
 from arena.executor.logspan import Span
 from arena.players.connection import BotIdentity
 from arena.results.record import GameRecord
+from arena.userfiles import KEY_LIMIT, check_user_file
 
 DEPTH = 2
 """Batches of in-process games in flight per worker: one playing while the conductor stores the other's
@@ -276,8 +277,7 @@ class DaskExecutor:
             key: self.config.path(value) for key in TLS_KEYS if (value := getattr(spec, key)) is not None
         }
         for key, path in paths.items():
-            if not path.is_file() or not os.access(path, os.R_OK):
-                raise ConfigError(f"executor.{key}={str(path)!r}: not a readable file")
+            check_user_file(path, f"executor.{key}", KEY_LIMIT)  # a regular, readable file of PEM
         return Security(
             require_encryption=True,
             tls_ca_file=str(paths["tls_ca_file"]),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shlex
 import signal
 import socket
@@ -32,10 +33,23 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
+from arena.players.shim import append_arena_line
 from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxMode, SandboxSpec, bwrap_argv, cgroup_problem
-from arena.sandbox.bubblewrap import SOCKET_NAME, bot_uid, bot_view, readable_by_sandbox_user
+from arena.sandbox.bubblewrap import (
+    SOCKET_NAME,
+    arena_python,
+    bot_uid,
+    bot_view,
+    program_problem,
+    readable_by_sandbox_user,
+    runtime_dirs,
+)
 from arena.sandbox.dial import SandboxPid, SocketRefused, dial_address, keep_at, pin_socket
 from arena.sandbox.seccomp import filter_pipe
+from arena.text import printable
+
+_SDK_MODULES = {"arena", "grpc", "grpc_health", "google", "sample_bots"}
+"""Modules of the bot SDK and its dependencies: a bot that cannot import one runs the wrong Python."""
 
 # Health polling during start-up: gRPC's reconnect back-off would otherwise grow between attempts (to
 # seconds), and a bot that binds its port late would be seen long after it serves.
@@ -78,8 +92,9 @@ def expand_command(command: str | Sequence[str], port: int, address: str | None 
     :raises ConfigError: see :func:`split_command`.
     """
     address = address or f"127.0.0.1:{port}"
+    python = arena_python()  # its directory's links resolved: the path the sandbox shows it at
     return [
-        p.replace("{port}", str(port)).replace("{address}", address).replace("{python}", sys.executable)
+        p.replace("{port}", str(port)).replace("{address}", address).replace("{python}", python)
         for p in split_command(command)
     ]
 
@@ -146,6 +161,8 @@ class ManagedBot:
         self._uid = bot_uid() if os.geteuid() == 0 else os.geteuid()
         self._socket_fd: int | None = None
         self._sandbox_pid: SandboxPid | None = None
+        if not self.sandbox.sandboxed and (problem := program_problem(argv, self.cwd)) is not None:
+            raise ConfigError(f"{name}: {problem}")  # as the sandbox's bot_view says it
         if self.sandbox.sandboxed:
             self._view = self.sandbox.view or bot_view(argv, self.sandbox.workdir, self.cwd)
             if os.geteuid() == 0 and not readable_by_sandbox_user(self._view):
@@ -195,8 +212,9 @@ class ManagedBot:
         self.port = 50051  # the sandbox has a loopback of its own: any port is free there
         parts = split_command(self.command)
         argv = expand_command(self.command, self.port, f"unix:{inside}")
+        runtimes = runtime_dirs(argv)  # of /opt, only what its program runs from
         if not any("{address}" in p for p in parts):
-            relay = [sys.executable, "-m", "arena.sandbox.relay", "--socket", inside]
+            relay = [arena_python(), "-m", "arena.sandbox.relay", "--socket", inside]
             argv = [*relay, "--port", str(self.port), "--", *argv]
         seccomp = filter_pipe()
         info_read, info_write = os.pipe()
@@ -206,6 +224,7 @@ class ManagedBot:
             argv,
             self.sandbox,
             bot_path=self._view,
+            runtimes=runtimes,
             cwd=self.cwd,
             uid=self._uid,
             seccomp_fd=seccomp,
@@ -290,7 +309,10 @@ class ManagedBot:
         """
         if not self.alive():
             status = self._proc.returncode if self._proc else "?"
-            raise BotCrashed(f"{self.name} exited during start-up (status {status}); {self.log_excerpt()}")
+            hint = self._sdk_hint()
+            raise BotCrashed(
+                f"{self.name} exited during start-up (status {status}){hint}; {self.log_excerpt()}"
+            )
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise BotTimeout(
@@ -361,9 +383,7 @@ class ManagedBot:
             if used >= budget_s:
                 self.cpu_budget_spent = True
                 group.kill_all()
-                with contextlib.suppress(OSError), self.log_path.open("ab") as log:
-                    note = f"[arena] CPU budget of {budget_s} s for the event spent ({used:.1f} s)\n"
-                    log.write(note.encode())
+                self.note(f"[arena] CPU budget of {budget_s} s for the event spent ({used:.1f} s)\n")
                 return
 
     async def ensure_running(self) -> str:
@@ -381,23 +401,36 @@ class ManagedBot:
                 await asyncio.sleep(wait)
         return await self.start()
 
+    def _sdk_hint(self) -> str:
+        """When the bot died because its Python cannot import the SDK (a ``python3`` that is not the one the
+        arena is installed in: the sandbox's own system Python, or another environment's), what to write
+        instead: one clause for the failure's first line, or nothing."""
+        missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", self.log_tail(4000))
+        if missing is None or missing[1].split(".")[0] not in _SDK_MODULES:
+            return ""
+        program = expand_command(self.command, 0)[0]
+        if "{python}" in split_command(self.command)[0]:
+            return ""  # the arena's own interpreter: the SDK is there, something else is wrong
+        return (
+            f": its command runs {program!r}, which cannot import the SDK (No module named "
+            f"{missing[1]!r}); write {{python}} in the command for the arena's own Python"
+        )
+
     def log_excerpt(self, lines: int = 8) -> str:
         """Where the log is and its last lines, each on a line of its own under it, indented: read in a
         terminal under one ``error:`` or ``warning:`` line (never as one line with ``\\n`` in it)."""
-        tail = [line[:200] for line in self.log_tail(4000).splitlines()[-lines:]]
+        # Newlines only (a bot's carriage return or U+2028 does not begin a line), each line made printable.
+        tail = [printable(line[:200]) for line in self.log_tail(4000).split("\n")[-lines:]]
         if not tail:
             return f"its log {self.log_path} is empty"
         return f"its log {self.log_path} ends:" + "".join(f"\n    {line}" for line in tail)
 
     def note(self, line: str) -> None:
-        """Append one line of the arena's own to the bot's log (the shim appends too: both open it
-        O_APPEND, so neither overwrites the other). Best effort: a log that cannot be written loses it."""
-        with contextlib.suppress(OSError):
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, line.encode())
-            finally:
-                os.close(fd)
+        """Append one line of the arena's own to the bot's log, at the start of a line, under the lock the
+        shim writes it under (:func:`arena.players.shim.append_arena_line`: no line of the bot's can pass
+        for it). Best effort: a log that cannot be written, or whose shim holds its lock too long, loses
+        it."""
+        append_arena_line(self.log_path, line)
 
     def log_tail(self, limit: int = 400) -> str:
         try:

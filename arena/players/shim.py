@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -30,6 +32,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import IO, BinaryIO
 
 GRACE_S = 2.0
@@ -79,12 +82,38 @@ def _die_with_parent() -> None:
         pass  # not Linux: the pipe watch alone stops the bot
 
 
+BOT_MARK = b"[bot] "
+"""Put before a line of the bot's that could pass for the arena's: see :class:`CappedLog`."""
+_SUSPECT = re.compile(rb"(?m)^(?=[\[\x00-\x09\x0b-\x20\x7f-\xff])")
+"""The start of a line beginning with ``[``, white space, a control byte or a non-ASCII byte (every way to
+look like ``[arena]``: the bracket itself, something a terminal or a page hides before it, a look-alike)."""
+LOCK_WAIT_S = 0.5  # how long the arena waits for the log's lock before it gives up a note (best effort)
+
+
+def mark_bot_lines(data: bytes, at_line_start: bool) -> bytes:
+    """``data``, the bot's, with :data:`BOT_MARK` before each line that begins in it and could pass for the
+    arena's (``at_line_start``: whether ``data`` itself begins a line of the file)."""
+    if at_line_start:
+        return _SUSPECT.sub(BOT_MARK, data)
+    cut = data.find(b"\n") + 1
+    return data if cut == 0 else data[:cut] + _SUSPECT.sub(BOT_MARK, data[cut:])
+
+
 class CappedLog:
     """The bot's log, at most about ``2 * cap`` bytes on disk for the entrant, however often it restarts.
 
     The newest output is what explains a crash, so it is kept: when the log reaches ``cap`` bytes it is
     renamed to ``NAME.1`` (replacing the previous one, the oldest output) and a fresh log is begun with a
     line saying so. The size already on disk counts, so restarts share one budget.
+
+    The arena's own lines begin with ``[arena] `` and always begin a line of the file; a bot's line that
+    begins a line of the file and starts with ``[``, white space, a control or a non-ASCII byte is written
+    after :data:`BOT_MARK`, so no line of the bot's can pass for the arena's (a game's start and end
+    marks included, which split the log into games). Two writers append to the file: this shim and the
+    arena (:meth:`arena.players.process.ManagedBot.note`). Each holds the file's ``flock`` while it writes,
+    the arena begins a line of its own (a newline first, when the bot's last line is unfinished), and the
+    shim treats any growth it did not write as ending a line, so the bot's next bytes begin one and are
+    checked.
     """
 
     def __init__(self, path: str, cap: int) -> None:
@@ -93,33 +122,110 @@ class CappedLog:
         self._lock = threading.Lock()  # the pump and the arena watcher both write
         self.file = self._open()
         self.size = self.file.tell()
+        self._end = self.size  # the file's size after this shim's last write
+        self._at_line_start = self.size == 0 or self._last_byte() == b"\n"
 
     def _open(self) -> BinaryIO:
         """Opened for appending and readable by the organiser only (logs can hold a bot's secrets)."""
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        return os.fdopen(fd, "ab")
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        return os.fdopen(fd, "a+b")
+
+    def _last_byte(self) -> bytes:
+        size = os.fstat(self.file.fileno()).st_size
+        return os.pread(self.file.fileno(), 1, size - 1) if size else b""
 
     def write(self, data: bytes) -> None:
+        """Write the bot's output (marked where it could pass for the arena's)."""
+        self._write(data, bot=True)
+
+    def arena_line(self, line: str) -> None:
+        """Write one line of the arena's own, at the start of a line of the file."""
+        self._write(line.encode(), bot=False)
+
+    def _write(self, data: bytes, *, bot: bool) -> None:
         with self._lock:
-            while data:
-                if self.size >= self.cap:
-                    self._rotate()
-                part = data[: self.cap - self.size]
-                self.file.write(part)
-                self.size += len(part)
-                data = data[len(part) :]
+            fcntl.flock(self.file.fileno(), fcntl.LOCK_EX)
+            try:
+                self._write_locked(data, bot)
+            finally:
+                fcntl.flock(self.file.fileno(), fcntl.LOCK_UN)  # the current file: a rotation locks the new
+
+    def _write_locked(self, data: bytes, bot: bool) -> None:
+        self._catch_up()
+        if not bot and not self._at_line_start:
+            data = b"\n" + data
+        while data:
+            if self.size >= self.cap:
+                self._rotate()
+            part = data[: max(1, self.cap - self.size)]
+            data = data[len(part) :]
+            out = mark_bot_lines(part, self._at_line_start) if bot else part
+            self.file.write(out)
             self.file.flush()
+            self.size += len(out)
+            self._at_line_start = part.endswith(b"\n")
+        self._end = os.fstat(self.file.fileno()).st_size
+
+    def _catch_up(self) -> None:
+        """The arena may have appended lines since this shim's last write: they end a line."""
+        size = os.fstat(self.file.fileno()).st_size
+        if size != self._end:
+            self.size += size - self._end
+            self._end = size
+            self._at_line_start = True
 
     def _rotate(self) -> None:
-        self.file.close()
+        old = self.file
         os.replace(self.path, self.path + ".1")
         self.file = self._open()
+        fcntl.flock(self.file.fileno(), fcntl.LOCK_EX)  # the old file's lock is let go with it, below
+        old.close()
         note = f"[arena] log reached {self.cap} bytes: older output moved to {self.path}.1\n".encode()
         self.file.write(note)
         self.size = len(note)
+        self._end = self.size
+        self._at_line_start = True
 
     def close(self) -> None:
         self.file.close()
+
+
+def append_arena_line(path: Path | str, line: str, wait_s: float = LOCK_WAIT_S) -> bool:
+    """Append one line of the arena's to a bot's log from outside its shim: under the log's lock, at the
+    start of a line of the file (a newline first if the bot's last line is unfinished). Gives up (False)
+    when the lock is not free within ``wait_s`` or the file cannot be written: the caller's notes are best
+    effort, and the arena's event loop may not wait on a shim that its bot starves."""
+    for _ in range(2):  # a second time if the shim rotated the log between open and lock
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError:
+            return False
+        try:
+            deadline = time.monotonic() + wait_s
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        return False
+                    time.sleep(0.002)
+            try:
+                if os.fstat(fd).st_ino != os.stat(path).st_ino:
+                    continue  # rotated: write to the new file
+            except OSError:
+                continue
+            size = os.fstat(fd).st_size
+            data = line.encode()
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data
+            os.write(fd, data)
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+    return False
 
 
 def _pump(source: IO[bytes], log: CappedLog) -> None:
@@ -207,9 +313,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(sig, lambda *_: None)
     log = CappedLog(args.log, args.log_cap)
     try:
-        log.write(f"[arena] starting: {' '.join(command)}\n".encode())
+        log.arena_line(f"[arena] starting: {' '.join(command)}\n")
         if not_joined:
-            log.write(f"[arena] {not_joined}\n".encode())
+            log.arena_line(f"[arena] {not_joined}\n")
             return 127
         try:
             bot = subprocess.Popen(
@@ -222,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 env={} if args.clear_env else None,
             )
         except (OSError, subprocess.SubprocessError) as exc:
-            log.write(f"[arena] cannot start the bot: {exc}\n".encode())
+            log.arena_line(f"[arena] cannot start the bot: {exc}\n")
             return 127
         finally:
             for fd in args.pass_fd:
@@ -236,14 +342,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 while sys.stdin.buffer.read1(4096):  # type: ignore[union-attr]
                     pass
             with contextlib.suppress(OSError, ValueError):
-                log.write(b"[arena] arena gone or stop requested: stopping the bot\n")
+                log.arena_line("[arena] arena gone or stop requested: stopping the bot\n")
             _stop_group(args.grace)
             os._exit(0)
 
         threading.Thread(target=watch_arena, daemon=True).start()
         code = bot.wait()
         pump.join(timeout=1.0)
-        log.write(f"[arena] bot exited with status {code}\n".encode())
+        log.arena_line(f"[arena] bot exited with status {code}\n")
     finally:
         log.close()
     _stop_group(0.5)  # children the bot left behind

@@ -87,7 +87,11 @@ def game_logs(directory: Path, entrants: Iterable[str]) -> dict[str, list[LogLin
         text: list[str] = []
         for path in _files(directory, entrant):
             try:
-                text += path.read_text(encoding="utf-8", errors="replace").splitlines()
+                # Lines end at newlines only, as the shim writes and marks them (not at a carriage return
+                # or U+2028 inside a bot's line, where splitlines would begin a line the bot chose).
+                # (read_bytes: a text read would turn a carriage return into a newline itself).
+                content = path.read_bytes().decode("utf-8", errors="replace")
+                text += content.removesuffix("\n").split("\n") if content else []
             except OSError:
                 continue
         for game, lines in split_log(text, entrant).items():

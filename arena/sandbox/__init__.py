@@ -3,10 +3,10 @@
 A launched bot is untrusted code. Under ``sandbox = "bubblewrap"`` (the default) it runs in its own PID,
 network, IPC and UTS namespaces, as a user of its own, with a filesystem view of the system and its own
 program, read-only, and a private ``/tmp`` (:mod:`arena.sandbox.bubblewrap`), and without the kernel
-keyring (:mod:`arena.sandbox.seccomp`); its gRPC server listens on a Unix socket in a tmpfs of the
-sandbox's own, which the arena dials without following the bot's links (:mod:`arena.sandbox.dial`); its
-processes together are held to memory, CPU-time and process-count limits for the whole event
-(:mod:`arena.sandbox.cgroups`). ``sandbox = "none"`` runs the bot as an ordinary child
+keyring, file locks or file notifications (:mod:`arena.sandbox.seccomp`); its gRPC server listens on a
+Unix socket in a tmpfs of the sandbox's own, which the arena dials without following the bot's links
+(:mod:`arena.sandbox.dial`); its processes together are held to memory, CPU-time and process-count limits
+for the whole event (:mod:`arena.sandbox.cgroups`). ``sandbox = "none"`` runs the bot as an ordinary child
 process, for trusted bots and machines without bubblewrap. ``docs/security.md`` is the threat model.
 """
 

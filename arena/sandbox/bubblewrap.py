@@ -13,7 +13,9 @@ distribution, and it builds exactly the namespaces we need without a daemon. Wha
   (:mod:`arena.sandbox.dial`); a bot that can only listen on TCP (``{port}``) gets a small relay inside the
   sandbox (:mod:`arena.sandbox.relay`) between that socket and its port;
 * its own IPC namespace (System V IPC and POSIX message queues) and its own ``/dev`` (POSIX shared memory);
-* a filesystem of the system directories read-only, its own program (the file, or the package of a
+* its own ``/proc``, read-only: it cannot lower the out-of-memory score adjustment the shim gave it;
+* a filesystem of the system directories (``/usr``, ``/etc``; of ``/opt`` only the directory its runtime
+  lives in) read-only, its own program (the file, or the package of a
   ``-m`` module; its ``workdir`` when the config names one) read-only, the Python interpreter, its
   installed packages and the SDK read-only, private writable tmpfs mounts (``/tmp``, the socket
   directory), and nothing of the host that it could write (the output directory and the config file are
@@ -23,7 +25,8 @@ distribution, and it builds exactly the namespaces we need without a daemon. Wha
   (:func:`bot_uid`), with no capabilities and ``no_new_privs``, so it cannot read files only root may read
   (``/etc/shadow``) nor share anything kept per user with another bot; otherwise a user namespace of its
   own in which it may not create further user namespaces; and in both cases a seccomp filter that refuses
-  the kernel keyring, which no namespace separates (:mod:`arena.sandbox.seccomp`).
+  what no namespace separates: the kernel keyring, file locks and file notifications
+  (:mod:`arena.sandbox.seccomp`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import importlib.util
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -65,7 +69,11 @@ BOT_UID_BASE = 0x7A000000
 """First user id handed to bots when the arena runs as root: inside the block that systemd leaves unused
 (between its container range, which ends below 0x70000000, and 2^31), so no account or file has it."""
 BOT_UID_SPAN = 1 << 20  # ids to draw from: two concurrent events rarely draw the same one
-SYSTEM_DIRS = ("/usr", "/etc", "/opt")
+SYSTEM_DIRS = ("/usr", "/etc")
+"""Shown whole, read-only: the system (libraries, certificates, locales, the alternatives links)."""
+OPTIONAL_DIR = "/opt"
+"""Not shown, but for the directories of it a bot's runtime lives in (:func:`runtime_dirs`): it holds
+add-on software and, often, the organiser's own files (a bot read an organiser's notes there)."""
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 INSTALL_HINT = (
@@ -113,7 +121,7 @@ def bubblewrap_problem() -> str | None:
             f"bwrap is installed but cannot create namespaces here ({reason[0]}); a container may need "
             "user namespaces enabled (e.g. docker run --security-opt seccomp=unconfined), " + INSTALL_HINT
         )
-    return seccomp_problem()  # the keyring filter: without it two bots could share keys
+    return seccomp_problem()  # the filter: without it two bots could share keys, locks, notifications
 
 
 @functools.cache
@@ -127,6 +135,82 @@ def bwrap_can_disable_userns() -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return b"--disable-userns" in done.stdout + done.stderr
+
+
+def arena_python() -> str:
+    """This interpreter as a sandbox can run it: ``sys.executable`` with the links of its directory
+    resolved, not those of the file itself.
+
+    Why: the sandbox shows the interpreter, its packages and the SDK at their real paths
+    (:func:`sdk_paths` resolves them), so a virtual environment reached through a symbolic link
+    (``/home/me/venv`` -> ``/data/venvs/arena``) had its ``{python}`` at a path the sandbox did not have:
+    "setpriv: failed to execute .../bin/python", status 127. The file is not resolved: a virtual
+    environment's ``python`` is a link to the base interpreter, and Python finds the environment (its
+    ``pyvenv.cfg``) from the name it was started by.
+    """
+    folder, name = os.path.split(sys.executable)
+    return os.path.join(os.path.realpath(folder), name)
+
+
+def runtime_dirs(argv: Sequence[str]) -> list[Path]:
+    """The directories of ``/opt`` a command's program runs from: ``/opt/NAME`` for a program whose real
+    path (through ``PATH`` and every link, e.g. ``/usr/bin/java`` -> ``/etc/alternatives/java`` ->
+    ``/opt/jdk/bin/java``) lies in it. The rest of ``/opt`` is not shown."""
+    if not argv:
+        return []
+    program = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=DEFAULT_PATH)
+    if program is None:
+        return []
+    real = Path(os.path.realpath(program))
+    if not real.is_relative_to(OPTIONAL_DIR) or real == Path(OPTIONAL_DIR):
+        return []
+    return [Path(OPTIONAL_DIR) / real.relative_to(OPTIONAL_DIR).parts[0]]
+
+
+def program_problem(argv: Sequence[str], cwd: Path | None = None) -> str | None:
+    """What is wrong with the program file a launch command names, or None (nothing to say).
+
+    The file is the command itself when it is a path (``./alice``, ``bots/alice``), or an interpreter's
+    script (``python bots/alice.py``, ``node bot.js``: the first argument that is not an option and looks
+    like a file, having a ``/`` or a suffix). It must exist, be a regular file and be readable: a missing
+    file is named as such, sandboxed or not (under the sandbox the arena once said only that it could not
+    tell the bot's program). Relative paths are taken from ``cwd``.
+    """
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    args = list(argv)
+    if not args:
+        return None
+    candidates: list[str] = []
+    if "/" in args[0] and not _is_system_program(args[0]):
+        candidates.append(args[0])
+    else:
+        skip = False
+        for arg in args[1:]:
+            if skip:
+                skip = False
+                continue
+            if arg in ("-m", "-c"):
+                break  # a module or inline code: no file to check
+            if arg.startswith("-"):
+                skip = arg in ("-W", "-X")  # options of Python's that take a value
+                continue
+            if "/" in arg or Path(arg).suffix:
+                candidates.append(arg)
+            break
+    for name in candidates:
+        path = here / name
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            return f"its program file {name!r} does not exist (looked in {here})"
+        except OSError as exc:
+            return f"its program file {name!r} cannot be read: {exc.strerror}"
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            return f"its program file {name!r} is {kind}"
+        if not os.access(path, os.R_OK):
+            return f"its program file {name!r} cannot be read (permission denied)"
+    return None
 
 
 def bot_uid() -> int:
@@ -184,6 +268,9 @@ def bot_view(argv: Sequence[str], workdir: Path | None, cwd: Path | None = None)
             break
         if not arg.startswith("-") and (here / arg).is_file():
             return (here / arg).resolve()
+    problem = program_problem(args, here)
+    if problem is not None:
+        raise ConfigError(problem)
     raise ConfigError(
         f"cannot tell the bot's program from its command {' '.join(args)!r}: set workdir to the directory "
         "the sandbox should show it (read-only)"
@@ -194,8 +281,11 @@ def _is_system_program(program: str) -> bool:
     if "/" not in program:
         return True
     resolved = Path(program)
-    prefixes = {sys.prefix, sys.base_prefix, *SYSTEM_DIRS}
-    return resolved == Path(sys.executable) or any(resolved.is_relative_to(p) for p in prefixes)
+    real = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}
+    prefixes = {sys.prefix, sys.base_prefix, *real, *SYSTEM_DIRS, OPTIONAL_DIR}  # /opt: a runtime's
+    return resolved in (Path(sys.executable), Path(arena_python())) or any(
+        resolved.is_relative_to(p) for p in prefixes
+    )
 
 
 def _module_path(module: str) -> Path | None:
@@ -236,6 +326,7 @@ def bwrap_argv(
     spec: SandboxSpec,
     *,
     bot_path: Path,
+    runtimes: Sequence[Path] = (),
     cwd: Path | None = None,
     uid: int = SANDBOX_UID,
     seccomp_fd: int | None = None,
@@ -247,7 +338,8 @@ def bwrap_argv(
     Unix socket there and the arena reaches it through the sandbox's root (``info_fd``, where bubblewrap
     writes the sandbox's pid; :mod:`arena.sandbox.dial`). ``bot_path`` is the bot's own program or
     directory (:func:`bot_view`), ``uid`` the user the bot runs as when the arena runs as root
-    (:func:`bot_uid`), ``seccomp_fd`` a pipe holding the keyring filter (:func:`~arena.sandbox.seccomp.
+    (:func:`bot_uid`), ``runtimes`` the directories of ``/opt`` its program runs from
+    (:func:`runtime_dirs`), ``seccomp_fd`` a pipe holding the seccomp filter (:func:`~arena.sandbox.seccomp.
     filter_pipe`); both descriptors must be passed to bubblewrap.
     """
     bwrap = shutil.which("bwrap") or "bwrap"
@@ -280,12 +372,15 @@ def bwrap_argv(
         elif os.path.isdir(link):
             out += ["--ro-bind", link, link]
     # The private /tmp first: a directory bound below (a bot kept under /tmp) must stay visible on top of it.
-    out += ["--proc", "/proc", "--dev", "/dev"]
+    # /proc read-only: a process may lower its own oom_score_adj (the shim's 500, "bots die first") without
+    # any privilege; on a read-only mount no file of /proc can be opened for writing, and the bot, with no
+    # capability, cannot remount it.
+    out += ["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev"]
     out += ["--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     out += ["--perms", "1777", "--size", str(spec.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     made: set[Path] = {Path("/tmp")}
     binds = [Path(d) for d in SYSTEM_DIRS if os.path.isdir(d)]
-    binds += [*sdk_paths(), bot_path]
+    binds += [*sdk_paths(), *runtimes, bot_path]
     kept: list[Path] = []
     for path in sorted(set(binds), key=lambda p: len(p.parts)):
         if not any(path.is_relative_to(k) for k in kept):

@@ -372,6 +372,237 @@ def attack_collude_abstract_socket() -> str | None:
         return "read the abstract socket" if conn.recv(MESSAGE) == _secret() else None
 
 
+# Issue 42: marks on files every sandbox sees (the interpreter's standard library, read-only): a 12-bit
+# secret spelled by which of 12 files carry a lock (or are opened, for inotify), read back by another bot.
+MARKED_FILES = 12
+HELD: list[object] = []  # descriptors that hold the sender's locks while the bot lives
+F_OFD_GETLK, F_OFD_SETLK = 36, 37
+LOCK_KINDS = ("flock", "posix", "ofd")
+
+
+def _marked_files() -> list[Path]:
+    stdlib = Path(os.__file__).parent
+    return sorted(p for p in stdlib.glob("*.py") if p.is_file() and not p.is_symlink())[:MARKED_FILES]
+
+
+def _secret_bits() -> list[int]:
+    """The channel's 12-bit secret (never all zeros nor all ones: each file tells something)."""
+    import hashlib
+
+    value = int(hashlib.sha256(_secret()).hexdigest(), 16) & 0xFFF
+    value = value if 0 < value < 0xFFF else 0xA5C
+    return [(value >> i) & 1 for i in range(MARKED_FILES)]
+
+
+def _flock_struct(kind: int) -> bytes:
+    import struct
+
+    return struct.pack("hhqqi4x", kind, 0, 0, 0, 0)  # l_type, l_whence, l_start, l_len (0: all), l_pid
+
+
+def attack_mark_locks() -> str | None:
+    """Hold a lock of each kind on the files of the secret's 1 bits, for as long as the bot lives."""
+    import fcntl
+
+    taken = []
+    for kind in LOCK_KINDS:
+        try:
+            for path, bit in zip(_marked_files(), _secret_bits(), strict=True):
+                if not bit:
+                    continue
+                f = open(path, "rb")  # noqa: SIM115 - held open: the lock lives with the descriptor
+                HELD.append(f)
+                if kind == "flock":
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                else:  # a read lock: the file is read-only; another's F_GETLK for a write lock sees it
+                    command = fcntl.F_SETLK if kind == "posix" else F_OFD_SETLK
+                    fcntl.fcntl(f, command, _flock_struct(fcntl.F_RDLCK))
+            taken.append(kind)
+        except OSError as exc:
+            print(f"MARK {kind} refused: {exc}", flush=True)
+    print(f"MARKED {','.join(taken)}", flush=True)
+    return None  # judged by the other bot's read_locks
+
+
+def _probe(kind: str, path: Path) -> bool:
+    """Whether another process holds a lock of ``kind`` on ``path``. :raises OSError: the probe failed."""
+    import fcntl
+    import struct
+
+    with open(path, "rb") as f:
+        if kind == "flock":
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+            return False
+        command = fcntl.F_GETLK if kind == "posix" else F_OFD_GETLK
+        got = fcntl.fcntl(f, command, _flock_struct(fcntl.F_WRLCK))
+        return struct.unpack("hhqqi4x", got)[0] != fcntl.F_UNLCK
+
+
+def _bits_report(name: str, seen: list[int]) -> str | None:
+    """SUCCEEDED when the bits read are the secret; the detail says how many of the 12 came through."""
+    right = sum(1 for a, b in zip(seen, _secret_bits(), strict=True) if a == b)
+    print(f"BITS {name} {right} of {MARKED_FILES}", flush=True)
+    return f"read {right} of {MARKED_FILES} bits" if seen == _secret_bits() else None
+
+
+def _locks(kind: str) -> str | None:
+    seen = [int(_probe(kind, path)) for path in _marked_files()]
+    return _bits_report(f"locks_{kind}", seen)
+
+
+def attack_read_locks_flock() -> str | None:
+    return _locks("flock")
+
+
+def attack_read_locks_posix() -> str | None:
+    return _locks("posix")
+
+
+def attack_read_locks_ofd() -> str | None:
+    return _locks("ofd")
+
+
+def attack_read_proc_locks() -> str | None:
+    """``/proc/locks`` lists the locks of every process the reader may see, by inode."""
+    inodes = {os.stat(p).st_ino: i for i, p in enumerate(_marked_files())}
+    seen = [0] * MARKED_FILES
+    for line in Path("/proc/locks").read_text().splitlines():
+        inode = int(line.split()[-3].rsplit(":", 1)[1]) if ":" in line.split()[-3] else -1
+        if inode in inodes:
+            seen[inodes[inode]] = 1
+    return _bits_report("proc_locks", seen)
+
+
+def attack_lock_high_bits() -> str | None:
+    """``fcntl(F_SETLK)`` with high bits set in the command: the kernel reads only the low 32 bits, so a
+    filter that compared all 64 would let it through."""
+    fcntl_call = {"x86_64": 72, "aarch64": 25}[os.uname().machine]
+    lock = ctypes.create_string_buffer(_flock_struct(0), 32)  # F_RDLCK = 0
+    with open(_marked_files()[0], "rb") as f:
+        got = LIBC.syscall(fcntl_call, f.fileno(), ctypes.c_uint64(0xDEAD_0000_0000_0006), lock)
+        _ok(got, "fcntl(F_SETLK | high bits)")
+    return "set a lock through fcntl with high bits in the command"
+
+
+def attack_signal_opens() -> str | None:
+    """Open the files of the secret's 1 bits again and again for ``--window-s`` (a watcher sees opens)."""
+
+    def keep_opening() -> None:
+        deadline = time.monotonic() + ARGS.window_s
+        while time.monotonic() < deadline:
+            for path, bit in zip(_marked_files(), _secret_bits(), strict=True):
+                if bit:
+                    with contextlib.suppress(OSError), open(path, "rb") as f:
+                        f.read(1)
+            time.sleep(0.05)
+
+    threading.Thread(target=keep_opening, daemon=True).start()
+    print("SIGNALLING", flush=True)
+    return None  # judged by the other bot's watch_opens
+
+
+def attack_watch_opens() -> str | None:
+    """Watch the 12 files with inotify (never opening them) for ``--window-s``, in the background; the
+    verdict comes as a later ``ATTACK watch_opens_result`` line. Here: whether the watch could be set."""
+    import struct
+
+    watches = {}
+    try:
+        fd = _ok(LIBC.inotify_init1(os.O_NONBLOCK), "inotify_init1")
+        for i, path in enumerate(_marked_files()):
+            mask = 0x20 | 0x01  # IN_OPEN | IN_ACCESS
+            watches[_ok(LIBC.inotify_add_watch(fd, str(path).encode(), mask), "inotify_add_watch")] = i
+    except OSError as exc:
+        report("watch_opens_result", False, f"{type(exc).__name__}: {exc}")
+        raise
+
+    def collect() -> None:
+        seen = [0] * MARKED_FILES
+        deadline = time.monotonic() + ARGS.window_s
+        while time.monotonic() < deadline:
+            with contextlib.suppress(BlockingIOError):
+                data = os.read(fd, 65536)
+                at = 0
+                while at + 16 <= len(data):
+                    wd, _mask, _cookie, size = struct.unpack_from("iIII", data, at)
+                    if wd in watches:
+                        seen[watches[wd]] = 1
+                    at += 16 + size
+            time.sleep(0.05)
+        _try("watch_opens_result", lambda: _bits_report("inotify", seen))
+
+    threading.Thread(target=collect, daemon=True).start()
+    print("WATCHING", flush=True)
+    return None
+
+
+def attack_fanotify() -> str | None:
+    """fanotify sees every open on a mount (needs CAP_SYS_ADMIN, which no bot has; refused anyway)."""
+    fd = LIBC.syscall({"x86_64": 300, "aarch64": 262}[os.uname().machine], 0, os.O_RDONLY)
+    _ok(fd, "fanotify_init")
+    return f"fanotify_init gave descriptor {fd}"
+
+
+def attack_dnotify() -> str | None:
+    """``fcntl(F_NOTIFY)`` on the directory of the files: the older inotify."""
+    import fcntl
+
+    signal.signal(signal.SIGIO, signal.SIG_IGN)  # the notice comes as SIGIO, which would end the bot
+    where = os.open(_marked_files()[0].parent, os.O_RDONLY)
+    fcntl.fcntl(where, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT)
+    return "set a directory notification"
+
+
+def attack_lower_oom() -> str | None:
+    """Undo "bots die first": lower the bot's out-of-memory score adjustment from the arena's 500 to 0
+    (``oom_score_adj``, and the legacy ``oom_adj``)."""
+    before = int(Path("/proc/self/oom_score_adj").read_text())
+    errors = []
+    for name, value in (("oom_score_adj", "0"), ("oom_adj", "0")):
+        try:
+            Path(f"/proc/self/{name}").write_text(value)
+        except OSError as exc:
+            errors.append(f"{name}: {exc}")
+    after = int(Path("/proc/self/oom_score_adj").read_text())
+    print(f"OOM {before} {after}", flush=True)
+    return f"lowered oom_score_adj from {before} to {after}" if after < before else None
+
+
+FORGERIES = (
+    b"[arena] game FORGEDGAME seat 0: start\n",
+    b"[arena] bot exited with status 0 FORGED plain\n",
+    b" [arena] FORGED indented\n",
+    b"\t[arena] FORGED tab\n",
+    b"\r[arena] FORGED carriage return\n",
+    b"\x1b[0m[arena] FORGED escape\n",
+    "\u200e[arena] FORGED bidi mark\n".encode(),
+    "\uff3barena\uff3d FORGED full-width brackets\n".encode(),
+)
+
+
+def attack_forge_lines() -> str | None:
+    """Write lines that look like the arena's own into the bot's log: plain, split across two writes,
+    behind white space, controls or invisible characters, with look-alike brackets, and right after an
+    unfinished line that the arena's next note would follow (the test writes a note on ``PARTIAL-NEXT``)."""
+    for line in FORGERIES:
+        os.write(1, line)
+    os.write(1, b"[are")
+    time.sleep(0.3)  # two writes, two reads of the pipe: a check of whole writes would miss it
+    os.write(1, b"na] game FORGEDGAME seat 1: start FORGED split\n")
+
+    def after_note() -> None:
+        os.write(1, b"PARTIAL-NEXT\nunfinished line")
+        time.sleep(ARGS.window_s)
+        os.write(1, b"[arena] game FORGEDGAME seat 2: end FORGED after a note\n")
+
+    threading.Thread(target=after_note, daemon=True).start()
+    return None  # judged by the test, which reads the log
+
+
 def _own_socket() -> Path:
     """The path of this bot's own socket, from the ``--address unix:PATH`` the arena gave it."""
     return Path(ARGS.address.removeprefix("unix:"))
@@ -512,6 +743,7 @@ def main() -> None:
     parser.add_argument("--neighbours", default="")
     parser.add_argument("--balloon-mb", type=int, default=1280)
     parser.add_argument("--flood-mb", type=int, default=1024)
+    parser.add_argument("--window-s", type=float, default=6.0, help="signal_opens, watch_opens: how long")
     args, rest = parser.parse_known_args()
     ARGS.address = rest[rest.index("--address") + 1] if "--address" in rest else ""
     ARGS.__dict__.update(vars(args))

@@ -54,11 +54,13 @@ def broken_event(tmp_path: Path, ghost_port: int) -> Path:
 
 def test_an_event_with_a_bot_that_cannot_start_and_an_address_that_does_not_answer(tmp_path: Path) -> None:
     """It completes; both are named with their log's last lines (real newlines), retried, marked in the
-    standings, their seats played by the autopilot and not rated; the rest are rated."""
+    standings, their seats played by the autopilot and not rated; the rest are rated. Since no launched
+    entrant ever came up, it is no plain success: exit 1 and a last line that says so (issue 42)."""
     path = broken_event(tmp_path, free_port())
     result = arena_cli("run", "-q", str(path))
     out = result.stdout + result.stderr
-    assert result.returncode == 0, out[-3000:]
+    assert result.returncode == 1, out[-3000:]
+    assert "error: no launched entrant came up (crashy)" in " ".join(out.split()), out[-3000:]
     assert "\\n" not in out, "a log tail is printed with real newlines"
     lines = out.splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("warning: crashy: "))

@@ -1,0 +1,128 @@
+"""Issue 42: every file a person hands the arena is checked before it is read (``arena.userfiles``).
+
+``arena run /dev/zero`` grew to 23.9 GB in 8 s before the kernel's out-of-memory killer ended it; a FIFO or
+``/dev/urandom`` as the config hung. Each kind of file is handed to ``arena run`` as a real process: one
+``error:`` line naming the file and what it is, exit 2, and the process never held 100 MB (its peak
+resident size, from the kernel, read while it runs). How fast that is belongs in bench/, not here; a hang
+would fail on the timeout, and a read of ``/dev/zero`` on the memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.event.deals import read_key_file
+from arena.userfiles import check_user_file, read_user_file, read_user_text
+from tests.helpers import ROOT
+
+MEMORY_LIMIT_KB = 100 * 1024
+
+
+def _fifo(tmp: Path) -> Path:
+    path = tmp / "config.fifo"
+    os.mkfifo(path)
+    return path
+
+
+def _gigabyte(tmp: Path) -> Path:
+    path = tmp / "huge.toml"
+    with path.open("wb") as f:
+        f.truncate(1024**3)  # sparse: costs no disk
+    return path
+
+
+CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "/dev/zero": (lambda _: Path("/dev/zero"), "is a character device, not a regular file"),
+    "/dev/urandom": (lambda _: Path("/dev/urandom"), "is a character device, not a regular file"),
+    "a FIFO": (_fifo, "is a FIFO (named pipe), not a regular file"),
+    "a 1 GB file": (_gigabyte, "is 1,024.0 MB: more than a config file may be (4.0 MB)"),
+    "a directory": (lambda tmp: tmp, "is a directory, not a regular file"),
+}
+
+
+def _run(args: list[str], cwd: Path) -> tuple[int, str, str, int]:
+    """Run the arena; its exit status, output, error output and peak resident size (KB).
+
+    The peak is the kernel's high-water mark of the arena's own memory (``VmHWM``), read while it runs:
+    ``wait4``'s would also count the test runner's pages, which the child holds between fork and exec.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    peak = [0]
+
+    def watch() -> None:
+        status, cmdline = Path(f"/proc/{proc.pid}/status"), Path(f"/proc/{proc.pid}/cmdline")
+        while proc.poll() is None:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                if b"-m\0arena\0" in cmdline.read_bytes():  # exec'd: the arena's own memory
+                    line = next(x for x in status.read_text().splitlines() if x.startswith("VmHWM:"))
+                    peak[0] = max(peak[0], int(line.split()[1]))
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    watcher.join()
+    return proc.returncode, out.decode(), err.decode(), peak[0]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_arena_run_refuses_a_config_that_is_no_regular_file(tmp_path: Path, case: str) -> None:
+    make, said = CASES[case]
+    path = make(tmp_path)
+    code, out, err, peak_kb = _run(["run", str(path), "--output", str(tmp_path / "out")], tmp_path)
+    assert code == 2, (out, err)
+    assert err == f"error: config file {str(path)!r} {said}\n", err
+    assert peak_kb < MEMORY_LIMIT_KB, f"the arena held {peak_kb // 1024} MB"
+    assert not (tmp_path / "out").exists(), "the arena wrote before it refused"
+
+
+def test_read_user_file_stops_past_the_limit_where_the_size_is_unknown(tmp_path: Path) -> None:
+    """``/proc`` files say they hold 0 bytes: the read itself stops one byte past the limit."""
+    with pytest.raises(ConfigError, match="holds more than a status file may"):
+        read_user_file("/proc/self/status", "status file", 16)
+    assert read_user_file("/proc/self/status", "status file", 1 << 20).startswith(b"Name:")
+
+
+def test_read_user_text_names_the_file_and_what_is_wrong(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b'name = "caf\xe9"\n')
+    with pytest.raises(ConfigError, match=r"config file '.*latin1.toml' is not UTF-8 text"):
+        read_user_text(bad, "config file", 1024)
+    with pytest.raises(ConfigError, match=r"config file '.*missing' does not exist"):
+        read_user_text(tmp_path / "missing", "config file", 1024)
+    link = tmp_path / "link.toml"
+    link.symlink_to(tmp_path / "real.toml")
+    (tmp_path / "real.toml").write_text("ok = 1\n")
+    assert read_user_text(link, "config file", 1024) == "ok = 1\n"  # a link to a regular file is one
+
+
+def test_a_deal_key_that_is_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "deal.key")
+    with pytest.raises(ConfigError, match=r"deal key .* is a FIFO"):
+        read_key_file(tmp_path)
+    assert read_key_file(tmp_path / "nowhere") is None
+
+
+def test_check_user_file_reads_nothing(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "cert.pem")
+    with pytest.raises(ConfigError, match=r"executor.tls_cert '.*cert.pem' is a FIFO"):
+        check_user_file(tmp_path / "cert.pem", "executor.tls_cert")
+    with pytest.raises(ConfigError, match="is a character device"):
+        check_user_file("/dev/zero", "upload")
+    assert check_user_file(ROOT / "pyproject.toml", "config file", 1 << 20) == ROOT / "pyproject.toml"
