@@ -112,7 +112,7 @@ def test_api_token_submit_and_status(server: ServerProcess) -> None:
     while not (row := standing(server, "dora")) or not row["games"]:
         assert time.monotonic() < deadline, row
         time.sleep(0.5)
-    assert bad.returncode == 1 and bad.stderr.startswith("error: the server refused (401)")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: the server refused (401)")  # every refusal
     assert len(bad.stderr.strip().splitlines()) == 1
     assert PASSWORD not in done.stdout
 
