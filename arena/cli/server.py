@@ -37,7 +37,7 @@ def serve(
         "(web and ladder: several processes on one PostgreSQL database, docs/server.md)",
     ),
 ) -> None:
-    """Run the competition server: web pages, checks of every upload, and the live ladder."""
+    """Run the competition server: pages, checks and the live ladder."""
     with one_line_errors():
         if role not in ("all", "web", "ladder"):
             raise fail(f"--role {role!r}: expected all, web or ladder")
@@ -70,7 +70,7 @@ def invite(
     host: str = typer.Option("127.0.0.1", help="the server's address, for the links (or url in the TOML)"),
     port: int = typer.Option(8000, help="the server's port, for the links"),
 ) -> None:
-    """Print one single-use invitation link per person, for a teacher to hand out."""
+    """Print one single-use invitation link per person, to hand out."""
     with one_line_errors():
         config = _competition(competition)
         from arena.errors import ConfigError
@@ -107,7 +107,9 @@ def submit(
     wait: bool = typer.Option(True, "--wait/--no-wait", help="wait for the check's verdict"),
     note: str = typer.Option("", "--note", help="what changed in this version (at most 120 characters)"),
 ) -> None:
-    """Upload a new version and print its verdict (exit 0 pass, 1 fail; 2 the server refused the upload)."""
+    """Upload a new version and wait for its verdict.
+
+    Exit code: 0 pass, 1 fail, 2 the server refused the upload."""
     from arena.server.client import submit as send
     from arena.server.client import wait_verdict
 
