@@ -132,7 +132,7 @@ RUN = [example for example in ALL if example.runs]
 def test_every_block_is_run_or_marked_with_its_reason() -> None:
     problems = [f"{e.where}: {problem}" for e in ALL for problem in e.problems]
     assert not problems, "\n".join(problems)
-    # The pages this test reads hold examples, and most of them run: a broken parser (no block found, or
+    # The pages this test reads hold examples, and some of them run: a broken parser (no block found, or
     # every block left out) would pass everything below.
     assert len([e for e in RUN if e.kind in SHELL]) >= 4
     assert len([e for e in ALL if e.kind in RUN_KINDS and not e.runs]) < len(ALL)
@@ -143,15 +143,24 @@ def test_every_block_is_run_or_marked_with_its_reason() -> None:
 
 def _checkout_copy(into: Path) -> None:
     """The files git tracks (a fresh clone's), else the working tree without what running leaves."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
-    if listed.returncode == 0 and shutil.which("git"):
+    listed = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
+        if shutil.which("git")
+        else None
+    )
+    if listed is not None and listed.returncode == 0:
         for name in listed.stdout.decode().split("\0"):
             source = ROOT / name
             if name and source.is_file():
                 (into / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, into / name)
         return
-    ignore = shutil.ignore_patterns(".venv", ".git", "results", "node_modules", "__pycache__", "site")
+    left_out = {".venv", ".git", "results", "node_modules", "site"}
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        top = Path(directory) == ROOT
+        return {n for n in names if (top and n in left_out) or n == "__pycache__"}
+
     shutil.copytree(ROOT, into, ignore=ignore, dirs_exist_ok=True)
 
 
@@ -162,6 +171,10 @@ class Page:
         self.directory = directory
         self.ports: dict[str, str] = {}
         self.ran: set[str] = set()
+
+    def text(self, example: Example) -> str:
+        """The example as run here: each port 5005x of the page one free port, in every block alike."""
+        return PORTS.sub(lambda m: self.port(m.group()), example.body)
 
     def port(self, written: str) -> str:
         if written not in self.ports:
@@ -232,7 +245,7 @@ PIP_CHECK = f"{inspect.getsource(check_installed)}\ncheck_installed(__import__('
 
 
 def _run_shell(example: Example, page: Page) -> None:
-    script = PORTS.sub(lambda m: page.port(m.group()), example.body)
+    script = page.text(example)
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -279,23 +292,23 @@ def _load_toml(example: Example, page: Page) -> None:
     from arena.event.config import load_config, parse_config
 
     path = page.directory / (example.file or "doc-example.toml")
-    path.write_text(example.body)
+    path.write_text(page.text(example))
     if example.competition:
         from arena.server.config import load_competition, parse_competition
 
         if example.fragment:
-            parse_competition({**MINIMAL_COMPETITION, **tomllib.loads(example.body)}, source=path)
+            parse_competition({**MINIMAL_COMPETITION, **tomllib.loads(page.text(example))}, source=path)
         else:
             load_competition(path)
     elif example.fragment:
-        parse_config({**MINIMAL_EVENT, **tomllib.loads(example.body)}, base=page.directory, source=path)
+        parse_config({**MINIMAL_EVENT, **tomllib.loads(page.text(example))}, base=page.directory, source=path)
     else:
         load_config(path)
 
 
 def _import_python(example: Example, page: Page) -> None:
     path = page.directory / (example.file or "doc_example.py")
-    path.write_text(example.body)
+    path.write_text(page.text(example))
     done = subprocess.run(
         [
             sys.executable,
@@ -330,7 +343,7 @@ def test_example_runs_as_written(
 
 def _run(example: Example, page: Page) -> None:
     if example.kind not in RUN_KINDS:  # a data file for the examples after it
-        (page.directory / str(example.file)).write_text(example.body)
+        (page.directory / str(example.file)).write_text(page.text(example))
     elif example.kind in SHELL:
         _run_shell(example, page)
     elif example.kind == "toml":
