@@ -11,7 +11,11 @@ from __future__ import annotations
 # isort: off
 from arena.cli.app import app
 from arena.cli import run, results, match, check, server
+
 # isort: on
+from arena.cli.app import tidy_help
+
+tidy_help(app)  # after every command is registered
 
 __all__ = ["app", "check", "main", "match", "results", "run", "server"]
 

@@ -34,8 +34,10 @@ def check_bot(
     games: int = typer.Option(1, "--games", min=1, help="games per variant option set"),
     decision_ms: int = typer.Option(1000, "--decision-ms", min=1, help="time per decision"),
 ) -> None:
-    """Play games of every variant the bot claims, then several at once in every seat, and report every
-    violation; exit 0 pass, 1 fail."""
+    """Rehearse a bot as an event plays it; exit 0 pass, 1 fail.
+
+    It plays games of every variant the bot claims, then several at once in every seat, and reports every
+    violation."""
     from arena.conductor.checkbot import check_bot as check_running
     from arena.conductor.checkbot import check_command
     from arena.sandbox import SandboxMode

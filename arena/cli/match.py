@@ -45,9 +45,12 @@ def match(
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="print only the result"),
 ) -> None:
-    """A/B test: CANDIDATE and BASELINE play the same deals from the same seats against the same field,
-    until a sequential test (SPRT) on the per-deal differences decides or the budget is spent. Exit code:
-    0 H1 accepted, 1 H0 accepted, 3 undecided."""
+    """A/B test of two bots on the same deals, stopped by an SPRT.
+
+    CANDIDATE and BASELINE play the same deals from the same seats against the same field, until a
+    sequential test (SPRT) on the per-deal differences decides or the budget is spent.
+
+    Exit code: 0 H1 accepted, 1 H0 accepted, 3 undecided."""
     from arena.conductor.match import MatchSettings, run_match
     from arena.event.config import output_path
     from arena.stats.sprt import SprtResult, SprtSettings

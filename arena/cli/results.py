@@ -34,7 +34,7 @@ def leaderboard(
         False, "--explain", help="after the table, say in words what every column and line means"
     ),
 ) -> None:
-    """The standings of a (finished or interrupted) event, from its stored games."""
+    """The standings of an event (finished or not) from its games."""
     from arena.conductor.match import render_stored_match
     from arena.results.leaderboard import render_explained
     from arena.results.listings import render_csv, render_json, render_table
@@ -76,7 +76,7 @@ def _collusion(store: Queries, standings: list[Standing]) -> Collusion:
 @app.command()
 def replay(
     directory: Path = typer.Argument(..., help="an event's output directory"),
-    game: str = typer.Argument(..., help="game id (e.g. r001-t01) or its number in schedule order"),
+    game: str = typer.Argument(..., help="the game's id, as arena games lists it: r001-t01, say"),
 ) -> None:
     """A stored game hand by hand: deal, bids, call, tricks, points."""
     from arena.results.queries import Queries
@@ -117,9 +117,12 @@ def report(
         help="leave out the bots' logs: the copy to publish (the default is the organiser's)",
     ),
 ) -> None:
-    """One self-contained HTML page of the event (leaderboard, rating plot, head to head, per-entrant
-    figures, faults, and every game as a visual replay); it works offline, from a USB stick or a web page.
-    The organiser's copy shows each launched bot's log lines beside its games; publish a --public one."""
+    """One self-contained HTML page of the event, to read or publish.
+
+    It holds the leaderboard, the rating plot, per-entrant figures, a head-to-head table, the faults and
+    every game as a visual replay, and works from a USB stick or a web page. The organiser's copy (the
+    default) shows each launched bot's log lines beside its games, so it is readable by you only; --public
+    writes the copy to share, without them."""
     from arena.report import build_report
 
     with one_line_errors():
@@ -135,10 +138,11 @@ def report(
 def games(
     directory: Path = typer.Argument(..., help="an event's output directory"),
     entrant: str | None = typer.Option(None, "--entrant", "-e", help="only games this entrant played"),
-    as_csv: bool = typer.Option(False, "--csv", help="print CSV (the columns of arena export's games.csv)"),
+    as_csv: bool = typer.Option(False, "--csv", help="print CSV (the columns of games.csv, arena export's)"),
 ) -> None:
-    """The played games in schedule order: number (for arena replay), id, seats with final scores (* won),
-    hands, outcome and faults."""
+    """The played games in schedule order, by id (for arena replay).
+
+    Each row: the game's id, the seats with their final scores (* won), hands, outcome and faults."""
     from arena.results import listings
     from arena.results.queries import Queries
 
@@ -160,11 +164,13 @@ def faults(
     directory: Path = typer.Argument(..., help="an event's output directory"),
     entrant: str | None = typer.Option(None, "--entrant", "-e", help="only this entrant's faults"),
     kind: str | None = typer.Option(None, "--kind", "-k", help="only this kind (timeout, crashed ...)"),
-    game: str | None = typer.Option(None, "--game", "-g", help="only this game (id or number)"),
+    game: str | None = typer.Option(None, "--game", "-g", help="only this game (its id)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Every recorded fault: entrant, game, hand, kind and detail. Harness faults (the arena itself was late)
-    are listed as not charged: they never count against the bot."""
+    """Every recorded fault: entrant, game, hand, kind and detail.
+
+    Harness faults (the arena itself was late) are listed as not charged: they never count against the
+    bot."""
     from arena.results import listings
     from arena.results.queries import Queries
 
@@ -181,8 +187,10 @@ def export(
     directory: Path = typer.Argument(..., help="an event's output directory"),
     output: Path | None = typer.Option(None, "--output", "-o", help="where to write (default DIR/export)"),
 ) -> None:
-    """Hand records as JSON Lines (hands.jsonl: one v1 record per line, docs/hand-record.md) and the games
-    as CSV (games.csv, whose first_hand_line and hands columns say which lines are each game's)."""
+    """Hand records (JSON Lines) and the games (CSV), for other tools.
+
+    hands.jsonl holds one v1 hand record per line (docs/hand-record.md); games.csv one game per row, whose
+    first_hand_line and hands columns say which lines of hands.jsonl are that game's."""
     from arena.results import listings
     from arena.results.queries import Queries
 

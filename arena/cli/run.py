@@ -76,7 +76,10 @@ def run(
         "[ranking] confidence, or [ranking] max_games is reached",
     ),
 ) -> None:
-    """Run a tournament, or resume it: games already stored in the output directory are not replayed."""
+    """Run a tournament, or resume it where it stopped.
+
+    Games already stored in the output directory are not played again; the leaderboard, the schedule and
+    the HTML report follow at the end."""
     from arena.cli.progress import Every
     from arena.event.config import TLS_KEYS, load_config, parse_executor
 
@@ -126,10 +129,11 @@ def demo(
     progress_every: str = PROGRESS_EVERY,
     standings_every: int = STANDINGS_EVERY,
 ) -> None:
-    """A ready event: the sample bots, launched as real gRPC processes, play five-handed Euchre.
+    """A ready event: the sample bots play five-handed Euchre.
 
-    The bots run in the bubblewrap sandbox where it works; elsewhere (macOS, a container without user
-    namespaces, bubblewrap not installed) the demo runs them unsandboxed, since they are our own, and says so.
+    They are launched as real gRPC processes, as an event's bots are. They run in the bubblewrap sandbox
+    where it works; elsewhere (macOS, a container without user namespaces, bubblewrap not installed) the
+    demo runs them unsandboxed, since they are our own, and says so.
     """
     from arena.cli.progress import Every
     from arena.event.config import parse_config
@@ -271,4 +275,9 @@ def _write_report(directory: Path) -> None:
     except (ArenaError, OSError) as exc:
         echo(f"warning: no HTML report: {exc}", err=True)
         return
+    # The organiser's copy is readable by its owner only (it shows the bots' logs, which may hold what their
+    # authors keep to themselves): say at once how to make the copy to share, as the README's "Publish".
+    public = f"{Path(directory).name}-public.html"
     echo(f"report: {built.path} (one file: open it in a browser)")
+    echo("only you can read it, as it shows the bots' logs; the copy to share, without:")
+    typer.echo(f"  arena report {directory} --public -o {public}")  # whole, to copy: never wrapped

@@ -40,7 +40,7 @@ def serve(
         "(web and ladder: several processes on one PostgreSQL database, docs/server.md)",
     ),
 ) -> None:
-    """Run the competition server: web pages, checks of every upload, and the live ladder."""
+    """Run the competition server: pages, checks and the live ladder."""
     with one_line_errors():
         if role not in ("all", "web", "ladder"):
             raise fail(f"--role {role!r}: expected all, web or ladder")
@@ -76,7 +76,7 @@ def invite(
     ),
     port: int | None = typer.Option(None, help="the server's port in the links (the same default)"),
 ) -> None:
-    """Print one single-use invitation link per person, for a teacher to hand out."""
+    """Print one single-use invitation link per person, to hand out."""
     with one_line_errors():
         config = _competition(competition)
         from arena.errors import ConfigError
@@ -108,8 +108,10 @@ def login_link(
     ),
     port: int | None = typer.Option(None, help="the server's port in the link (the same default)"),
 ) -> None:
-    """Print a one-time link that sets a new password: the organiser (or anyone) can always get back in
-    from the server's machine, however many wrong passwords others tried."""
+    """A one-time link that sets a new password (the organiser's by default).
+
+    Whoever cannot log in gets back in from the server's machine, however many wrong passwords others
+    tried."""
     with one_line_errors():
         config = _competition(competition)
         from arena.errors import ConfigError
@@ -146,7 +148,9 @@ def submit(
     wait: bool = typer.Option(True, "--wait/--no-wait", help="wait for the check's verdict"),
     note: str = typer.Option("", "--note", help="what changed in this version (at most 120 characters)"),
 ) -> None:
-    """Upload a new version and print its verdict (exit 0 pass, 1 fail; 2 the server refused the upload)."""
+    """Upload a new version and wait for its verdict.
+
+    Exit code: 0 pass, 1 fail, 2 the server refused the upload."""
     from arena.cli.client import submit as send
     from arena.cli.client import wait_verdict
 

@@ -13,6 +13,7 @@ with zero violations.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,10 @@ from arena.results.record import Fault
 from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_view
 from arena.text import printable
+
+STARTING_S = 10.0
+"""How long check-bot waits for a running bot's address to accept a connection before the handshake: a bot
+started just before it (``python bot.py &`` then ``arena check-bot``) may still be importing."""
 
 CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
     Variant.CALL_ACE: (
@@ -159,6 +164,10 @@ async def _check(
 ) -> None:
     connection = BotConnection(report.address)
     try:
+        # A bot started just before (`python bot.py &` then `arena check-bot`, as the README has it) may not
+        # listen yet: wait for it as an event waits for a launched bot, then let the handshake say why not.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(connection.channel.channel_ready(), STARTING_S)
         try:
             report.identity = await connection.hello()
         except BotError as exc:

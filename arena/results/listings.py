@@ -2,8 +2,9 @@
 
 Everything here reads the event through its read model (``arena.results.queries``) alone, so the views work
 on a finished, an interrupted or a running event alike, and print the same thing the HTML report shows.
-Game numbers are the game's place in the schedule (``seq``, from 0), the number ``arena replay DIR N``
-accepts, so a filtered list still counts like the full one.
+A game is named by its id (``r001-t01``: its round and table in the schedule, ``-dN`` for a duplicate's
+rotation) wherever the arena shows one: here, in ``arena replay DIR GAME``, the faults and the report. Its
+place in the schedule (``seq``, from 0) stays a column of games.csv, as data, not as a second name.
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ def render_games(rows: list[ListedGame], title: str) -> str:
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column, justify in (("#", "right"), ("game", "left"), ("seats: score (* won)", "left"), ("", "left")):
+    for column, justify in (("game", "left"), ("seats: score (* won)", "left"), ("", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for listed in rows:
         game = listed.game
@@ -158,8 +159,8 @@ def render_games(rows: list[ListedGame], title: str) -> str:
             notes.append(f"{game.faults} fault{'s' if game.faults != 1 else ''}")
         if not game.rated:
             notes.append("void")
-        table.add_row(str(game.seq), game.game_id, seats, ", ".join(notes))
-    return _render(table) + "F: forfeited. # is the number arena replay accepts.\n"
+        table.add_row(game.game_id, seats, ", ".join(notes))
+    return _render(table) + "F: forfeited. arena replay DIR GAME shows a game hand by hand.\n"
 
 
 def render_faults(rows: list[Fault], title: str) -> str:

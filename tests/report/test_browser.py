@@ -246,7 +246,8 @@ def test_autoplay_advances_and_pauses(browser: Any, five: Path, tmp_path: Path) 
 def test_a_step_link_opens_that_step(browser: Any, five: Path, tmp_path: Path) -> None:
     with Store.open(five, create=False) as store:
         seq = store.games_overview()[1].seq
-        game = store.game(store.game_ids()[1])
+        game_id = store.game_ids()[1]
+        game = store.game(game_id)
     assert game is not None
     step, hand, k = 40, 0, 40  # step 40 of the game, counted over hands of (actions + 1) steps each
     while k > len(game.hands[hand]["actions"]):
@@ -254,14 +255,20 @@ def test_a_step_link_opens_that_step(browser: Any, five: Path, tmp_path: Path) -
         hand += 1
     built = build_report(five, tmp_path / "linked.html")
     page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.goto(built.path.as_uri() + f"#game-{seq}/step-{step}")
+    page.goto(built.path.as_uri() + f"#game-{game_id}/step-{step}")  # a game is named by its id
     page.wait_for_function("() => window.arenaReplay.state().global === 40", timeout=20_000)
-    assert page.evaluate("window.arenaReplay.state()")["n"] == seq
+    assert page.evaluate("window.arenaReplay.state()")["game"] == game_id
     assert (
         int(page.get_attribute("#replay-pos", "data-hand") or -1),
         int(page.get_attribute("#replay-pos", "data-step") or -1),
     ) == (hand, k)
-    assert page.get_attribute("#replay-link", "href") == f"#game-{seq}/step-{step}"
+    assert page.get_attribute("#replay-link", "href") == f"#game-{game_id}/step-{step}"
+    assert game_id in page.inner_text("#replay-title") and "#" not in page.inner_text("#replay-title")
+    page.close()
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(built.path.as_uri() + f"#game-{seq}/step-7")  # an older link, by number, still opens it
+    page.wait_for_function("() => window.arenaReplay.state().global === 7", timeout=20_000)
+    assert page.evaluate("window.arenaReplay.state()")["game"] == game_id
     page.close()
 
 

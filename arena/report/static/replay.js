@@ -221,7 +221,7 @@
     const scrub = document.getElementById("replay-scrub"), at = globalStep();
     scrub.max = String(totalSteps() - 1); scrub.value = String(at);
     pos.dataset.global = at;
-    const link = `#game-${game.n}/step-${at}`;
+    const link = `#game-${game.id}/step-${at}`;
     document.getElementById("replay-link").href = link;
     if (location.hash !== link) history.replaceState(null, "", link);
     const botlog = document.getElementById("replay-botlog");
@@ -270,7 +270,7 @@
       game.seats.map((s, i) => `<option value="${i}">seat ${i}: ${esc(s)}</option>`).join("");
     sel.value = String(viewer);
     document.getElementById("replay-title").textContent =
-      `Game ${game.id} (#${game.n}) · round ${game.round}, table ${game.table}`;
+      `Game ${game.id} · round ${game.round}, table ${game.table}`;
     const box = document.getElementById("replay");
     const wasHidden = box.hidden;
     box.hidden = false;
@@ -342,9 +342,10 @@
   window.arenaReplay = {
     ready,
     data: () => data,
-    open: async (seq, from, at) => {
+    // a game by its id ("r001-t01"), or by its place in the schedule (a number: older links, tests)
+    open: async (key, from, at) => {
       await ready;
-      const i = data.games.findIndex((g) => g.n === seq);
+      const i = data.games.findIndex((g) => (typeof key === "number" ? g.n === key : g.id === key));
       open(i < 0 ? 0 : i, from === undefined ? document.activeElement : from);
       if (at !== undefined && game.hands.length) seek(at);
     },

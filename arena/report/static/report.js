@@ -49,8 +49,8 @@
       }).join("");
       const tags = (g.forfeited.length ? '<span class="tag bad">forfeit</span>' : "") + (g.rated ? "" : '<span class="tag">void</span>') +
         (g.termination !== "target_reached" ? `<span class="tag">${esc(g.termination.replace(/_/g, " "))}</span>` : "");
-      return `<tr class="open-game" data-n="${g.n}" data-seats="${esc(g.seats.join("|"))}"><td class="num">${g.n}</td>` +
-        `<td><a href="#game-${g.n}">${esc(g.id)}</a></td><td class="num">${g.round}</td><td>${seats}</td>` +
+      return `<tr class="open-game" data-n="${g.n}" data-seats="${esc(g.seats.join("|"))}">` +
+        `<td><a href="#game-${esc(g.id)}">${esc(g.id)}</a></td><td class="num">${g.round}</td><td>${seats}</td>` +
         `<td class="num">${g.hands.length}</td><td class="num">${g.faults.length || ""}</td><td>${tags}</td></tr>`;
     });
     const body = document.querySelector("#game-table tbody");
@@ -73,13 +73,17 @@
     });
   }
 
-  // #game-12 opens game 12, #game-12/step-40 its 41st step (counted over the whole game, as the scrubber
-  // counts); #game=12, the older form, still opens the game.
+  // #game-r001-t01 opens that game (a game is named by its id, as in arena games and arena replay),
+  // #game-r001-t01/step-40 its 41st step (counted over the whole game, as the scrubber counts). The older
+  // links by number, #game-12 and #game=12, still open the game of that place in the schedule.
   function fromAddress() {
-    const m = /^#game[-=](\d+)(?:\/step-(\d+))?$/.exec(location.hash);
+    const m = /^#game[-=]([\w.+-]+?)(?:\/step-(\d+))?$/.exec(location.hash);
     if (!m) return;
-    const back = document.querySelector(`#game-table tr[data-n="${m[1]}"] a`);
-    window.arenaReplay.open(+m[1], back || document.getElementById("games"), m[2] === undefined ? undefined : +m[2]);
+    const key = /^\d+$/.test(m[1]) ? +m[1] : m[1];
+    const games = window.arenaReplay.data().games;
+    const found = games.find((g) => (typeof key === "number" ? g.n === key : g.id === key));
+    const back = found && document.querySelector(`#game-table tr[data-n="${found.n}"] a`);
+    window.arenaReplay.open(key, back || document.getElementById("games"), m[2] === undefined ? undefined : +m[2]);
   }
 
   function openers() {
