@@ -108,7 +108,7 @@ def login_link(
     ),
     port: int | None = typer.Option(None, help="the server's port in the link (the same default)"),
 ) -> None:
-    """A one-time link to set a new password, for the organiser or anyone.
+    """A one-time link to set a new password (organiser or anyone).
 
     Whoever cannot log in gets back in from the server's machine, however many wrong passwords others
     tried."""
