@@ -22,7 +22,11 @@ def ask(
     ),
     game: str = typer.Argument("", help="game id (e.g. r001-t01) or its number in schedule order"),
     decision: int | None = typer.Option(
-        None, "--decision", "-d", min=1, help="the decision's number in the game, as arena faults lists it"
+        None,
+        "--decision",
+        "-d",
+        min=1,
+        help="the decision's number in the game (arena replay and faults --json give it)",
     ),
     hand: int | None = typer.Option(
         None, "--hand", min=1, help="the hand it must be in, from 1 as arena replay counts (a check)"

@@ -4,8 +4,8 @@ bot, which answers it as it did in the game.
 
 The bytes are compared with what a recording bot received over gRPC from a real table (a stream broken by
 the bot, the resumed one after it, a forfeit); the hidden cards are checked against the stored deal over
-many games of every variant; a violation taken from a stored event is sent to the same (deterministic)
-bot, launched and running, and gets the same reply.
+many games of every variant; a violation taken from a stored event and from check-bot's kept games is sent
+to the same (deterministic) bot, launched and running, and gets the same reply.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from arena.conductor import ask as asking
 from arena.conductor import requests
+from arena.conductor.checkbot import check_bot
 from arena.engine.config import GameConfig
 from arena.errors import StoreError
 from arena.event.faults import FaultPolicy
@@ -297,6 +298,26 @@ def test_a_stored_violation_sent_again_gets_the_same_reply(event_dir: Path, tmp_
     assert exported[0]["fault"]["kind"] == "illegal_action"
 
 
+def test_check_bot_keeps_its_games_and_a_violation_there_gets_the_same_reply(tmp_path: Path) -> None:
+    async def main() -> Any:
+        async with launched(chaos("illegal", tmp_path)) as address:
+            report = await check_bot(address, decision_ms=2000, keep=True)
+            assert report.kept, report.render()
+            violation = report.violations[0]
+            found = re.search(r"in game (\S+), hand \d+, decision (\d+) .* played (PLAY\(\w+\))", violation)
+            assert found is not None, violation
+            game, decision, played = found.groups()
+            _, decisions = asking.stored_decisions(Path(report.kept), game)
+            chosen = asking.choose(decisions, game, int(decision), None, whole_hand=False)
+            _, answers = await asking.ask_bot(address, chosen, wait_s=30)
+            return report, played, answers
+
+    report, played, answers = asyncio.run(main())
+    assert [a.action for a in answers] == [played]
+    assert "is not legal" in (answers[0].problem or "")
+    assert f"the games are kept in {report.kept}" in " ".join(" ".join(report.tail()).split())
+
+
 def test_a_whole_hand_goes_on_one_stream_in_order(event_dir: Path, tmp_path: Path) -> None:
     fault = illegal_faults(arena_cli("faults", str(event_dir), "--json").stdout)[0]
     game, decision = fault["game_id"], fault["decision_id"]
@@ -351,3 +372,13 @@ def test_no_such_directory_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, (
         done.stderr
     )
+
+
+def test_the_replay_marks_the_play_a_fault_happened_at(event_dir: Path) -> None:
+    faults = illegal_faults(arena_cli("faults", str(event_dir), "--json").stdout)
+    replay = arena_cli("replay", str(event_dir), faults[0]["game_id"])
+    assert replay.returncode == 0, replay.stderr
+    text = " ".join(replay.stdout.split())
+    for fault in faults:
+        card = fault["substitute"][len("PLAY(") : -1]
+        assert f"chaos {card} (fault at decision {fault['decision_id']})" in text, text
