@@ -13,6 +13,7 @@ with zero violations.
 from __future__ import annotations
 
 import asyncio
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -325,6 +326,28 @@ def _closed_mid_call(detail: str) -> bool:
     )
 
 
+CRASH_SIGNS = re.compile(
+    r"^(panic: |fatal error: |Traceback \(most recent call last\)|Exception in thread |terminate called |"
+    r"Segmentation fault|\w+(\.\w+)*(Error|Exception): )"
+)
+"""The first line of what Go, Python, Java and C++ runtimes print when they die: the reason, which a
+stack trace pushes out of the log's last lines."""
+
+
+def _crash_reason(log: Path) -> str:
+    """The log's last line that says why a runtime died (``CRASH_SIGNS``), or "" (read from its last
+    64 KiB; a Python traceback's reason is its last line, which follows the trace)."""
+    try:
+        with log.open("rb") as f:
+            f.seek(max(0, f.seek(0, 2) - 65536))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    found = [line.strip() for line in lines if CRASH_SIGNS.match(line.strip())]
+    signs = [line for line in found if not line.startswith("Traceback")] or found
+    return signs[-1][:200] if signs else ""
+
+
 async def _exited(bot: ManagedBot, wait_s: float = 1.0) -> bool:
     """Whether the launched bot's process has exited (waiting up to ``wait_s`` for it to be reaped)."""
     for _ in range(int(wait_s / 0.05)):
@@ -466,7 +489,11 @@ async def check_command(
             _keep_games(report, FaultPolicy(decision_ms=decision_ms))
         if not report.passed:
             if await _exited(bot):
-                report.crash = f"the bot crashed: its process exited during the check; {bot.log_excerpt()}"
+                why = _crash_reason(bot.log_path)
+                report.crash = (
+                    f"the bot crashed: its process exited during the check{f' ({why})' if why else ''}; "
+                    f"{bot.log_excerpt()}"
+                )
             else:
                 report.warnings.append(bot.log_excerpt())
         return report

@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.conductor.checkbot import check_bot, check_command
+import pytest
+
+from arena.conductor.checkbot import _crash_reason, check_bot, check_command
 from arena.players.process import ManagedBot
 from arena.sandbox import SandboxMode
 from tests.helpers import CHAOS, arena_cli, launched
@@ -67,3 +69,32 @@ def test_the_cli_prints_the_crash_line() -> None:
     out = " ".join(done.stdout.split())
     assert "the bot crashed: its process exited during the check; its log " in out, done.stdout
     assert "VERDICT: FAIL" in out
+
+
+@pytest.mark.parametrize(
+    ("log", "reason"),
+    [
+        (
+            "go-first listening on unix:/run/arena/bot.sock\n"
+            "panic: protobuf tag not enough fields in HelloRequest.state: \n\ngoroutine 7 [running]:\n"
+            + "main.x()\n\t/src/bot.go:1 +0x1\n" * 40
+            + "[arena] bot exited with status 2\n",
+            "panic: protobuf tag not enough fields in HelloRequest.state:",
+        ),
+        (
+            'Traceback (most recent call last):\n  File "bot.py", line 3, in act\n'
+            "ZeroDivisionError: division by zero\n[arena] bot exited with status 1\n",
+            "ZeroDivisionError: division by zero",
+        ),
+        (
+            'Exception in thread "main" java.lang.IllegalStateException: boom\n\tat Bot.main(Bot.java:9)\n',
+            'Exception in thread "main" java.lang.IllegalStateException: boom',
+        ),
+        ("chaos listening on 127.0.0.1:5\n[arena] bot exited with status 3\n", ""),
+    ],
+)
+def test_the_crash_line_names_why_the_runtime_died(tmp_path: Path, log: str, reason: str) -> None:
+    """The reason a runtime prints as it dies, which its stack trace pushes out of the log's last lines."""
+    path = tmp_path / "bot.log"
+    path.write_text(log)
+    assert _crash_reason(path) == reason
