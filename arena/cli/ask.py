@@ -121,7 +121,9 @@ async def _asked(
         logs = Path(tempfile.mkdtemp(prefix="arena-ask-"))
         try:
             async with asking.launched(command, mode, workdir, logs) as bot:
-                where = f"launched as `{command}` (pid {bot.pid}, log {bot.log_path})"
+                pid = _program_pid(bot.pid) if not bot.sandbox.sandboxed else None
+                shown = f"pid {pid}; " if pid else ""
+                where = f"launched as `{command}` ({shown}log {bot.log_path})"
                 try:
                     identity, answers = await asking.ask_bot(bot.address, chosen, wait_s)
                 except BotError as exc:
@@ -132,6 +134,17 @@ async def _asked(
             raise BotError(f"the bot did not start or answer: {exc}") from None
     name = f"{identity.name!r} version {identity.version!r}"
     return answers, f"asked the bot {name} {where}"
+
+
+def _program_pid(shim: int | None) -> int | None:
+    """The pid of the bot's program, the only child of the shim that launched it (Linux's /proc), or None."""
+    if shim is None:
+        return None
+    try:
+        children = Path(f"/proc/{shim}/task/{shim}/children").read_text().split()
+    except OSError:
+        return None
+    return int(children[0]) if len(children) == 1 else None
 
 
 def _describe(d: Any) -> str:
