@@ -107,16 +107,19 @@ async def recorded_game(
 
 
 @pytest.mark.parametrize(
-    ("abort_at", "max_faults"),
+    ("abort_at", "max_faults", "bank_ms"),
     [
-        (set(), 3),  # every message on one stream
-        ({2}, 3),  # a broken stream: the next decision comes on a resumed one, with the events since
-        ({2, 4}, 1),  # two broken streams forfeit the seat (max 1 fault): nothing more is asked of it
+        (set(), 3, 0),  # every message on one stream
+        ({2}, 3, 0),  # a broken stream: the next decision comes on a resumed one, with the events since
+        ({2, 4}, 1, 0),  # two broken streams forfeit the seat (max 1 fault): nothing more is asked of it
+        ({3}, 3, 700),  # a time bank (never drawn on: every reply is in time), in the game start and requests
     ],
 )
-def test_the_rebuilt_messages_are_the_bytes_the_table_sent(abort_at: set[int], max_faults: int) -> None:
+def test_the_rebuilt_messages_are_the_bytes_the_table_sent(
+    abort_at: set[int], max_faults: int, bank_ms: int
+) -> None:
     config = GameConfig.create("five-handed", target=5)
-    policy = FaultPolicy(decision_ms=5000, max_faults_per_game=max_faults)
+    policy = FaultPolicy(decision_ms=5000, max_faults_per_game=max_faults, time_bank_ms=bank_ms)
     recorder, result = asyncio.run(recorded_game(config, 2, abort_at, policy))
     assert [f.kind.value for f in result.faults] == ["error_status"] * len(abort_at)
     assert (2 in result.forfeited) == (len(abort_at) > max_faults)
