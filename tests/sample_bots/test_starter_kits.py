@@ -123,8 +123,8 @@ def listening(command: list[str], name: str, log: Path) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-def checked(address: str) -> None:
-    result = arena_cli("check-bot", address, timeout=120)
+def checked(address: str, *options: str) -> None:
+    result = arena_cli("check-bot", address, *options, timeout=300)
     assert result.returncode == 0 and "VERDICT: PASS" in result.stdout, result.stdout + result.stderr
     assert "violations: none" in result.stdout
 
@@ -151,7 +151,9 @@ def test_the_go_kit_passes_check_bot(go_kit: Path) -> None:
 def test_the_java_kit_passes_check_bot(java_kit: Path) -> None:
     command = ["java", "-jar", str(java_kit / "bot.jar")]
     with listening(command, "java-first", java_kit / "stderr.log") as address:
-        checked(address)
+        # What is checked is the protocol, not the speed: a JVM starved of CPU by a busy machine (the whole
+        # suite beside other work) once missed the default 1000 ms by 17 ms in the ten-stream games.
+        checked(address, "--decision-ms", "5000")
 
 
 @pytest.mark.needs_bwrap
