@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Generator
+from pathlib import Path
 
 import pytest
 
@@ -100,6 +101,53 @@ def _grpc_ruby() -> str | None:
     return "needs Ruby's gRPC: apt-get install ruby-grpc ruby-grpc-tools"
 
 
+GO_PACKAGES = (
+    "golang-go golang-google-grpc-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc"
+)
+JAVA_PACKAGES = (
+    "default-jdk-headless protobuf-compiler-grpc-java-plugin libgrpc-java libprotobuf-java libnetty-java "
+    "libperfmark-java libguava-java libgeronimo-annotation-1.3-spec-java"
+)
+
+
+@functools.cache
+def _grpc_go() -> str | None:
+    """The Go starter kit's toolchain (sample_bots/go/Makefile): Debian's grpc-go, built in GOPATH mode on
+    the v1.5 protobuf runtime (the v1.3 one cannot marshal what today's generator writes)."""
+    tools = ("go", "make", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
+    absent = [tool for tool in tools if shutil.which(tool) is None]
+    gocode = Path("/usr/share/gocode/src")
+    if not (gocode / "google.golang.org" / "grpc" / "health").is_dir():
+        absent.append("grpc-go's sources")
+    else:
+        runtime = gocode / "github.com" / "golang" / "protobuf" / "go.mod"
+        if not runtime.is_file() or "google.golang.org/protobuf" not in runtime.read_text():
+            absent.append("the v1.5 protobuf runtime")
+    if not absent:
+        return None
+    return (
+        f"needs Debian's grpc-go ({', '.join(absent)} missing): apt-get install make protobuf-compiler "
+        f"{GO_PACKAGES}"
+    )
+
+
+JAVA_JARS = ("grpc-netty", "grpc-protobuf", "grpc-stub", "protobuf", "netty-codec-http2", "perfmark-api")
+
+
+@functools.cache
+def _grpc_java() -> str | None:
+    """The Java starter kit's toolchain (sample_bots/java/Makefile): Debian's grpc-java and its jars."""
+    tools = ("java", "javac", "jar", "make", "protoc", "grpc_java_plugin")
+    absent = [tool for tool in tools if shutil.which(tool) is None]
+    absent += [f"{jar}.jar" for jar in JAVA_JARS if not (Path("/usr/share/java") / f"{jar}.jar").is_file()]
+    if not absent:
+        return None
+    return (
+        f"needs Debian's grpc-java ({', '.join(absent)} missing): apt-get install make protobuf-compiler "
+        f"{JAVA_PACKAGES}"
+    )
+
+
 @functools.cache
 def _postgres() -> str | None:
     from tests.postgres import postgres_problem
@@ -135,6 +183,8 @@ NEEDS: dict[str, tuple[Callable[[], str | None], str]] = {
     "needs_buf": (_buf, "`npm ci` has run in tools/ and node is on PATH"),
     "needs_grpc_cpp": (_grpc_cpp, "Debian's grpc++ toolchain is installed (the C++ starter kit)"),
     "needs_grpc_ruby": (_grpc_ruby, "Ruby's gRPC is installed (the Ruby starter kit)"),
+    "needs_grpc_go": (_grpc_go, "Debian's grpc-go is installed (the Go starter kit)"),
+    "needs_grpc_java": (_grpc_java, "Debian's grpc-java is installed (the Java starter kit)"),
     "needs_postgres": (_postgres, "PostgreSQL's server programs are installed (apt-get install postgresql)"),
     "needs_root": (_root, "the suite runs as root"),
     "needs_readonly_mount": (

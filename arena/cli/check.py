@@ -62,10 +62,11 @@ def check_bot(
                     games_per_config=games,
                     decision_ms=decision_ms,
                     progress=echo,
+                    keep=True,
                 )
             )
         else:
-            report = asyncio.run(check_running(address, games, decision_ms, progress=echo))
+            report = asyncio.run(check_running(address, games, decision_ms, progress=echo, keep=True))
     for line in report.tail():
         echo(line)
     raise typer.Exit(0 if report.passed else 1)

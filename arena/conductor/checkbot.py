@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,18 +24,19 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.bot import Bot
+from arena.conductor.ask import Timing, keep_games
 from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
 from arena.engine.config import GameConfig, Variant
 from arena.engine.dealing import deal_order
 from arena.engine.state import Phase
 from arena.errors import ArenaError, BotError, ConfigError
 from arena.event.faults import FaultPolicy
-from arena.event.table import TableSpec, play_table
+from arena.event.table import TableResult, TableSpec, play_table, record_of
 from arena.players.connection import BotConnection, BotIdentity
 from arena.players.inprocess import InProcessPlayer
 from arena.players.process import ManagedBot, expand_command
 from arena.players.remote import RemotePlayer
-from arena.results.record import Fault
+from arena.results.record import Fault, GameRecord, ScheduledGame
 from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_view
 from arena.text import printable
@@ -72,6 +74,9 @@ class CheckReport:
     decisions: int = 0
     parallel: list[str] = field(default_factory=list)
     launch: str = ""  # how the bot was launched (--command), or "" for a bot already running
+    crash: str = ""  # one line when the failure is the bot's crash (its process exited), with its log's end
+    kept: str = ""  # where the games are kept for ``arena ask`` when a decision failed
+    records: list[tuple[ScheduledGame, GameRecord]] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -114,6 +119,14 @@ class CheckReport:
                 f"{', '.join(sorted(missed))}"
             )
         lines += [f"  warning: {w}" for w in self.warnings]
+        if self.kept:
+            lines.append(
+                f"  the games are kept in {self.kept}: `arena faults {self.kept} --json` gives each "
+                f"failed decision's game and number, `arena ask {self.kept} GAME --decision N` shows "
+                "the request, and with --command or --address sends it to your bot again"
+            )
+        if self.crash:
+            lines.append(f"  {self.crash}")
         if self.violations:
             lines.append(f"  {len(self.violations)} violation(s):")
             lines += [f"    - {v}" for v in self.violations]
@@ -147,8 +160,12 @@ async def check_bot(
     decision_ms: int = 1000,
     seed: int = 1,
     progress: Callable[[str], None] | None = None,
+    keep: bool = False,
 ) -> CheckReport:
     """Run the whole check against the bot at ``address``; never raises for the bot's misbehaviour.
+
+    With ``keep``, a failed decision has the check's games stored in a new directory (``report.kept``) for
+    ``arena ask``; without it they are in ``report.records`` only.
 
     ``progress`` is told the report's head once the handshake is over, then each game's line as it ends
     (what ``CheckReport.render`` gives in one piece), so that a slow check shows it is alive; the tail is
@@ -156,6 +173,8 @@ async def check_bot(
     """
     report = CheckReport(address)
     await _check(report, games_per_config, decision_ms, seed, progress or (lambda _line: None))
+    if keep:
+        _keep_games(report, FaultPolicy(decision_ms=decision_ms))
     return report
 
 
@@ -172,6 +191,11 @@ async def _check(
             report.identity = await connection.hello()
         except BotError as exc:
             report.violations.append(f"handshake failed: {exc}")
+            if _closed_mid_call(str(exc)):
+                report.crash = (
+                    "crashed? the bot accepted the connection and then dropped it during Hello, as a bot "
+                    "does when it crashes on it: look at its own output"
+                )
             for line in report.head():
                 say(line)
             return
@@ -209,6 +233,7 @@ async def _check(
                         f"check-{game_no}", config, _seed_for(config, seat, seed + game_no), names, policy
                     )
                     result = await play_table(spec, players)
+                    _keep(report, spec, result)
                     faults = [f for f in result.faults if f.seat == seat]
                     report.violations += [_describe(f) for f in faults if f.charged]
                     report.warnings += [
@@ -252,6 +277,7 @@ async def _parallel(
     )
     streams = PARALLEL_TABLES * config.num_players
     for spec, result in zip(specs, results, strict=True):
+        _keep(report, spec, result)
         charged = [f for f in result.faults if f.charged]
         report.violations += [f"with {streams} streams open at once: {_describe(f)}" for f in charged[:3]]
         if len(charged) > 3:
@@ -276,6 +302,68 @@ async def _parallel(
             f"it must serve concurrent PlayGame streams ({streams} here; a server with one worker thread, or "
             "one that handles one stream at a time, cannot)"
         )
+
+
+def _keep(report: CheckReport, spec: TableSpec, result: TableResult) -> None:
+    """Remember a played game in the store's form, for ``arena ask`` should a decision of it fail."""
+    number = len(report.records)
+    game = ScheduledGame(number, spec.game_id, 1, number + 1, spec.game_id, 0, spec.seed, spec.seat_names)
+    report.records.append((game, record_of(result)))
+
+
+def _keep_games(report: CheckReport, policy: FaultPolicy) -> None:
+    """When a decision of the bot failed, store the check's games as a small event in a new directory
+    (``report.kept``) that ``arena faults``, ``replay`` and ``ask`` read; a failure to store is a warning."""
+    if not any(f.charged for _, record in report.records for f in record.faults):
+        return
+    where = Path(tempfile.mkdtemp(prefix="arena-check-games-"))
+    timing = Timing(policy.decision_ms, policy.time_bank_ms, policy.max_faults_per_game)
+    name = report.identity.name if report.identity else report.address
+    try:
+        keep_games(where, report.records, timing, name)
+    except ArenaError as exc:
+        report.warnings.append(f"the check's games could not be kept: {exc}")
+        return
+    report.kept = str(where)
+
+
+def _closed_mid_call(detail: str) -> bool:
+    """Whether a failed call's error says the bot's side went away in the middle of it (what a process
+    that crashes while answering leaves), rather than that nobody was listening."""
+    return "UNAVAILABLE" in detail and any(
+        sign in detail for sign in ("Socket closed", "Stream removed", "Connection reset", "EOF")
+    )
+
+
+CRASH_SIGNS = re.compile(
+    r"^(panic: |fatal error: |Traceback \(most recent call last\)|Exception in thread |terminate called |"
+    r"Segmentation fault|\w+(\.\w+)*(Error|Exception): )"
+)
+"""The first line of what Go, Python, Java and C++ runtimes print when they die: the reason, which a
+stack trace pushes out of the log's last lines."""
+
+
+def _crash_reason(log: Path) -> str:
+    """The log's last line that says why a runtime died (``CRASH_SIGNS``), or "" (read from its last
+    64 KiB; a Python traceback's reason is its last line, which follows the trace)."""
+    try:
+        with log.open("rb") as f:
+            f.seek(max(0, f.seek(0, 2) - 65536))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    found = [line.strip() for line in lines if CRASH_SIGNS.match(line.strip())]
+    signs = [line for line in found if not line.startswith("Traceback")] or found
+    return signs[-1][:200] if signs else ""
+
+
+async def _exited(bot: ManagedBot, wait_s: float = 1.0) -> bool:
+    """Whether the launched bot's process has exited (waiting up to ``wait_s`` for it to be reaped)."""
+    for _ in range(int(wait_s / 0.05)):
+        if not bot.alive():
+            return True
+        await asyncio.sleep(0.05)
+    return not bot.alive()
 
 
 def _seed_for(config: GameConfig, seat: int, base: int) -> int:
@@ -366,10 +454,12 @@ async def check_command(
     games_per_config: int = 1,
     decision_ms: int = 1000,
     progress: Callable[[str], None] | None = None,
+    keep: bool = False,
 ) -> CheckReport:
     """Launch ``command`` as an event launches an entrant (its sandbox, limits and ``{address}``), check it,
     stop it. A bot that cannot start is a violation with the reason and the last lines of its log, which
-    is kept (in a new directory under the system's temporary one) for the author to read whole.
+    is kept (in a new directory under the system's temporary one) for the author to read whole; one that
+    crashed (its process exited) is said so in ``report.crash``. ``keep`` as for ``check_bot``.
 
     :raises ConfigError: the sandbox cannot run here, or the bot's directory cannot be told.
     """
@@ -404,8 +494,17 @@ async def check_command(
             return report
         report = CheckReport(address, launch=launch)
         await _check(report, games_per_config, decision_ms, 1, say)
+        if keep:
+            _keep_games(report, FaultPolicy(decision_ms=decision_ms))
         if not report.passed:
-            report.warnings.append(bot.log_excerpt())
+            if await _exited(bot):
+                why = _crash_reason(bot.log_path)
+                report.crash = (
+                    f"the bot crashed: its process exited during the check{f' ({why})' if why else ''}; "
+                    f"{bot.log_excerpt()}"
+                )
+            else:
+                report.warnings.append(bot.log_excerpt())
         return report
     finally:
         await bot.close()

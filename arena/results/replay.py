@@ -91,8 +91,12 @@ def render_game(game: StoredGame) -> str:
             lines.append(f"  partner: {who(hand['partner'])}")
         if hand["sitting_out"] is not None:
             lines.append(f"  sitting out: {who(hand['sitting_out'])}")
+        marked = _faulted_plays(game, hand["hand_index"])
         for number, trick in enumerate(hand["tricks"], 1):
-            plays = ", ".join(f"{seats[p['seat']]} {_card(p['card'])}" for p in trick["plays"])
+            plays = ", ".join(
+                f"{seats[p['seat']]} {_card(p['card'])}{marked.get((p['seat'], p['card']), '')}"
+                for p in trick["plays"]
+            )
             lines.append(f"  trick {number}: {plays} → {seats[trick['winner']]}")
         lines.append(
             f"  {hand['outcome']}: making side took {hand['making_tricks']} tricks; points "
@@ -149,6 +153,16 @@ def _faults(game: StoredGame, hand_index: int) -> list[str]:
         for f in game.faults
         if f.hand_index == hand_index
     ]
+
+
+def _faulted_plays(game: StoredGame, hand_index: int) -> dict[tuple[int, str], str]:
+    """The card plays of one hand that the arena made for a seat after a fault, by (seat, card), each with
+    its mark: the decision it happened at (a card is played once a hand, so the play is the fault's)."""
+    return {
+        (f.seat, f.substitute[5:-1]): f" (fault at decision {f.decision_id})"
+        for f in game.faults
+        if f.hand_index == hand_index and f.substitute.startswith("PLAY(")
+    }
 
 
 def _scores(scores: Sequence[int]) -> str:

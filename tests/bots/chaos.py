@@ -21,6 +21,8 @@ modes:
   flood           sends hundreds of unsolicited decisions after its first reply
   close_early     ends its stream after its 2nd decision
   wrong_version   says protocol version 2 in the handshake
+  crash_hello     exits the whole process when the arena says Hello (as a bot whose protobuf runtime cannot
+                  read the request does)
   one_stream      a fine player that serves one game stream at a time (the others wait for it to end)
   margin          a fine player that replies after sleeping until --reply-ms into each decision
   ignore_sigterm  a fine player that ignores SIGTERM (must be SIGKILLed)
@@ -99,6 +101,8 @@ class RawServicer(PlayerServicer):
         self.one_at_a_time = asyncio.Lock()
 
     async def Hello(self, request: pb.HelloRequest, context: grpc.aio.ServicerContext) -> pb.HelloResponse:
+        if self.mode == "crash_hello":
+            os._exit(3)
         reply = await super().Hello(request, context)
         if self.mode == "wrong_version":
             reply.protocol_version = 2
@@ -160,6 +164,7 @@ class RawServicer(PlayerServicer):
 
 RAW_MODES = (
     "garbage",
+    "crash_hello",
     "wrong_message",
     "wrong_id",
     "stale_id",

@@ -74,6 +74,8 @@ def test_every_command_fits_80_columns(played: tuple[Path, Path, str]) -> None:
         ["leaderboard", str(out), "--explain"],
         ["games", str(out)],
         ["replay", str(out), "0"],
+        ["ask", str(out), "0", "--decision", "7"],
+        ["ask", str(out), "0", "--decision", "7", "--whole-hand", "-o", str(tmp / "asked.json")],
         ["faults", str(out)],
         ["export", str(out), "-o", str(tmp / "export")],
         ["report", str(out), "-o", str(tmp / "r.html")],
@@ -85,7 +87,7 @@ def test_every_command_fits_80_columns(played: tuple[Path, Path, str]) -> None:
     rules = "{python} -m sample_bots.rules --address {address}"
     calls["check-bot"] = (["check-bot", "--sandbox", "none", "--command", rules], 0)
     commands = ["", "run", "demo", "leaderboard", "replay", "report", "games", "faults", "export", "match"]
-    commands += ["check-bot", "version", "serve", "invite", "submit", "status"]
+    commands += ["check-bot", "ask", "version", "serve", "invite", "submit", "status"]
     for command in commands:
         calls[f"{command} --help"] = ([*([command] if command else []), "--help"], 0)
     with ThreadPoolExecutor(max_workers=2) as pool:
