@@ -50,7 +50,7 @@ def ask(
     as_json: bool = typer.Option(False, "--json", help="print the export (JSON) instead of text"),
     output: Path | None = typer.Option(None, "--output", "-o", help="also write the export (JSON) here"),
 ) -> None:
-    """A stored decision again: the request its seat received, to a bot.
+    """A stored decision, again: the request a seat received.
 
     Shows the request (the seat's own view only), exports it, or sends it again to a bot and prints the
     reply, its time and what the game played there; exit 0, or 1 when the bot failed to answer a request
