@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, BinaryIO
 
 GRACE_S = 2.0
+STARTING_MARK = "[arena] starting:"  # the launch command's line, with host paths: servers leave it out
 
 
 BOT_OOM_SCORE_ADJ = 500
@@ -207,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(sig, lambda *_: None)
     log = CappedLog(args.log, args.log_cap)
     try:
-        log.write(f"[arena] starting: {' '.join(command)}\n".encode())
+        log.write(f"{STARTING_MARK} {' '.join(command)}\n".encode())
         if not_joined:
             log.write(f"[arena] {not_joined}\n".encode())
             return 127
