@@ -33,7 +33,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
-from arena.players.shim import append_arena_line
+from arena.players.shim import STARTING_MARK, append_arena_line
 from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxMode, SandboxSpec, bwrap_argv, cgroup_problem
 from arena.sandbox.bubblewrap import (
     SOCKET_NAME,
@@ -130,8 +130,12 @@ class ManagedBot:
         sandbox: SandboxSpec | None = None,
         cwd: Path | None = None,
         start_gate: asyncio.Semaphore | None = None,
+        log_label: str | None = None,
     ) -> None:
         self.name = name
+        # How a reason names the log: by default its path (the terminal user's own file, to open); a
+        # server names it without its host path, which the entrant can neither open nor should see.
+        self.log_label = log_label
         # Shared by the event's bots: how many may be starting at once (a start is mostly CPU, and bots
         # that all start together on a small machine miss their start-up timeouts together).
         self.start_gate = start_gate
@@ -418,12 +422,19 @@ class ManagedBot:
 
     def log_excerpt(self, lines: int = 8) -> str:
         """Where the log is and its last lines, each on a line of its own under it, indented: read in a
-        terminal under one ``error:`` or ``warning:`` line (never as one line with ``\\n`` in it)."""
+        terminal under one ``error:`` or ``warning:`` line (never as one line with ``\\n`` in it).
+
+        With a ``log_label`` the log is named by it and the shim's ``[arena] starting:`` line (the launch
+        command, full of host paths) is left out: the lines are the bot's own and how it ended."""
         # Newlines only (a bot's carriage return or U+2028 does not begin a line), each line made printable.
-        tail = [printable(line[:200]) for line in self.log_tail(4000).split("\n")[-lines:]]
+        text = self.log_tail(4000).split("\n")
+        if self.log_label is not None:
+            text = [line for line in text if not line.startswith(STARTING_MARK)]
+        tail = [printable(line[:200]) for line in text[-lines:]]
+        name = f"its log {self.log_path}" if self.log_label is None else self.log_label
         if not tail:
-            return f"its log {self.log_path} is empty"
-        return f"its log {self.log_path} ends:" + "".join(f"\n    {line}" for line in tail)
+            return f"{name} is empty"
+        return f"{name} ends:" + "".join(f"\n    {line}" for line in tail)
 
     def note(self, line: str) -> None:
         """Append one line of the arena's own to the bot's log, at the start of a line, under the lock the

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 GRACE_S = 2.0
+STARTING_MARK = "[arena] starting:"  # the launch command's line, with host paths: servers leave it out
 
 
 BOT_OOM_SCORE_ADJ = 500
@@ -313,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(sig, lambda *_: None)
     log = CappedLog(args.log, args.log_cap)
     try:
-        log.arena_line(f"[arena] starting: {' '.join(command)}\n")
+        log.arena_line(f"{STARTING_MARK} {' '.join(command)}\n")
         if not_joined:
             log.arena_line(f"[arena] {not_joined}\n")
             return 127

@@ -20,7 +20,7 @@ from arena.server import access
 from arena.server.errors import not_found
 from arena.server.ladder import gamelogs
 from arena.server.ladder.ratings import conservative, rating_key
-from arena.server.submissions.checks import version_log
+from arena.server.submissions.checks import public_text, version_log
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
 
@@ -103,15 +103,21 @@ async def logs_page(web: Web, request: Request, visit: Visit) -> Response:
     if user is None:
         raise not_found("logs")
     access.require_owner(visit.viewer, user.id, "logs")
-    logs = [
-        (
-            v,
-            _tail(version_log(web.config, user.id, v.number, "check")),
-            _tails(server.ladder.log_paths(v.id)) or gamelogs.tail(server.db, v.id, LOG_TAIL_BYTES),
-            server.games.of_version(v.id),
+    data_dir = web.config.data_dir
+    logs = []
+    for v in server.submissions.of_user(user.id):
+        check = _tail(version_log(web.config, user.id, v.number, "check"))
+        ladder = _tails(server.ladder.log_paths(v.id)) or gamelogs.tail(server.db, v.id, LOG_TAIL_BYTES)
+        # as the entrant may read them: no launch line, no path of the server (``public_text``)
+        upload = server.submissions.directory(v)
+        logs.append(
+            (
+                v,
+                public_text(check, data_dir, upload),
+                public_text(ladder, data_dir, upload),
+                server.games.of_version(v.id),
+            )
         )
-        for v in server.submissions.of_user(user.id)
-    ]
     return web.page(request, visit, "logs.html", entrant=user, logs=logs)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from arena.conductor.checkbot import check_bot
 from arena.errors import ArenaError
 from arena.players.process import ManagedBot
+from arena.players.shim import STARTING_MARK
 from arena.sandbox import SandboxSpec
 from arena.server.db.models import VersionStatus
 from arena.server.db.multi import CheckClaims, shared
@@ -36,6 +37,19 @@ log = logging.getLogger("arena.server")
 STDERR_TAIL_BYTES = 4000
 LOGS = "logs"
 SHARED_POLL_S = 1.0  # how often a process on a shared database looks for uploads made to the others
+
+
+def public_text(text: str, data_dir: Path, directory: Path) -> str:
+    """``text`` (a reason, a log) as an entrant may read it: without the shim's launch line and with the
+    server's own paths replaced (an unsandboxed bot's traceback names its file under the server's
+    directory): the upload's folder becomes ``<your upload>``, the rest of the server's ``<server>``."""
+    lines = [line for line in text.splitlines() if not line.startswith(STARTING_MARK)]
+    kept = "\n".join(lines) + ("\n" if text.endswith("\n") and lines else "")
+    for path, name in ((directory, "<your upload>"), (data_dir, "<server>")):
+        for form in sorted({str(path), str(path.resolve()), str(path.absolute())}, key=len, reverse=True):
+            if form not in ("", "."):
+                kept = kept.replace(form, name)
+    return kept
 
 
 def version_log(config: CompetitionConfig, user_id: int, number: int, what: str) -> Path:
@@ -61,12 +75,14 @@ async def check_version(
         memory_mb=spec.memory_mb,
         sandbox=SandboxSpec(mode=config.sandbox, workdir=directory, hide=tuple(hidden)),
         cwd=directory,
+        log_label="its stderr",
     )
     report: dict[str, Any] = {"violations": [], "warnings": [], "games": []}
     try:
         address = await bot.start()
     except (ArenaError, OSError) as exc:
-        report["violations"].append(f"the bot did not start: {str(exc).splitlines()[0]}")
+        # the whole reason: its first line says how the start failed, the lines under it the bot's own
+        report["violations"].append(public_text(f"the bot did not start: {exc}", config.data_dir, directory))
     else:
         found = await check_bot(
             address, config.checks.games_per_config, config.checks.decision_ms, seed=int(time.time())
@@ -93,9 +109,11 @@ async def check_version(
     finally:
         await bot.close()
     report["passed"] = bool(report.get("passed")) and not report["violations"]
+    report["warnings"] = [public_text(w, config.data_dir, directory) for w in report["warnings"]]
     # The bot's own lines: the launcher's "[arena] starting: bwrap ..." line tells the entrant nothing.
-    lines = bot.log_tail(STDERR_TAIL_BYTES).splitlines()
-    report["stderr_tail"] = "\n".join(line for line in lines if not line.startswith("[arena] starting:"))
+    report["stderr_tail"] = public_text(bot.log_tail(STDERR_TAIL_BYTES), config.data_dir, directory).rstrip(
+        "\n"
+    )
     report["seconds"] = round(time.perf_counter() - started, 2)
     return report
 
