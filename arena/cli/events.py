@@ -235,7 +235,9 @@ def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
     from arena.stats.leaderboard import Leaderboard
 
     board = Leaderboard(summary.standings, summary.confidence)
-    typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
+    title = f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"
+    source = str(cfg.source) if cfg.source is not None else None
+    typer.echo(render_table(board, title, max_games=cfg.ranking.max_games, config=source))
     if summary.stopped is Stopped.SETTLED:
         echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
     elif summary.stopped is Stopped.BUDGET:

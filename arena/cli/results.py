@@ -37,6 +37,7 @@ def leaderboard(
 
     with one_line_errors(), Queries.open(directory) as store:
         standings = compute_leaderboard(store)
+        budget = store.ranking().max_games
         played = len(store.finished())
         total = len(store.schedule())
         sprt = sprt_of_store(store)
@@ -45,7 +46,8 @@ def leaderboard(
     elif as_csv:
         typer.echo(render_csv(standings), nl=False)
     else:
-        typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
+        title = f"{directory}: {played} of {total} games played"
+        typer.echo(render_table(standings, title, max_games=budget))
         if sprt is not None:
             typer.echo(sprt[1].render(sprt[0]))
         if explain:

@@ -185,7 +185,18 @@ def _look(store: Store, tally: Tally, config: TournamentConfig, seed: int) -> Co
     tally.add(store.rated_games(after=tally.last_seq)).close()
     ranking = config.ranking
     demoted = store.disqualified()
-    return look(tally, ranking.method, ranking.confidence, seed, ranking.tie_margin, demoted, ranking.plan())
+    schedule = store.schedule()
+    per_round = len(schedule) // schedule[-1].round if schedule and schedule[-1].round else None
+    return look(
+        tally,
+        ranking.method,
+        ranking.confidence,
+        seed,
+        ranking.tie_margin,
+        demoted,
+        ranking.plan(),
+        per_round,
+    )
 
 
 def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], seen: Confidence) -> int:

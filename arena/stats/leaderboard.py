@@ -197,6 +197,9 @@ def compute_leaderboard(
             )
         )
     tally = Tally(names, keep_rows=True).add(store.rated_games()).close()
+    schedule = getattr(store, "schedule", None)
+    played = schedule() if schedule is not None else []
+    round_games = len(played) // played[-1].round if played and played[-1].round else None
     conf = confidence(
         tally.units(),
         ranking.method,
@@ -206,6 +209,7 @@ def compute_leaderboard(
         demoted=disqualified,
         tally=tally,
         plan=ranking.plan(),
+        round_games=round_games,
     )
     by_name = {s.name: s for s in standings}
     ordered = [by_name[name] for name in conf.order]
@@ -226,7 +230,10 @@ def _confidence_fields(conf: Confidence, i: int) -> dict[str, object]:
     whole order's figure (the same on every row)."""
     figures = conf.entrants[i].to_dict()
     nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
+    lo, hi = conf.rank_ranges()[i]
     return {
+        "rank_range": [lo, hi],
+        "tier": conf.tiers()[i],
         "score": figures["score"],
         "score_ci": figures["score_ci"],
         "points_per_hand_ci": figures["points_per_hand_ci"],
