@@ -37,7 +37,7 @@ class Stopped(StrEnum):
     """Why an event stopped where it did."""
 
     SCHEDULE = ""  # its schedule was played out (no --until-settled)
-    SETTLED = "settled"  # --until-settled: every adjacent pair of the order is decided (above or tied)
+    SETTLED = "settled"  # --until-settled: the question of [ranking] settle is answered
     BUDGET = "budget"  # --until-settled: [ranking] max_games would be exceeded
 
 
@@ -126,7 +126,7 @@ async def run_event(
                     seen = _look(store, tally, config, seed)
                     rounds = _more_rounds(config, schedule, seen)
                     if rounds <= 0:
-                        stopped = Stopped.SETTLED if seen.settled else Stopped.BUDGET
+                        stopped = Stopped.SETTLED if config.ranking.answered(seen) else Stopped.BUDGET
                         break
                     grown = replace(config, rounds=schedule[-1].round + rounds)
                     store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
@@ -210,12 +210,13 @@ def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], se
     per_round = len(schedule) // schedule[-1].round
     affordable = int((config.ranking.max_games - len(schedule)) // per_round)
     plan = config.ranking.plan()
+    settled = config.ranking.answered(seen)
     if plan is None:
-        if seen.settled:
+        if settled:
             return 0
         return min(max(1, math.ceil(config.ranking.check_every / per_round)), affordable)
     points = plan.points(per_round)
-    if seen.settled and len(schedule) in points:
+    if settled and len(schedule) in points:
         return 0
     later = [p for p in points if p > len(schedule)]
     if not later:

@@ -22,13 +22,13 @@ WIDTH = 80
 COLUMNS = (
     "rank",
     "place",
-    "rank_lo",
-    "rank_hi",
-    "tier",
     "name",
     "score",
     "score_lo",
     "score_hi",
+    "rank_lo",
+    "rank_hi",
+    "tier",
     "points_per_hand_lo",
     "points_per_hand_hi",
     "verdict_next",
@@ -57,11 +57,11 @@ the next pair), then how the rank spreads, then the TrueSkill rating, then the t
 _FIRST = (
     "rank",
     "place",
-    "rank_range",
-    "tier",
     "name",
     "score",
     "score_ci",
+    "rank_range",
+    "tier",
     "points_per_hand_ci",
     "verdict_next",
     "p_above_next",
@@ -135,7 +135,8 @@ def legend(conf: Confidence | None) -> str:
     level = f"{conf.level:.0%}" if conf is not None else "95%"
     text = (
         f"place: the rank range, where its true place lies; a rule between rows separates tiers (each "
-        f"entrant above it is shown better than every one below); {label}: {wording.score_name(method)}, the number the order "
+        f"entrant above it is shown better than every one below); {label}: {wording.score_name(method)}, "
+        "the number the order "
         f"is by; {level} interval: where its true value very probably lies; TrueSkill: the rating from "
         f"finishing places alone, {wording.RATING_FORM}, beside the order but not setting it; maker: hands "
         "it named trump, and the share its side made. arena leaderboard --explain says what every column "

@@ -322,21 +322,33 @@ def look(
     df = n - 1
 
     def critical(two_sided: float) -> float:
-        """The boundary, in standard errors, of one pair's test at this two-sided level, over the looks."""
+        """The normal boundary, in standard errors, of one pair's test at this two-sided level, over the
+        looks."""
         if n < 1:
             return math.inf
         two_sided = min(two_sided, 0.5)
-        z = (
-            plan.boundary_at(tally.n_games, two_sided)
-            if plan is not None
-            else mixture_boundary(n, 1 - two_sided, rho)
-        )
-        return t_boundary(z, df) if plan is not None else z  # the sequence's own variance is estimated
+        if plan is not None:
+            return plan.boundary_at(tally.n_games, two_sided)
+        return mixture_boundary(n, 1 - two_sided, rho)
 
-    bound = critical(alpha)
-    shown = (
-        step_down(gaps, ses, rated, lambda share: critical(2 * alpha * share)) if n >= MIN_UNITS else set()
+    # The units each pair's variance rests on: those in which both played (a 30-entrant duplicate event's
+    # 10 blocks hold each entrant about twice). Under planned looks each boundary is moved to Student's t
+    # with that many less one degrees of freedom; the confidence sequence estimates its variance as it goes.
+    both = np.array(
+        [[min(tally.unit_sum[col[i]], tally.unit_sum[col[j]]) for j in range(k)] for i in range(k)]
     )
+    pair_df = (both - 1).reshape(k, k)
+    z_bound = critical(alpha)
+    bound = t_boundary(z_bound, df) if plan is not None else z_bound
+    shown = (
+        step_down(
+            gaps, ses, rated, lambda share: critical(2 * alpha * share), pair_df if plan is not None else None
+        )
+        if n >= MIN_UNITS
+        else set()
+    )
+    if plan is None:  # the confidence sequence: no pair decided on fewer than MIN_UNITS of its own units
+        shown = {(i, j) for i, j in shown if both[i, j] >= MIN_UNITS}
     ranks = rank_ranges(k, rated, shown)
     sub = np.ix_([col[i] for i in rated], [col[i] for i in rated])
     good = n >= 2 and len(rated) >= 2 and bool(np.all(np.isfinite(cov[sub])))
@@ -368,7 +380,9 @@ def look(
             verdict = Verdict.ABOVE if n >= 1 else Verdict.OPEN
             interval, p_tied = (gap, gap), 0.0
         else:
-            verdict, lo, hi = decide(gap, se, n, level, margin, rho, bound)
+            own = int(both[i, i + 1])
+            pair_bound = t_boundary(z_bound, own - 1) if plan is not None else bound
+            verdict, lo, hi = decide(gap, se, own, level, margin, rho, pair_bound)
             interval = (lo, hi)
             p_tied = float(within[i, i + 1])
         more = None

@@ -299,19 +299,22 @@ def pair_probabilities(
     close = (np.abs(a[:, None] - a[None, :]) < margin).astype(float) + (a[:, None] == a[None, :]) * (
         margin <= 0
     )
-    for i in range(k):
-        for j in range(i + 1, k):
-            vi, vj, c = cov[i, i], cov[j, j], cov[i, j]
-            det = vi * vj - c * c
-            if not det > 1e-300:  # no joint spread: the two variances alone
-                vi, vj, c = max(vi, SE_FLOOR**2), max(vj, SE_FLOOR**2), 0.0
-                det = vi * vj
-            x, y = da[i][:, None], da[j][None, :]
-            q = (vj * x * x - 2 * c * x * y + vi * y * y) / det
-            log = lw[:, None] + lw[None, :] - 0.5 * q
-            post = np.exp(log - log.max())
-            total = float(np.sum(post))
-            p = float(np.sum(post * higher)) / total
-            out[i, j], out[j, i] = p, 1 - p
-            near[i, j] = near[j, i] = float(np.sum(post * close)) / total
+    ii, jj = np.triu_indices(k, 1)
+    vi, vj, c = cov[ii, ii].copy(), cov[jj, jj].copy(), cov[ii, jj].copy()
+    det = vi * vj - c * c
+    flat = ~(det > 1e-300)  # no joint spread: the two variances alone
+    vi[flat] = np.maximum(vi[flat], SE_FLOOR**2)
+    vj[flat] = np.maximum(vj[flat], SE_FLOOR**2)
+    c[flat] = 0.0
+    det = vi * vj - c * c
+    x, y = da[ii][:, :, None], da[jj][:, None, :]  # pair x atom of i x atom of j
+    q = (vj[:, None, None] * x * x - 2 * c[:, None, None] * x * y + vi[:, None, None] * y * y) / det[
+        :, None, None
+    ]
+    log = lw[None, :, None] + lw[None, None, :] - 0.5 * q
+    post = np.exp(log - log.max(axis=(1, 2), keepdims=True))
+    total = post.sum(axis=(1, 2))
+    p = (post * higher).sum(axis=(1, 2)) / total
+    out[ii, jj], out[jj, ii] = p, 1 - p
+    near[ii, jj] = near[jj, ii] = (post * close).sum(axis=(1, 2)) / total
     return out, near

@@ -47,6 +47,9 @@ from statistics import NormalDist
 import numpy as np
 
 _NORMAL = NormalDist()
+MIN_DF = 9
+"""No pair is shown on a variance from fewer than ten units in which both entrants played (as
+arena.stats.sequential.MIN_UNITS for the neighbours)."""
 
 
 def t_boundary(z: float, df: float) -> float:
@@ -88,10 +91,13 @@ def step_down(
     ses: np.ndarray,
     rated: Sequence[int],
     critical: Callable[[float], float],
+    df: np.ndarray | None = None,
 ) -> set[tuple[int, int]]:
     """The pairs (i, j) of ``rated`` shown "i better than j" by Holm's step-down: ``gaps[i, j]`` is i's
-    score minus j's, ``ses[i, j]`` its standard error, ``critical(a)`` the boundary (in standard errors) of
-    a one-sided test at level ``a``. Pairs without a measured spread are never shown."""
+    score minus j's, ``ses[i, j]`` its standard error, ``critical(a)`` the normal boundary (in standard
+    errors) of a one-sided test at level ``a``, moved to Student's t with ``df[i, j]`` degrees of freedom
+    for the pair (the units its variance rests on, less one; none: normal). Pairs without a measured
+    spread, or with fewer than ``MIN_DF`` degrees of freedom, are never shown."""
     stat: dict[tuple[int, int], float] = {}
     for i in rated:
         for j in rated:
@@ -99,12 +105,16 @@ def step_down(
                 continue
             se = float(ses[i, j])
             gap = float(gaps[i, j])
-            stat[i, j] = gap / se if se > 0 and math.isfinite(se) and math.isfinite(gap) else -math.inf
+            few = df is not None and df[i, j] < MIN_DF
+            ok = se > 0 and math.isfinite(se) and math.isfinite(gap) and not few
+            stat[i, j] = gap / se if ok else -math.inf
     remaining = set(stat)
     shown: set[tuple[int, int]] = set()
     while remaining:
         c = critical(1 / len(remaining))
-        new = {pair for pair in remaining if stat[pair] > c}
+        new = {
+            (i, j) for i, j in remaining if stat[i, j] > (c if df is None else t_boundary(c, float(df[i, j])))
+        }
         if not new:
             break
         shown |= new
