@@ -30,13 +30,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from ranking import calibration, per_round  # noqa: E402
-from ranking_fields import FIELDS, PlayedEvent, names  # noqa: E402
+from ranking import calibration, per_round
+from ranking_fields import FIELDS, PlayedEvent, names
 
-from arena.stats.confidence import TIE_MARGIN, Confidence, look  # noqa: E402
-from arena.stats.leaderboard import PLANNED_RHO, SETTLES, answered  # noqa: E402
-from arena.stats.sequential import LookPlan, Verdict  # noqa: E402
-from arena.stats.tally import Tally  # noqa: E402
+from arena.stats.confidence import TIE_MARGIN, Confidence, look
+from arena.stats.leaderboard import PLANNED_RHO, SETTLES, answered
+from arena.stats.sequential import LookPlan, Verdict
+from arena.stats.tally import Tally
 
 LEVEL = 0.95
 STEP = 50

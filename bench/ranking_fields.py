@@ -4,9 +4,9 @@ Each field is a list of (entrant, ε) with ε the noise of the rules bot (sample
 a weaker bot, and two entrants with the same ε are truly tied (equal strength, independent noise). The
 fields cover what an event meets: a ladder of distinct strengths, the same ladder with one entrant entered
 twice, five identical entrants, a near-tie (ε 0 against 0.05), and two class fields: six graded tiers
-each entered twice (12 entrants) and ten graded tiers each entered three times (30 entrants). An event is played once to its full
-length; a look after ``b`` games is its prefix of ``b`` games, exactly what an event of that length would
-have played (schedules grow as prefixes).
+each entered twice (12 entrants) and ten graded tiers each entered three times (30 entrants). An event is
+played once to its full length; a look after ``b`` games is its prefix of ``b`` games, exactly what an event
+of that length would have played (schedules grow as prefixes).
 """
 
 from __future__ import annotations

@@ -152,7 +152,7 @@ def test_the_ranges_cover_jointly_over_seeded_events(field: str) -> None:
 def test_a_graded_field_is_told_apart() -> None:
     """The same graded field at 400 games: the top pair's ranges lie above the bottom pair's, and the
     board names tiers (the power the neighbour-only places lacked)."""
-    tally, names = synthetic([1.0, 1.0, 0.8, 0.8, 0.6, 0.6, 0.4, 0.4], 400, 5)
+    tally, _ = synthetic([1.0, 1.0, 0.8, 0.8, 0.6, 0.6, 0.4, 0.4], 400, 5)
     conf = look(tally, "points", 0.95, 1, plan=PLAN)
     ranges = conf.rank_ranges()
     assert max(hi for lo, hi in ranges[:2]) < min(lo for lo, hi in ranges[-2:])
@@ -163,7 +163,7 @@ def test_a_graded_field_is_told_apart() -> None:
 def test_copies_get_a_p_near_one_half_and_far_pairs_near_certainty() -> None:
     """Four tiers of two copies: P for each copy pair is between 0.05 and 0.95; P for the top tier over the
     bottom is over 0.99 (the prior is fitted to the whole field, not to the neighbours' gaps)."""
-    tally, names = synthetic([1.0, 1.0, 0.8, 0.8, 0.6, 0.6, 0.4, 0.4], 300, 7)
+    tally, _ = synthetic([1.0, 1.0, 0.8, 0.8, 0.6, 0.6, 0.4, 0.4], 300, 7)
     conf = look(tally, "points", 0.95, 1, plan=PLAN)
     p = {(a, b): conf.pairwise[i][j] for i, a in enumerate(conf.order) for j, b in enumerate(conf.order)}
     for a, b in (("e00", "e01"), ("e02", "e03"), ("e04", "e05"), ("e06", "e07")):
