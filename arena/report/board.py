@@ -113,7 +113,8 @@ def rows(figures: EventFigures) -> list[dict[str, Any]]:
             pair, below is not None and below.disqualified != standing.disqualified
         )
         wld, elo, los_text = _elo(figures, standing.name, below.name) if below else ("–", "–", "–")
-        cells = wording.cells(standing, conf, i) | {
+        shared = {k: v for k, v in wording.cells(standing, conf, i).items() if k != "note"}
+        cells = shared | {
             "verdict": verdict,
             "p_next": _pct(pair.probability) if pair else "–",
             "wld": wld,

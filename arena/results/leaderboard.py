@@ -1,6 +1,7 @@
 """The leaderboard's three forms: the terminal table (``arena leaderboard``, the end of ``arena run``), JSON
-and CSV. One order, said plainly: the order's own number comes first with its interval, places the
-evidence cannot separate share a place ("=3"), one sentence says which places are settled, and TrueSkill
+and CSV. One order, said plainly: the order's own number comes first with its interval, each place is a
+rank range holding for every entrant at once ("2–4"), a rule separates tiers, the sentences say who is
+first and which places are settled, and TrueSkill
 stands beside the order as the rating, labelled so. The words come from arena.stats.wording, which the
 HTML report uses too; the figures from arena.stats.leaderboard, unchanged. Every line fits 80 columns.
 """

@@ -289,9 +289,9 @@ def _round4(value: float) -> float | None:
 
 def _confidence_fields(conf: Confidence, i: int) -> dict[str, object]:
     """The figures of the ``i``-th entrant of the order: its score (the order's number) and the bootstrap
-    intervals of it, of its points per hand and of its mean rank, its place ("=3" when
-    tied), P(above) every other entrant, the pair with the next one (P, verdict, the gap's interval), and the
-    whole order's figure (the same on every row)."""
+    intervals of it, of its points per hand and of its mean rank; its place (its rank range as printed,
+    "2–4"), ``rank_range`` and ``tier``; P(above) every other entrant; the pair with the next one (P,
+    verdict, the gap's interval); and the whole order's figure (the same on every row)."""
     figures = conf.entrants[i].to_dict()
     nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
     lo, hi = conf.rank_ranges()[i]
