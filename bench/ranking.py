@@ -540,6 +540,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--save", type=Path, help="also pickle the played games here")
     parser.add_argument("--load", type=Path, help="analyse the games a --save stored instead of playing")
+    parser.add_argument("--play-only", action="store_true", help="with --save: play and store, no report")
     parser.add_argument(
         "--plans",
         default="50:1.5:0,100:2:0,50:1.5:200,100:1.5:200,50:2:200,100:1.5:400",
@@ -581,6 +582,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"played in {time.monotonic() - started:.0f} s", flush=True)
     if args.save:
         args.save.write_bytes(pickle.dumps({"played": played, "outcomes": outcomes, "args": vars(args)}))
+    if args.play_only:
+        return
     report(played, outcomes, args.step, args.workers, started)
 
 

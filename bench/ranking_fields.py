@@ -3,9 +3,10 @@
 Each field is a list of (entrant, ε) with ε the noise of the rules bot (sample_bots/noisy.py): a larger ε is
 a weaker bot, and two entrants with the same ε are truly tied (equal strength, independent noise). The
 fields cover what an event meets: a ladder of distinct strengths, the same ladder with one entrant entered
-twice, five identical entrants, and a near-tie (ε 0 against 0.05). An event is played once to its full
-length; a look after ``b`` games is its prefix of ``b`` games, exactly what an event of that length would
-have played (schedules grow as prefixes).
+twice, five identical entrants, a near-tie (ε 0 against 0.05), and two class fields: six graded tiers
+each entered twice (12 entrants) and ten graded tiers each entered three times (30 entrants). An event is
+played once to its full length; a look after ``b`` games is its prefix of ``b`` games, exactly what an event
+of that length would have played (schedules grow as prefixes).
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ FIELDS: dict[str, tuple[tuple[str, float], ...]] = {
     ),
     "same5": tuple((f"same{i}", 0.2) for i in range(1, 6)),
     "near": (("eps000", 0.0), ("eps005", 0.05), ("eps030", 0.3), ("eps060", 0.6), ("eps100", 1.0)),
+    "class12": tuple(
+        (f"eps{round(e * 100):03d}{copy}", e) for e in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0) for copy in "ab"
+    ),
+    "class30": tuple(
+        (f"eps{round(e * 100):03d}{copy}", e) for e in (i / 9 for i in range(10)) for copy in "abc"
+    ),
 }
 """Entrants in their true order, best first (equal ε: tied)."""
 

@@ -44,6 +44,7 @@ def leaderboard(
 
     with one_line_errors(), Queries.open(directory) as store:
         standings = compute_leaderboard(store)
+        budget = store.ranking().max_games
         played = len(store.finished())
         total = len(store.schedule())
         sprt = render_stored_match(store)
@@ -53,7 +54,8 @@ def leaderboard(
     elif as_csv:
         typer.echo(render_csv(standings), nl=False)
     else:
-        typer.echo(render_table(standings, f"{directory}: {played} of {total} games played"))
+        title = f"{directory}: {played} of {total} games played"
+        typer.echo(render_table(standings, title, max_games=budget))
         if sprt is not None:
             typer.echo(sprt)
         for line in flag_lines(pairs):  # nothing unless a pair is flagged

@@ -248,14 +248,16 @@ def _print_summary(cfg: TournamentConfig, summary: EventSummary) -> None:
     from arena.stats.leaderboard import Leaderboard
 
     board = Leaderboard(summary.standings, summary.confidence)
-    typer.echo(render_table(board, f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"))
+    title = f"{cfg.name}: {summary.games_total} games, {cfg.game.variant.value}"
+    source = str(cfg.source) if cfg.source is not None else None
+    typer.echo(render_table(board, title, max_games=cfg.ranking.max_games, config=source))
     if summary.stopped is Stopped.SETTLED:
-        echo(f"until-settled: every adjacent pair settled after {summary.games_total} games")
+        echo(f"until-settled: {cfg.ranking.question()} after {summary.games_total} games")
     elif summary.stopped is Stopped.BUDGET:
         still = ", ".join(f"{p.upper} / {p.lower}" for p in summary.confidence.open_pairs())
         echo(
-            f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played); "
-            f"still open: {still}"
+            f"until-settled: budget of {cfg.ranking.max_games} games spent ({summary.games_total} played) "
+            f"before {cfg.ranking.question()}" + (f"; neighbour pairs still open: {still}" if still else "")
         )
     with one_line_errors(), Queries.open(cfg.output) as store:
         schedule = store.schedule()  # as played: --until-settled may have grown it

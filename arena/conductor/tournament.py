@@ -38,7 +38,7 @@ class Stopped(StrEnum):
     """Why an event stopped where it did."""
 
     SCHEDULE = ""  # its schedule was played out (no --until-settled)
-    SETTLED = "settled"  # --until-settled: every adjacent pair of the order is decided (above or tied)
+    SETTLED = "settled"  # --until-settled: the question of [ranking] settle is answered
     BUDGET = "budget"  # --until-settled: [ranking] max_games would be exceeded
 
 
@@ -130,7 +130,7 @@ async def run_event(
                     seen = _look(store, tally, config, seed)
                     rounds = _more_rounds(config, schedule, seen)
                     if rounds <= 0:
-                        stopped = Stopped.SETTLED if seen.settled else Stopped.BUDGET
+                        stopped = Stopped.SETTLED if config.ranking.answered(seen) else Stopped.BUDGET
                         break
                     grown = replace(config, rounds=schedule[-1].round + rounds)
                     store.begin_event(grown.fingerprint(), grown.to_dict(), build_schedule(grown), rows)
@@ -208,7 +208,18 @@ def _look(store: Store, tally: Tally, config: TournamentConfig, seed: int) -> Co
     tally.add(store.rated_games(after=tally.last_seq)).close()
     ranking = config.ranking
     demoted = store.disqualified()
-    return look(tally, ranking.method, ranking.confidence, seed, ranking.tie_margin, demoted, ranking.plan())
+    schedule = store.schedule()
+    per_round = len(schedule) // schedule[-1].round if schedule and schedule[-1].round else None
+    return look(
+        tally,
+        ranking.method,
+        ranking.confidence,
+        seed,
+        ranking.tie_margin,
+        demoted,
+        ranking.plan(),
+        per_round,
+    )
 
 
 def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], seen: Confidence) -> int:
@@ -222,12 +233,13 @@ def _more_rounds(config: TournamentConfig, schedule: Sequence[ScheduledGame], se
     per_round = len(schedule) // schedule[-1].round
     affordable = int((config.ranking.max_games - len(schedule)) // per_round)
     plan = config.ranking.plan()
+    settled = config.ranking.answered(seen)
     if plan is None:
-        if seen.settled:
+        if settled:
             return 0
         return min(max(1, math.ceil(config.ranking.check_every / per_round)), affordable)
     points = plan.points(per_round)
-    if seen.settled and len(schedule) in points:
+    if settled and len(schedule) in points:
         return 0
     later = [p for p in points if p > len(schedule)]
     if not later:

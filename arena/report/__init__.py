@@ -271,6 +271,7 @@ def leaderboard(figures: EventFigures) -> dict[str, Any]:
     return {
         "rows": board.rows(figures),
         "columns": board.columns(conf),
+        "score_label": wording.score_name(conf.method),
         "sentence": board.sentence(conf),
         "validity": wording.validity(conf),
         "summary": conf.summary(),

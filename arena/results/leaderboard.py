@@ -1,6 +1,7 @@
 """The leaderboard's three forms: the terminal table (``arena leaderboard``, the end of ``arena run``), JSON
-and CSV. One order, said plainly: the order's own number comes first with its interval, places the
-evidence cannot separate share a place ("=3"), one sentence says which places are settled, and TrueSkill
+and CSV. One order, said plainly: the order's own number comes first with its interval, each place is a
+rank range holding for every entrant at once ("2–4"), a rule separates tiers, the sentences say who is
+first and which places are settled, and TrueSkill
 stands beside the order as the rating, labelled so. The words come from arena.stats.wording, which the
 HTML report uses too; the figures from arena.stats.leaderboard, unchanged. Every line fits 80 columns.
 """
@@ -26,6 +27,9 @@ COLUMNS = (
     "score",
     "score_lo",
     "score_hi",
+    "rank_lo",
+    "rank_hi",
+    "tier",
     "points_per_hand_lo",
     "points_per_hand_hi",
     "verdict_next",
@@ -51,7 +55,18 @@ COLUMNS = (
 """The CSV's columns: the order first (its place, its number and that number's interval, the verdict on
 the next pair), then how the rank spreads, then the TrueSkill rating, then the tallies."""
 
-_FIRST = ("rank", "place", "name", "score", "score_ci", "points_per_hand_ci", "verdict_next", "p_above_next")
+_FIRST = (
+    "rank",
+    "place",
+    "name",
+    "score",
+    "score_ci",
+    "rank_range",
+    "tier",
+    "points_per_hand_ci",
+    "verdict_next",
+    "p_above_next",
+)
 
 
 def _standings(board: Leaderboard | list[Standing]) -> list[Standing]:
@@ -78,6 +93,7 @@ def render_csv(board: Leaderboard | list[Standing]) -> str:
             ("score_ci", "score_lo", "score_hi"),
             ("points_per_hand_ci", "points_per_hand_lo", "points_per_hand_hi"),
             ("mean_rank_ci", "mean_rank_lo", "mean_rank_hi"),
+            ("rank_range", "rank_lo", "rank_hi"),
         ):
             pair = row.get(key) or [None, None]
             row |= {lo: pair[0], hi: pair[1]}
@@ -95,7 +111,7 @@ def _csv_values(row: dict[str, object]) -> dict[str, object]:
 
 
 def _help() -> str:
-    cols = wording.columns("points")
+    cols = [c for c in wording.columns("points") if not c.report_only]
     width = max(len(c.label) for c in cols)
     lines = ["\b", "Columns of the table (--explain prints this with the lines under it):"]
     for c in cols:
@@ -119,19 +135,27 @@ def legend(conf: Confidence | None) -> str:
     label = wording.SCORE_LABELS.get(method, "pts/hand")
     level = f"{conf.level:.0%}" if conf is not None else "95%"
     text = (
-        f"{label}: {wording.score_name(method)}, the number the order is by; {level} interval: where "
-        "its true value very probably lies; TrueSkill: the rating from finishing places alone, skill ± 3 "
-        "sigma, beside the order but not setting it; maker: hands it named trump, and the share its side "
-        "made. arena leaderboard --explain says what every column means."
+        f"place: the rank range, where its true place lies; a rule between rows separates tiers (each "
+        f"entrant above it is shown better than every one below); {label}: {wording.score_name(method)}, "
+        "the number the order "
+        f"is by; {level} interval: where its true value very probably lies; TrueSkill: the rating from "
+        f"finishing places alone, {wording.RATING_FORM}, beside the order but not setting it; maker: hands "
+        "it named trump, and the share its side made. arena leaderboard --explain says what every column "
+        "means."
     )
     return "\n".join(_wrap(text))
 
 
 def render_table(
-    board: Leaderboard | list[Standing], title: str = "Leaderboard", details: bool = True
+    board: Leaderboard | list[Standing],
+    title: str = "Leaderboard",
+    details: bool = True,
+    max_games: int | None = None,
+    config: str | None = None,
 ) -> str:
-    """The table of the order, the sentence saying which places are settled, a short legend, then (with
-    ``details``) how sure each neighbour pair is; 80 columns."""
+    """The table of the order, the sentences saying who is first and which places are settled, a short
+    legend, then (with ``details``) how sure each neighbour pair is; 80 columns. ``max_games`` and
+    ``config`` (the event's budget and config file, when known) make the advice one that can be followed."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -140,7 +164,8 @@ def render_table(
     conf = board.confidence if isinstance(board, Leaderboard) else None
     method = conf.method if conf is not None else "points"
     rows = [wording.cells(s, conf, i) for i, s in enumerate(standings)]
-    wanted = [c for c in wording.columns(method, conf.level if conf else 0.95)]
+    wanted = [c for c in wording.columns(method, conf.level if conf else 0.95) if not c.report_only]
+    wanted = [c for c in wanted if c.key != "tier"]  # a rule between tiers says it in fewer columns
     if not any(r["forfeits"] != "0" for r in rows):
         wanted = [c for c in wanted if c.key != "forfeits"]
     for r in rows:  # DQ, house: beside the name, not in a column of their own (80 columns are few)
@@ -149,8 +174,8 @@ def render_table(
     head = _wrap(title)
     if conf is not None:
         head += _wrap(
-            f"Ordered by {wording.score_name(method)}, best first; '=' marks places the games "
-            "cannot separate."
+            f"Ordered by {wording.score_name(method)}, best first; each place is a rank range holding "
+            f"for every entrant at once ({conf.level:.0%} sure)."
         )
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=0, show_edge=False)
     longest = max([len(r["name"]) + len(r["note"]) + 3 * bool(r["note"]) for r in rows] + [7])
@@ -163,8 +188,9 @@ def render_table(
             no_wrap=not left,
             min_width=min(longest, 14) if c.key == "name" else None,
         )
-    for r in rows:
-        table.add_row(*(r[c.key] for c in wanted))
+    tiers = conf.tiers() if conf is not None else [1] * len(rows)
+    for i, r in enumerate(rows):
+        table.add_row(*(r[c.key] for c in wanted), end_section=i + 1 < len(rows) and tiers[i + 1] != tiers[i])
     console = Console(file=io.StringIO(), width=WIDTH, color_system=None, force_terminal=False)
     console.print(table)
     body: str = console.file.getvalue()  # type: ignore[attr-defined]
@@ -178,16 +204,16 @@ def render_table(
     if details:
         after += legend(conf).splitlines()
     text += "\n".join(after) + "\n"
-    return text + (render_confidence(conf) if details else "")
+    return text + (render_confidence(conf, max_games, config) if details else "")
 
 
-def render_confidence(conf: Confidence) -> str:
+def render_confidence(conf: Confidence, max_games: int | None = None, config: str | None = None) -> str:
     """How sure the order is, in words an organiser can act on: each neighbour pair, the whole order, what
     to do about open pairs, and the matrix of P(row above column) while it fits (the JSON always has it)."""
     score = wording.score_name(conf.method)
     lines = [""]
     lines += _wrap(
-        f"How sure the order is, after {wording.count(conf.units)} {conf.unit}s: each verdict holds at "
+        f"How sure the order is, after {wording.plural(conf.units, conf.unit)}: each verdict holds at "
         f"{conf.level:g} {wording.validity(conf)}; tied means shown within "
         f"{conf.margin:g} {score}. Gaps are upper minus lower, in {score}."
     )
@@ -195,7 +221,7 @@ def render_confidence(conf: Confidence) -> str:
         lines += _wrap(wording.pair_line(pair, i + 1, conf), first="  ", indent="      ")
     if conf.adjacent:
         lines.append(f"Chance the whole order is right: {wording.p_text(conf.whole)}.")
-    advice = wording.advice(conf)
+    advice = wording.advice(conf, max_games=max_games, config=config)
     if advice:
         lines += _wrap(advice)
     lines += _wrap(conf.summary(), indent="  ")
@@ -236,7 +262,7 @@ def render_explained(conf: Confidence | None) -> str:
     """``arena leaderboard --explain``: every column and every line under the table, in words."""
     method = conf.method if conf is not None else "points"
     out: list[str] = []
-    for line in wording.explain(method, conf.level if conf is not None else 0.95).splitlines():
+    for line in wording.explain(method, conf.level if conf is not None else 0.95, conf).splitlines():
         if len(line) <= WIDTH:
             out.append(line)
             continue

@@ -28,7 +28,6 @@ Pure: stored games in, figures out. Why these statistics (the numbers are in doc
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -37,8 +36,17 @@ from typing import Any
 
 import numpy as np
 
-from arena.stats.ebayes import fit_prior, posterior
-from arena.stats.sequential import LookPlan, Verdict, boundary, decide, mixture_units, more_games
+from arena.stats.ebayes import FLAT, fit_strengths, pair_probabilities, posterior
+from arena.stats.ranks import Ranks, rank_ranges, step_down, t_boundary
+from arena.stats.sequential import (
+    MIN_UNITS,
+    LookPlan,
+    Verdict,
+    decide,
+    mixture_boundary,
+    mixture_units,
+    more_games,
+)
 from arena.stats.tally import Tally, Units, collect, tally_of
 
 __all__ = ["Units", "collect"]  # collected units are made here for every caller of the confidence
@@ -49,6 +57,8 @@ TIE_MARGIN = 0.08
 *tied*. The smallest margin at which ``--until-settled`` calls a true tie tied within its default budget
 (1,000 games) in at least 80% of the benchmark's events, in both modes (docs/ranking.md); half of it needs
 about four times the games."""
+MIN_FIELD = 3
+"""Rated entrants needed to fit the prior on strengths from the field; fewer (two) get the flat prior."""
 REPLICATES = 1000
 WHOLE_DRAWS = 4000
 """Normal draws for the whole-order figure."""
@@ -181,8 +191,9 @@ class Confidence:
     adjacent: tuple[AdjacentPair, ...]
     whole: float
     boundary: float  # half-width of the pairs' intervals in standard errors, at this many units
-    prior_null: float  # the field's estimated share of exactly equal pairs
+    prior_null: float  # the weight of the prior's heaviest atom of strength (1: one strength for all)
     planned_looks: tuple[float, ...] = ()  # the looks (games) the verdicts hold over; () = any look
+    ranks: Ranks | None = None  # the simultaneous rank ranges and tiers of the order (arena.stats.ranks)
 
     @property
     def settled(self) -> bool:
@@ -191,17 +202,40 @@ class Confidence:
     def open_pairs(self) -> list[AdjacentPair]:
         return [p for p in self.adjacent if not p.settled]
 
+    def rank_ranges(self) -> list[tuple[int, int]]:
+        """Each entrant's rank range [lo, hi] (1-based, inclusive), holding for every entrant at once."""
+        if self.ranks is None:
+            return [(1, len(self.order)) for _ in self.order]
+        return list(self.ranks.ranges)
+
+    def tiers(self) -> list[int]:
+        """Each entrant's tier (1 the best): every entrant of a tier is shown better than every entrant
+        of the tiers below it."""
+        if self.ranks is None:
+            return [1 for _ in self.order]
+        return list(self.ranks.tiers)
+
     def places(self) -> list[str]:
-        """Each entrant's place as printed: "1", "2", ... with a run of neighbours the evidence cannot
-        separate (every pair in it tied or open, none settled above) sharing the first place of the run,
-        marked "=" ("=3", "=3"): a confident "3, 4" would claim an order the games have not shown."""
-        out: list[str] = []
-        first = 0
-        for i in range(len(self.order)):
-            if i and self.adjacent[i - 1].verdict is Verdict.ABOVE:
-                first = i
-            out.append(str(first + 1))
-        return [f"={place}" if out.count(place) > 1 else place for place in out]
+        """Each entrant's place as printed: its rank range, "1" when it is surely first, "2–5" when its true
+        rank lies somewhere from 2 to 5 (a confident "3" would claim an order the games have not shown)."""
+        return [str(lo) if lo == hi else f"{lo}–{hi}" for lo, hi in self.rank_ranges()]
+
+    def may_be_first(self) -> list[str]:
+        """The entrants whose range starts at 1: one of them is the winner."""
+        return [name for name, (lo, _) in zip(self.order, self.rank_ranges(), strict=True) if lo == 1]
+
+    def winner(self) -> str | None:
+        """The winner, when one entrant alone may be first."""
+        first = self.may_be_first()
+        return first[0] if len(first) == 1 else None
+
+    def shown_above(self, upper: str, lower: str) -> bool:
+        """``upper`` is shown better than ``lower`` over all pairs at the level (the rank ranges' test), or
+        placed above it by rule (disqualified, or without a game)."""
+        if self.ranks is None:
+            return False
+        i, j = self.order.index(upper), self.order.index(lower)
+        return (i, j) in self.ranks.shown or i < self.ranks.rated <= j
 
     def summary(self) -> str:
         """One line for the organiser: the places joined by what is known between neighbours, e.g.
@@ -260,11 +294,14 @@ def look(
     margin: float = TIE_MARGIN,
     demoted: Iterable[str] = (),
     plan: LookPlan | None = None,
+    round_games: int | None = None,
 ) -> Confidence:
-    """The order, every pair's P and every adjacent pair's verdict, from the running sums alone (no
-    intervals per entrant: ``replicates`` 0). This is what ``--until-settled`` looks at; the leaderboard is
-    this plus the bootstrap intervals, so the two state the same figures. ``plan``: the verdicts are judged
-    by the planned looks' boundary (arena.stats.sequential.LookPlan), else by the confidence sequence."""
+    """The order, every pair's P, every adjacent pair's verdict and every entrant's rank range, from the
+    running sums alone (no intervals per entrant: ``replicates`` 0). This is what ``--until-settled`` looks
+    at; the leaderboard is this plus the bootstrap intervals, so the two state the same figures. ``plan``:
+    the verdicts and ranges are judged by the planned looks' boundary (arena.stats.sequential.LookPlan),
+    else by the confidence sequence; ``round_games``: the games of one round, so that the looks it states
+    are those actually taken (each planned look rounded up to whole rounds)."""
     method = resolve_method(method, tally.duplicate)
     totals = tally.totals[method]
     s = totals.scores()
@@ -276,34 +313,78 @@ def look(
     k = len(order)
     n = tally.count
     last = set(demoted)
-    gaps = np.array([[s[col[i]] - s[col[j]] for j in range(k)] for i in range(k)])
-    var = np.array([[cov[a, a] + cov[b, b] - 2 * cov[a, b] for b in col] for a in col])
+    gaps = np.array([[s[col[i]] - s[col[j]] for j in range(k)] for i in range(k)]).reshape(k, k)
+    var = np.array([[cov[a, a] + cov[b, b] - 2 * cov[a, b] for b in col] for a in col]).reshape(k, k)
     ses = np.sqrt(np.maximum(var, 0.0))
-    free = [i for i in range(k) if order[i] not in last]
-    pairs = list(itertools.pairwise(free))  # the printed neighbours: the pairs the P is read for
-    prior = fit_prior([gaps[i, j] for i, j in pairs], [ses[i, j] for i, j in pairs])
-
-    def p_above(i: int, j: int) -> float:
-        if i == j:
-            return 0.5
-        if (order[i] in last) != (order[j] in last):  # a disqualified entrant is last by rule, not by luck
-            return 0.0 if order[i] in last else 1.0
-        return posterior(prior, float(gaps[i, j]), float(ses[i, j])).finishes_above
-
-    pairwise = tuple(tuple(p_above(i, j) for j in range(k)) for i in range(k))
+    rated = [i for i in range(k) if order[i] not in last and math.isfinite(estimate[order[i]])]
+    alpha = 1 - level
     rho = mixture_units(tally.n_games / n if n else 1.0)
-    bound = boundary(n, level, rho) if plan is None or n < 1 else plan.boundary(tally.n_games, level)
+    df = n - 1
+
+    def critical(two_sided: float) -> float:
+        """The normal boundary, in standard errors, of one pair's test at this two-sided level, over the
+        looks."""
+        if n < 1:
+            return math.inf
+        two_sided = min(two_sided, 0.5)
+        if plan is not None:
+            return plan.boundary_at(tally.n_games, two_sided)
+        return mixture_boundary(n, 1 - two_sided, rho)
+
+    # The units each pair's variance rests on: those in which both played (a 30-entrant duplicate event's
+    # 10 blocks hold each entrant about twice). Under planned looks each boundary is moved to Student's t
+    # with that many less one degrees of freedom; the confidence sequence estimates its variance as it goes.
+    both = np.array(
+        [[min(tally.unit_sum[col[i]], tally.unit_sum[col[j]]) for j in range(k)] for i in range(k)]
+    )
+    pair_df = (both - 1).reshape(k, k)
+    z_bound = critical(alpha)
+    bound = t_boundary(z_bound, df) if plan is not None else z_bound
+    shown = (
+        step_down(
+            gaps, ses, rated, lambda share: critical(2 * alpha * share), pair_df if plan is not None else None
+        )
+        if n >= MIN_UNITS
+        else set()
+    )
+    if plan is None:  # the confidence sequence: no pair decided on fewer than MIN_UNITS of its own units
+        shown = {(i, j) for i, j in shown if both[i, j] >= MIN_UNITS}
+    ranks = rank_ranges(k, rated, shown)
+    sub = np.ix_([col[i] for i in rated], [col[i] for i in rated])
+    good = n >= 2 and len(rated) >= 2 and bool(np.all(np.isfinite(cov[sub])))
+    strengths = fit_strengths(
+        [s[col[i]] for i in rated], [math.sqrt(max(cov[col[i], col[i]], 0)) for i in rated]
+    )
+    prob = np.full((k, k), 0.5)
+    within = np.zeros((k, k))
+    if good and len(rated) >= MIN_FIELD:
+        p_rated, w_rated = pair_probabilities(strengths, s[[col[i] for i in rated]], cov[sub], margin)
+        prob[np.ix_(rated, rated)] = p_rated
+        within[np.ix_(rated, rated)] = w_rated
+    elif good:  # too few entrants to learn a field from: the flat prior, Φ(gap / se)
+        for i in rated:
+            for j in rated:
+                if i != j:
+                    post = posterior(FLAT, float(gaps[i, j]), float(ses[i, j]), margin)
+                    prob[i, j], within[i, j] = post.finishes_above, post.within
+    for i in range(k):
+        for j in range(k):
+            if i != j and (i in rated) != (j in rated):  # placed by rule, not by luck
+                prob[i, j] = 1.0 if i in rated else 0.0
+    pairwise = tuple(tuple(float(prob[i, j]) for j in range(k)) for i in range(k))
     adjacent = []
     for i in range(k - 1):
         gap, se = float(gaps[i, i + 1]), float(ses[i, i + 1])
-        fixed = (order[i] in last) != (order[i + 1] in last)
+        fixed = (i in rated) != (i + 1 in rated)
         if fixed:
             verdict = Verdict.ABOVE if n >= 1 else Verdict.OPEN
             interval, p_tied = (gap, gap), 0.0
         else:
-            verdict, lo, hi = decide(gap, se, n, level, margin, rho, bound)
+            own = int(both[i, i + 1])
+            pair_bound = t_boundary(z_bound, own - 1) if plan is not None else bound
+            verdict, lo, hi = decide(gap, se, own, level, margin, rho, pair_bound)
             interval = (lo, hi)
-            p_tied = posterior(prior, gap, se, margin).within
+            p_tied = float(within[i, i + 1])
         more = None
         if verdict is Verdict.OPEN:
             more = more_games(gap, se, n, tally.n_games, level, margin, rho, bound)
@@ -312,15 +393,18 @@ def look(
         )
     whole = whole_order_probability(cov[np.ix_(col, col)], adjacent, last, event_seed)
     ppp = tally.totals["points"].scores()
-    ranks = np.full(len(names), np.nan)
-    np.divide(tally.rank_sum, tally.game_sum, out=ranks, where=tally.game_sum > 0)
+    ranks_ = np.full(len(names), np.nan)
+    np.divide(tally.rank_sum, tally.game_sum, out=ranks_, where=tally.game_sum > 0)
     none = (math.nan, math.nan)
     figures = tuple(
         EntrantFigures(
-            name, int(tally.game_sum[c]), estimate[name], none, float(ppp[c]), none, float(ranks[c]), none
+            name, int(tally.game_sum[c]), estimate[name], none, float(ppp[c]), none, float(ranks_[c]), none
         )
         for name, c in zip(order, col, strict=True)
     )
+    looks: tuple[float, ...] = ()
+    if plan is not None:
+        looks = tuple(float(p) for p in plan.points(round_games)) if round_games else plan.looks()
     return Confidence(
         method,
         level,
@@ -336,8 +420,9 @@ def look(
         tuple(adjacent),
         whole,
         bound,
-        prior.null,
-        () if plan is None else plan.looks(),
+        max(strengths.weights),
+        looks,
+        ranks,
     )
 
 
@@ -351,6 +436,7 @@ def confidence(
     demoted: Iterable[str] = (),
     tally: Tally | None = None,
     plan: LookPlan | None = None,
+    round_games: int | None = None,
 ) -> Confidence:
     """``look`` with each entrant's bootstrap intervals (points per hand, mean rank, the ranking score).
 
@@ -358,7 +444,7 @@ def confidence(
     stays small for long events) from a PCG64 stream seeded by ``bootstrap_seed(event_seed)``. ``tally``:
     the running sums of the same units, when the caller has them (else they are summed here).
     """
-    seen = look(tally or tally_of(units), method, level, event_seed, margin, demoted, plan)
+    seen = look(tally or tally_of(units), method, level, event_seed, margin, demoted, plan, round_games)
     method = seen.method
     col = [units.names.index(n) for n in seen.order]
     rng = np.random.Generator(np.random.PCG64(bootstrap_seed(event_seed)))

@@ -242,3 +242,79 @@ def posterior(prior: Prior, gap: float, se: float, margin: float = 0.0) -> Poste
     above = float(np.sum(p * above_k))
     within = equal + float(np.sum(p * inside)) if margin > 0 else equal
     return Posterior(above, equal, within)
+
+
+STRENGTH_ATOMS = 60
+"""Grid points of the prior on entrants' strengths, over the range of the scores ± two standard errors:
+finer than any gap the data can tell apart at the leaderboard's lengths."""
+PRUNE = 1e-6
+"""Atoms of the fitted strength prior below this weight are dropped before the pairs' posteriors (the
+NPMLE is sparse: a handful of atoms carry the weight), so a look over 30 entrants stays cheap."""
+
+
+@dataclass(frozen=True, slots=True)
+class StrengthPrior:
+    """The fitted prior on an entrant's true score: ``weights[k]`` at exactly ``atoms[k]``."""
+
+    atoms: tuple[float, ...]
+    weights: tuple[float, ...]
+
+
+def fit_strengths(
+    scores: Sequence[float], ses: Sequence[float], count: int = STRENGTH_ATOMS
+) -> StrengthPrior:
+    """The prior on the entrants' true scores, fitted to the whole field: a discrete distribution on a grid
+    (the NPMLE, Kiefer and Wolfowitz 1956; Koenker and Mizera 2014), weights by EM on the likelihood of
+    each entrant's score with its own standard error. Copies share an atom; distinct tiers get their own."""
+    s, e = _clean(scores, ses)
+    if s.size == 0:
+        return StrengthPrior((0.0,), (1.0,))
+    lo, hi = float(np.min(s - 2 * e)), float(np.max(s + 2 * e))
+    grid_ = np.linspace(lo, hi, count) if hi > lo else np.array([lo])
+    log = -0.5 * ((s[:, None] - grid_[None, :]) / e[:, None]) ** 2
+    like = np.exp(log - log.max(axis=1, keepdims=True))
+    w = _em(like, np.zeros(grid_.size), 2000, tol=1e-8)
+    keep = w > PRUNE
+    w = w[keep] / w[keep].sum()
+    return StrengthPrior(tuple(float(x) for x in grid_[keep]), tuple(float(x) for x in w))
+
+
+def pair_probabilities(
+    prior: StrengthPrior, scores: np.ndarray, cov: np.ndarray, margin: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """P(i's true score above j's) for every pair, an exact tie (the same atom) counting half: the posterior
+    of the two strengths under the field's prior, given both scores with their joint (2 × 2) covariance,
+    so the pair's own correlation is kept. ``scores``, ``cov``: the entrants to compare (finite). Also
+    returned: P(the two true scores are within ``margin`` of each other)."""
+    a = np.asarray(prior.atoms)
+    w = np.asarray(prior.weights)
+    k = scores.size
+    out = np.full((k, k), 0.5)
+    near = np.ones((k, k))
+    if a.size < 2:
+        return out, near
+    lw = np.log(w)
+    da = scores[:, None] - a[None, :]  # entrant x atom
+    higher = (a[:, None] > a[None, :]).astype(float) + 0.5 * (a[:, None] == a[None, :])
+    close = (np.abs(a[:, None] - a[None, :]) < margin).astype(float) + (a[:, None] == a[None, :]) * (
+        margin <= 0
+    )
+    ii, jj = np.triu_indices(k, 1)
+    vi, vj, c = cov[ii, ii].copy(), cov[jj, jj].copy(), cov[ii, jj].copy()
+    det = vi * vj - c * c
+    flat = ~(det > 1e-300)  # no joint spread: the two variances alone
+    vi[flat] = np.maximum(vi[flat], SE_FLOOR**2)
+    vj[flat] = np.maximum(vj[flat], SE_FLOOR**2)
+    c[flat] = 0.0
+    det = vi * vj - c * c
+    x, y = da[ii][:, :, None], da[jj][:, None, :]  # pair x atom of i x atom of j
+    q = (vj[:, None, None] * x * x - 2 * c[:, None, None] * x * y + vi[:, None, None] * y * y) / det[
+        :, None, None
+    ]
+    log = lw[None, :, None] + lw[None, None, :] - 0.5 * q
+    post = np.exp(log - log.max(axis=(1, 2), keepdims=True))
+    total = post.sum(axis=(1, 2))
+    p = (post * higher).sum(axis=(1, 2)) / total
+    out[ii, jj], out[jj, ii] = p, 1 - p
+    near[ii, jj] = near[jj, ii] = (post * close).sum(axis=(1, 2)) / total
+    return out, near

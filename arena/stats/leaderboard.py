@@ -27,6 +27,10 @@ PLANNED_RHO = 200.0
 """``[ranking] look_growth``, ``first_look`` and the shape of the planned boundary (ρ of the mixture, in
 games): the design at which ``--until-settled`` on bench/ranking.py's ladder stopped soonest with the
 exact order (docs/ranking.md)."""
+SETTLES = ("order", "winner", "top", "tiers")
+SETTLE = "order"
+"""``[ranking] settle``: the default question of ``--until-settled`` (docs/ranking.md has the games each
+question needed on the benchmark's fields)."""
 RETIRED = {
     "sharpen": "the pair probabilities are now fitted to the field (docs/ranking.md); remove the key",
 }
@@ -61,12 +65,40 @@ class RankingConfig:
         "planned looks: each after this many times the games of the one before (1: every check_every)",
     )
     first_look: int = option(FIRST_LOOK, Range(1, 10_000_000), "the first planned look, in games")
+    settle: str = option(
+        SETTLE,
+        OneOf(SETTLES, "plain"),
+        "the question --until-settled plays until it is answered: order (every neighbour pair above or "
+        "tied), winner (one entrant alone may be first, or the first two are tied), top (the first `top` "
+        "places are a tier of their own) or tiers (every neighbour pair is in different tiers or tied)",
+    )
+    top: int = option(3, Range(1, 10_000), 'with settle = "top": how many places must be settled')
 
     def __post_init__(self) -> None:
         options.settle(self, "ranking")
 
     def to_dict(self) -> dict[str, Any]:
-        return options.to_dict(self)
+        """The stored form; ``settle`` and ``top`` only when not the default, so an event stored before
+        they existed keeps its stored config (and resumes as the same event)."""
+        data = options.to_dict(self)
+        if self.settle == SETTLE:
+            data.pop("settle")
+        if self.settle != "top":
+            data.pop("top")
+        return data
+
+    def answered(self, conf: Confidence) -> bool:
+        """Whether the look ``conf`` answers ``settle``, the organiser's question."""
+        return answered(conf, self.settle, self.top)
+
+    def question(self) -> str:
+        """The question in words, for the line that says why ``--until-settled`` stopped."""
+        return {
+            "order": "every neighbour pair is settled above or tied",
+            "winner": "the winner is known (or the first two are tied)",
+            "top": f"the first {self.top} places are settled",
+            "tiers": "every neighbour pair is in different tiers or tied",
+        }[self.settle]
 
     def plan(self) -> LookPlan | None:
         """The planned looks the verdicts are judged by (None: the confidence sequence, any look)."""
@@ -149,6 +181,38 @@ class Leaderboard:
     confidence: Confidence
 
 
+def answered(conf: Confidence, settle: str, top: int = 3) -> bool:
+    """Whether the look ``conf`` answers the question ``settle`` (``[ranking] settle``):
+
+    * ``order``: every neighbour pair is decided, above or tied (each pair at the level on its own);
+    * ``winner``: one entrant alone may be first, or the only two that may be are shown tied;
+    * ``top``: the first ``top`` entrants are shown better than every entrant below them (a tier cut), or
+      the entrants at places ``top`` and ``top`` + 1 are shown tied and the first ``top`` + 1 are cut;
+    * ``tiers``: every neighbour pair is either in different tiers or shown tied: the whole tier structure
+      holds jointly at the level.
+    """
+    ranks = conf.ranks
+    k = len(conf.order)
+    if k < 2:
+        return True
+    if ranks is None or conf.units < 1:
+        return False
+    tied = [p.verdict is Verdict.TIED for p in conf.adjacent]
+    if settle == "order":
+        return conf.settled
+    if settle == "winner":
+        first = conf.may_be_first()
+        return len(first) == 1 or (len(first) == 2 and first == list(conf.order[:2]) and tied[0])
+    rated = ranks.rated
+
+    def split(i: int) -> bool:  # between places i + 1 and i + 2
+        return i + 1 >= rated or ranks.cut_after(i + 1) or tied[i]
+
+    if settle == "top" and top < min(rated, k):
+        return ranks.cut_after(top) or (top < rated - 1 and tied[top - 1] and ranks.cut_after(top + 1))
+    return all(split(i) for i in range(k - 1))
+
+
 def compute_standings(
     store: LeaderboardSource, record: Callable[[HistoryRow], None] | None = None
 ) -> list[Standing]:
@@ -197,6 +261,9 @@ def compute_leaderboard(
             )
         )
     tally = Tally(names, keep_rows=True).add(store.rated_games()).close()
+    schedule = getattr(store, "schedule", None)
+    played = schedule() if schedule is not None else []
+    round_games = len(played) // played[-1].round if played and played[-1].round else None
     conf = confidence(
         tally.units(),
         ranking.method,
@@ -206,6 +273,7 @@ def compute_leaderboard(
         demoted=disqualified,
         tally=tally,
         plan=ranking.plan(),
+        round_games=round_games,
     )
     by_name = {s.name: s for s in standings}
     ordered = [by_name[name] for name in conf.order]
@@ -221,12 +289,15 @@ def _round4(value: float) -> float | None:
 
 def _confidence_fields(conf: Confidence, i: int) -> dict[str, object]:
     """The figures of the ``i``-th entrant of the order: its score (the order's number) and the bootstrap
-    intervals of it, of its points per hand and of its mean rank, its place ("=3" when
-    tied), P(above) every other entrant, the pair with the next one (P, verdict, the gap's interval), and the
-    whole order's figure (the same on every row)."""
+    intervals of it, of its points per hand and of its mean rank; its place (its rank range as printed,
+    "2–4"), ``rank_range`` and ``tier``; P(above) every other entrant; the pair with the next one (P,
+    verdict, the gap's interval); and the whole order's figure (the same on every row)."""
     figures = conf.entrants[i].to_dict()
     nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
+    lo, hi = conf.rank_ranges()[i]
     return {
+        "rank_range": [lo, hi],
+        "tier": conf.tiers()[i],
         "score": figures["score"],
         "score_ci": figures["score_ci"],
         "points_per_hand_ci": figures["points_per_hand_ci"],

@@ -104,6 +104,34 @@ class LookPlan:
         """The half-width, in standard errors, at a look after ``games`` games."""
         return self.scale(level) * self.shape(max(games, self.first), level)
 
+    def boundary_at(self, games: float, alpha: float) -> float:
+        """``boundary`` at level 1 − ``alpha`` for any small ``alpha`` (a pair's share of the rank ranges'
+        α), its scale interpolated in log α between exact ones (``scale_table``): the scale changes by
+        under 10% from α = 0.05 to 10⁻⁶, and each exact one costs a tenth of a second."""
+        alpha = min(max(alpha, ALPHAS[-1]), ALPHAS[0])
+        table = scale_table(self)
+        logs = [math.log(a) for a in ALPHAS]
+        x = math.log(alpha)
+        for k in range(len(ALPHAS) - 1):
+            if logs[k + 1] <= x <= logs[k]:
+                t = (x - logs[k]) / (logs[k + 1] - logs[k])
+                scale = table[k] + t * (table[k + 1] - table[k])
+                break
+        else:
+            scale = table[-1]
+        # the shape was scaled at level 0.95 in ``boundary``; here it is the shape at this α
+        return scale * self.shape(max(games, self.first), 1 - alpha)
+
+
+ALPHAS = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6, 1e-7)
+"""The α at which ``scale_table`` computes the planned scale exactly (two-sided, per pair)."""
+
+
+@lru_cache(maxsize=16)
+def scale_table(plan: LookPlan) -> tuple[float, ...]:
+    """The planned scale at each α of ``ALPHAS``, computed once per plan and process."""
+    return tuple(plan.scale(1 - a) for a in ALPHAS)
+
 
 def crossing_probability(looks: tuple[float, ...], bounds: tuple[float, ...], grid: int = GRID) -> float:
     """P(|Z_k| >= bounds[k] at some look k) for a standardised random walk looked at after ``looks``

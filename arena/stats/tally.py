@@ -112,6 +112,7 @@ class Tally:
         k = len(self.names)
         self.totals = {method: Totals(k) for method in SCORES}
         self.rank_sum, self.game_sum = np.zeros(k), np.zeros(k)
+        self.unit_sum = np.zeros(k)  # units in which each entrant played: what its variance rests on
         self.rows: dict[str, list[np.ndarray]] | None = {key: [] for key in KEYS} if keep_rows else None
         self.n_games = 0
         self.duplicate = False
@@ -166,6 +167,7 @@ class Tally:
             self.totals[method].add(row[num], row[den])
         self.rank_sum += row["ranks"]
         self.game_sum += row["games"]
+        self.unit_sum += row["games"] > 0
         if self.rows is not None:
             for key in KEYS:
                 self.rows[key].append(row[key])
@@ -196,5 +198,6 @@ def tally_of(units: Units) -> Tally:
             tally.totals[method].add(getattr(units, num)[u], getattr(units, den)[u])
         tally.rank_sum += units.ranks[u]
         tally.game_sum += units.games[u]
+        tally.unit_sum += units.games[u] > 0
     tally.n_games, tally.duplicate = units.n_games, units.duplicate
     return tally

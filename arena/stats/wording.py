@@ -44,23 +44,36 @@ def score_name(method: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """One column of the leaderboard: its key in :func:`cells`, its short header, and what it means."""
+    """One column of the leaderboard: its key in :func:`cells`, its short header, what it means, and
+    whether only the report shows it (the terminal's 80 columns are few)."""
 
     key: str
     label: str
     meaning: str
+    report_only: bool = False
+
+
+RATING_FORM = "mu ± sigma"
+"""TrueSkill's one form everywhere: the skill estimate and one standard deviation of it."""
 
 
 def columns(method: str, level: float = 0.95) -> tuple[Column, ...]:
-    """Every column the leaderboard can show, in order (``forf`` and ``note`` only matter when some entrant
-    has one: the terminal leaves them out otherwise)."""
+    """Every column of the leaderboard, in order, defined once for the terminal, ``--explain``, the report
+    and the server (``report_only`` ones are the report's, ``forfeits`` and ``note`` only matter when some
+    entrant has one: the terminal leaves them out otherwise)."""
     share = f"{level:.0%}"
+    name = score_name(method)
     return (
         Column(
             "place",
             "place",
-            "its place in the order; '=' marks places the games so far cannot separate (they share the "
-            "first place of their run)",
+            f"its rank range ({share} sure, for every entrant at once): '1' when it is surely first, '2–5' "
+            "when its true place lies somewhere from 2 to 5",
+        ),
+        Column(
+            "tier",
+            "tier",
+            "its tier: every entrant of a tier is shown better than every entrant of the tiers below",
         ),
         Column("name", "entrant", "the entrant's name in the config"),
         Column(
@@ -71,25 +84,58 @@ def columns(method: str, level: float = 0.95) -> tuple[Column, ...]:
         Column(
             "interval",
             f"{share} interval",
-            f"where its true {score_name(method)} very probably lies ({share} sure), from resampling the "
-            "games",
+            f"where its true {name} very probably lies ({share} sure), from resampling the games",
+        ),
+        Column(
+            "verdict",
+            "vs next",
+            "the verdict on it and the next one down: 'above' (shown better), 'tied' (shown within the tie "
+            "margin) or 'open' (not told apart yet)",
+            report_only=True,
+        ),
+        Column(
+            "p_next",
+            "P(better)",
+            f"the chance that it is truly better than the next one down (in {name}); a best estimate, "
+            "not a guarantee",
+            report_only=True,
+        ),
+        Column(
+            "wld",
+            "W-L-D vs next",
+            "games shared with the next one down: finished above it, below it, level",
+            report_only=True,
+        ),
+        Column(
+            "elo",
+            "Elo vs next",
+            "those wins, losses and draws as an Elo difference ± its 95% margin (as cutechess prints it)",
+            report_only=True,
+        ),
+        Column(
+            "los",
+            "LOS",
+            "likelihood of superiority over the next one down, from its wins and losses alone",
+            report_only=True,
         ),
         Column(
             "rating",
             "TrueSkill",
-            "the TrueSkill rating, from finishing places alone (margins not counted): its skill estimate "
-            "± 3 sigma, its uncertainty (it starts at 25 ± 25); shown as the rating, it does not set the "
-            "order",
+            f"the TrueSkill rating, from finishing places alone (margins not counted): {RATING_FORM}, its "
+            "skill estimate and uncertainty (it starts at 25 ± 8.3); shown as the rating, it does not set "
+            "the order",
         ),
         Column("games", "games", "games played"),
         Column("wins", "wins", "games it finished first (a shared first place counts)"),
+        Column("avg_points", "pts/game", "points scored per game", report_only=True),
         Column("maker", "maker", "hands in which it named trump, and the share of those its side made"),
         Column("faults", "faults", "faults charged to the bot: too slow, crashed, illegal or garbled moves"),
         Column("forfeits", "forf", "games forfeited after too many faults in one game"),
         Column(
             "note",
             "note",
-            "after the name: (DQ) disqualified (forfeited too often; placed last), (house) a house bot",
+            "after the name: (DQ) disqualified (forfeited too often or never started; placed last), "
+            "(house) a house bot",
         ),
     )
 
@@ -133,69 +179,131 @@ def count(n: int) -> str:
     return f"{n:,}"
 
 
+def plural(n: int, word: str) -> str:
+    """ "1 game", "2 games", "1,000 deal blocks"."""
+    return f"{count(n)} {word}" + ("" if n == 1 else "s")
+
+
 def groups(conf: Confidence) -> list[range]:
-    """The runs of neighbours the evidence cannot separate (every pair inside is tied or open), as index
-    ranges of the order; two runs are separated by a pair settled *above*."""
+    """The tiers, as index ranges of the order."""
+    tiers = conf.tiers()
     out: list[range] = []
     first = 0
-    for i, pair in enumerate(conf.adjacent):
-        if pair.verdict is Verdict.ABOVE:
-            out.append(range(first, i + 1))
-            first = i + 1
-    if conf.order:
-        out.append(range(first, len(conf.order)))
+    for i in range(1, len(tiers) + 1):
+        if i == len(tiers) or tiers[i] != tiers[i - 1]:
+            out.append(range(first, i))
+            first = i
     return out
 
 
 def _places(run: range) -> str:
     a, b = run.start + 1, run.stop
-    return f"place {a}" if a == b else f"places {a}–{b}"
+    return f"{a}" if a == b else f"{a}–{b}"
+
+
+def _names(names: list[str], most: int = 4) -> str:
+    if len(names) <= most:
+        return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
+    return f"{', '.join(names[:most])} and {len(names) - most} more"
+
+
+def ruled(conf: Confidence) -> list[str]:
+    """The entrants placed after the rated ones by rule (disqualified, or without a game)."""
+    rated = conf.ranks.rated if conf.ranks is not None else len(conf.order)
+    return list(conf.order[rated:])
 
 
 def verdict_sentence(conf: Confidence) -> str:
-    """Which places are settled, in one sentence: "Places 1–7 are tied within the evidence; 8–10 are each
-    settled below the one before." Read from the pairs' verdicts at ``conf.level``."""
-    runs = groups(conf)
+    """Who won and which places are settled, in a few sentences read from the rank ranges (every entrant's
+    range holds at once, at ``conf.level``) and the neighbours' tie verdicts: "eps000a is first. 3 tiers:
+    places 1–2, 3–4, 5–12 (each entrant of a tier is shown better than every entrant of a lower tier).
+    Tied (shown within 0.08 points per hand): 3 X and 4 Y." Nothing here is claimed that the ranges or the
+    verdicts do not hold."""
     k = len(conf.order)
+    level = f"{conf.level:g}"
     if k < 2:
         return "One entrant: nothing to order."
-    level = f"{conf.level:g}"
-    if len(runs) == 1:
-        proven = all(p.verdict is Verdict.TIED for p in conf.adjacent)
-        how = (
-            f"each within {conf.margin:g} {score_name(conf.method)} of the next"
-            if proven
-            else "no entrant is shown better than another"
-        )
-        return f"All {k} places are tied within the evidence ({how}, at {level})."
-    if all(len(r) == 1 for r in runs):
-        return f"Every place is settled: each entrant is above the next (at {level})."
+    rated = conf.ranks.rated if conf.ranks is not None else k
+    if conf.units < 1 or rated == 0:
+        return "No games yet: nothing is known of the order."
     parts: list[str] = []
-    previous: range | None = None
-    for run in runs:
-        text = _places(run) if not parts else _places(run).replace("places ", "").replace("place ", "")
-        verb = "are tied within the evidence" if len(run) > 1 else "is settled first"
-        if previous is not None:
-            below = "them" if len(previous) > 1 else f"{previous.start + 1}"
-            verb = f"{verb}, settled below {below}" if len(run) > 1 else f"is settled below {below}"
-        parts.append(f"{text} {verb}")
-        previous = run
-    sentence = "; ".join(parts)
-    return f"{sentence[0].upper()}{sentence[1:]} (at {level})."
+    winner = conf.winner()
+    first = conf.may_be_first()
+    if rated < 2:
+        parts.append(f"Only {conf.order[0]} has rated games: it is first by rule.")
+    elif winner is not None:
+        parts.append(f"{winner} is first (every other entrant is shown below someone, at {level}).")
+    elif len(first) == rated:
+        parts.append(f"No winner yet: any of the {rated} ranked entrants may be first (at {level}).")
+    else:
+        parts.append(f"No winner yet: {_names(first)} may be first (at {level}).")
+    runs = [r for r in groups(conf) if r.start < rated]
+    shown = len(conf.ranks.shown) if conf.ranks is not None else 0
+    if rated >= 2 and len(runs) == 1:
+        tail = (
+            f"; {plural(shown, 'pair')} of entrants {'is' if shown == 1 else 'are'} shown in order (see "
+            "the rank ranges)"
+            if shown
+            else ""
+        )
+        parts.append(f"One tier: no group of entrants is yet shown better than the rest{tail}.")
+    elif len(runs) > 1:
+        if all(len(r) == 1 for r in runs):
+            parts.append(
+                f"Every place is settled: each entrant is shown better than every one below it (at {level})."
+            )
+        else:
+            places = ", ".join(_places(r) for r in runs)
+            parts.append(
+                f"{len(runs)} tiers: places {places} (each entrant of a tier is shown better than every "
+                "entrant of a lower tier)."
+            )
+    tied = [
+        f"{i + 1} {p.upper} and {i + 2} {p.lower}"
+        for i, p in enumerate(conf.adjacent)
+        if p.verdict is Verdict.TIED
+    ]
+    if tied:
+        parts.append(f"Tied (shown within {conf.margin:g} {score_name(conf.method)}): {'; '.join(tied)}.")
+    after = ruled(conf)
+    if after and rated >= 1:
+        verb = "is" if len(after) == 1 else "are"
+        parts.append(f"{_names(after)} {verb} placed last by rule (disqualified, or without a rated game).")
+    return " ".join(parts)
 
 
-def advice(conf: Confidence, unit_games: float = 1.0) -> str | None:
-    """What to do about the places not yet separated: None when every pair is settled."""
+def advice(
+    conf: Confidence,
+    unit_games: float = 1.0,
+    max_games: int | None = None,
+    config: str | None = None,
+) -> str | None:
+    """What to do about the neighbours not yet told apart: None when every pair is decided. The rough
+    count of games is said against the budget ``max_games`` (``[ranking]``), and the command names the
+    event's config when it is known (``config``)."""
     open_pairs = conf.open_pairs()
     if not open_pairs:
         return None
     known = [p.more_games for p in open_pairs if p.more_games is not None]
-    rough = f" (about {count(max(known))} more for the slowest pair)" if known else ""
+    left = None if max_games is None else max(max_games - conf.games, 0)
+    rough = ""
+    if known and left is not None and max(known) > left:
+        rough = (
+            f" (the slowest pair would need about {count(max(known))} more games, more than the "
+            f"{count(left)} left of [ranking] max_games = {count(max_games or 0)}: raise it to settle it)"
+        )
+    elif known:
+        rough = f" (about {count(max(known))} more games for the slowest pair)"
     verb, them = ("is", "it") if len(open_pairs) == 1 else ("are", "them")
+    command = (
+        f"arena run {config} --until-settled"
+        if config
+        else "arena run with the event's config and --until-settled"
+    )
     return (
         f"{len(open_pairs)} of {len(conf.adjacent)} neighbour pairs {verb} still open: more games would "
-        f"separate {them} or show {them} equal{rough}; arena run EVENT --until-settled adds rounds until "
-        "every pair is settled or [ranking] max_games is spent."
+        f"separate {them} or show {them} tied{rough}; {command} adds rounds until every pair is settled or "
+        "[ranking] max_games is spent."
     )
 
 
@@ -235,7 +343,15 @@ def validity(conf: Confidence) -> str:
 
 def pair_line(pair: AdjacentPair, upper_place: int, conf: Confidence) -> str:
     """One pair of neighbours, in words: its verdict, the chance the upper one is truly better, and the
-    gap with its range (the range the verdict rests on, valid as ``validity`` says)."""
+    gap with its range (the range the verdict rests on, valid as ``validity`` says). A pair placed by rule
+    (the lower one disqualified or without a game) says so instead."""
+    head = f"{upper_place} {pair.upper} / {upper_place + 1} {pair.lower}: "
+    after = ruled(conf)
+    if pair.lower in after and pair.upper not in after:
+        why = "has no rated game" if pair.gap != pair.gap else "is disqualified"
+        return f"{head}placed by rule: {pair.lower} {why}, so it is placed after every ranked entrant"
+    if pair.lower in after:
+        return f"{head}both placed last by rule (disqualified, or without a rated game)"
     if pair.verdict is Verdict.ABOVE:
         state = "settled: the upper is better"
     elif pair.verdict is Verdict.TIED:
@@ -244,17 +360,14 @@ def pair_line(pair: AdjacentPair, upper_place: int, conf: Confidence) -> str:
         state = "open: not separated yet"
         if pair.more_games is not None:
             state += f" (about {count(pair.more_games)} more games)"
-    gap = "gap -"
+    gap = "gap not measured yet"
     if pair.gap == pair.gap:
         lo, hi = pair.interval
         rng = interval_text(lo, hi, sign=True)
         gap = f"gap {signed(pair.gap)}" + (
             f", range {rng}" if rng != "-" and (lo, hi) != (pair.gap, pair.gap) else ""
         )
-    return (
-        f"{upper_place} {pair.upper} / {upper_place + 1} {pair.lower}: {state}; "
-        f"chance the upper is better {p_text(pair.probability)}; {gap}"
-    )
+    return f"{head}{state}; chance the upper is better {p_text(pair.probability)}; {gap}"
 
 
 def cells(standing: Standing, conf: Confidence | None, index: int) -> dict[str, str]:
@@ -266,38 +379,49 @@ def cells(standing: Standing, conf: Confidence | None, index: int) -> dict[str, 
         sign = conf is not None and conf.method != "points"
     else:
         score, (lo, hi), sign = math.nan, (math.nan, math.nan), False
+    if conf is None or conf.units < 2:  # one unit has no spread to resample: no interval to state
+        lo = hi = math.nan
     notes = [n for n, on in (("DQ", standing.disqualified), ("house", standing.house)) if on]
+    pair = conf.adjacent[index] if conf is not None and index < len(conf.adjacent) else None
+    verdict = "-" if pair is None else pair.verdict.value
     return {
         "place": place,
+        "tier": str(conf.tiers()[index]) if conf is not None else "-",
+        "verdict": verdict,
+        "p_next": "-" if pair is None else p_text(pair.probability),
         "name": standing.name,
         "score": (signed if sign else number)(score),
         "interval": interval_text(lo, hi, sign=sign),
-        "rating": f"{standing.mu:.1f} ±{3 * standing.sigma:.1f}",
+        "rating": f"{standing.mu:.1f} ±{standing.sigma:.1f}",
         "games": str(standing.games),
         "wins": str(standing.wins),
         "maker": "-" if standing.maker_rate is None else f"{standing.maker_hands} {standing.maker_rate:.0%}",
+        "avg_points": number(standing.avg_points, 1),
         "faults": str(standing.faults),
         "forfeits": str(standing.forfeits),
         "note": " ".join(notes),
     }
 
 
-def explain(method: str, level: float = 0.95) -> str:
+def explain(method: str, level: float = 0.95, conf: Confidence | None = None) -> str:
     """Every column, and the lines under the table, in words (``arena leaderboard --explain``): a line per
-    item, label and meaning two spaces apart, for the caller to wrap to its width."""
+    item, label and meaning two spaces apart, for the caller to wrap to its width. ``conf``: the board it
+    explains, so that what it says of the looks is what that board's verdicts hold over."""
+    looks = validity(conf) if conf is not None else "over the looks planned in [ranking]"
     lines = [f"The order is by {score_name(method)}, best first.", "", "Columns:"]
-    width = max(len(c.label) for c in columns(method, level))
-    for c in columns(method, level):
+    shown = [c for c in columns(method, level) if not c.report_only]
+    width = max(len(c.label) for c in shown)
+    for c in shown:
         lines.append(f"  {c.label:<{width}}  {c.meaning}")
     lines += [
         "",
         "Under the table:",
-        "  the verdict   which places are settled: 'tied within the evidence' means the games so far "
-        "cannot tell those entrants apart (the test allows for looking as often as you like); 'settled "
-        "below' means the one above is better, at the stated level",
-        "  neighbours    each pair of neighbours: settled, tied (shown closer than the tie margin) or open "
-        "(more games needed); the chance the upper is truly better; the gap in the order's number, upper "
-        "minus lower, and the range it very probably lies in",
+        "  the verdict   who is first, or which entrants may be; the tiers; the pairs tied within the "
+        f"margin; all read from the rank ranges and the neighbours' verdicts, each holding at {level:g} "
+        f"{looks}",
+        "  neighbours    each pair of neighbours: settled (the upper is better), tied (shown closer than the "
+        "tie margin) or open (more games needed); the chance the upper is truly better; the gap in the "
+        "order's number, upper minus lower, and the range it very probably lies in",
         "  whole order   the chance that every neighbour pair is in the right order at once",
         "  the matrix    the chance that the row's entrant is truly better than the column's (columns are "
         "numbered by place, as the rows are; >.99 and <.01: nearer certainty than two places show)",

@@ -201,8 +201,10 @@ def test_identical_bots_are_said_to_be_tied(tmp_path: Path) -> None:
     run("run", str(config), "--quiet")
     text = " ".join(run("leaderboard", str(tmp_path / "out")).split())
     rows = json.loads(run("leaderboard", str(tmp_path / "out"), "--json"))
-    assert "All 5 places are tied within the evidence" in text, text
-    assert {r["place"] for r in rows} == {"=1"}
+    assert "No winner yet: any of the 5 ranked entrants may be first" in text, text
+    assert "One tier: no group of entrants is yet shown better than the rest." in text
+    assert {r["place"] for r in rows} == {"1–5"}
+    assert {tuple(r["rank_range"]) for r in rows} == {(1, 5)} and {r["tier"] for r in rows} == {1}
 
 
 def test_the_verdict_sentence_names_settled_and_tied_runs() -> None:
@@ -216,9 +218,12 @@ def test_the_verdict_sentence_names_settled_and_tied_runs() -> None:
         for i in range(200)
     ]
     conf = confidence(collect(games, list("abcd")), "points", 0.95, 1, margin=0.2)
-    assert conf.places() == ["1", "=2", "=2", "=2"]
+    assert conf.places() == ["1", "2–4", "2–4", "2–4"]
+    b, c = conf.order[1], conf.order[2]
     assert verdict_sentence(conf) == (
-        "Place 1 is settled first; 2–4 are tied within the evidence, settled below 1 (at 0.95)."
+        "a is first (every other entrant is shown below someone, at 0.95). 2 tiers: places 1, 2–4 (each "
+        "entrant of a tier is shown better than every entrant of a lower tier). Tied (shown within 0.2 "
+        f"points per hand): 2 {b} and 3 {c}."
     )
     standings = [Standing(n, mu, 1.0) for n, mu in zip(conf.order, (20, 30, 25, 24), strict=True)]
     note = rating_note(standings, conf)

@@ -236,7 +236,7 @@ def test_until_settled_on_two_identical_bots_never_orders_them(tmp_path: Path) -
         assert Verdict.ABOVE not in verdicts
         if margin == 0.6:
             assert final and final[0].verdict is Verdict.TIED and summary.games_total < budget
-            assert summary.confidence.places()[:2] == ["=1", "=1"]
+            assert summary.confidence.places()[:2] == ["1–2", "1–2"]
         else:
             assert summary.stopped is Stopped.BUDGET and summary.games_total == budget
 

@@ -26,26 +26,31 @@ def conf(verdicts: list[Verdict], more: int | None = None, **kw: Any) -> Confide
 
 def test_the_issues_example() -> None:
     text = sentence(conf([T] * 6 + [A, OP, OP], more=1200))
+    # neighbour verdicts alone (no pair tested over the field): nobody is claimed first, nothing is one tier
+    # above another, and only the pairs shown within the margin are called tied
     assert text.startswith(
-        "Places 1–7 are tied within the evidence; 8–10 are tied within the evidence, settled below them "
-        "(at 0.95). 2 of 9 neighbour pairs are still open"
+        "No winner yet: any of the 10 ranked entrants may be first (at 0.95). One tier: no group of entrants "
+        "is yet shown better than the rest. Tied (shown within 0.03 points per hand): 1 e1 and 2 e2;"
     )
-    assert "about 1,200 more for the slowest pair" in text
+    assert "2 of 9 neighbour pairs are still open" in text
+    assert "about 1,200 more games for the slowest pair" in text
 
 
 def test_identical_bots_are_said_tied() -> None:
     assert sentence(conf([T, T, T, T])) == (
-        "All 5 places are tied within the evidence (each within 0.03 points per hand of the next, at 0.95)."
+        "No winner yet: any of the 5 ranked entrants may be first (at 0.95). One tier: no group of entrants "
+        "is yet shown better than the rest. Tied (shown within 0.03 points per hand): 1 e1 and 2 e2; 2 e2 "
+        "and 3 e3; 3 e3 and 4 e4; 4 e4 and 5 e5."
     )
 
 
 def test_a_settled_ladder_and_an_open_pair() -> None:
-    assert sentence(conf([A, A])) == "Every place is settled: each entrant is above the next (at 0.95)."
+    # settled neighbours are not a claim over all pairs: without rank ranges no tier or winner is said
+    assert sentence(conf([A, A])).startswith("No winner yet: any of the 3 ranked entrants may be first")
     one_open = sentence(conf([OP, A], more=1200))
-    assert one_open.startswith("Places 1–2 are tied within the evidence; 3 is settled below them (at 0.95).")
     assert "1 of 2 neighbour pairs is still open: more games would separate it" in one_open
     mixed = sentence(conf([A, T, OP]))
-    assert mixed.startswith("Place 1 is settled first; 2–4 are tied within the evidence, settled below 1")
+    assert "Tied (shown within 0.03 points per hand): 2 e2 and 3 e3." in mixed
 
 
 def test_the_report_says_what_the_terminal_says() -> None:

@@ -152,8 +152,9 @@ def test_the_posterior_by_hand() -> None:
 
 
 def test_places_and_the_summary_show_ties() -> None:
-    """Two neighbours shown to be within the margin share their place, marked "=", and the line for the
-    organiser says which pairs are settled, tied or open."""
+    """Two neighbours shown to be within the margin are tied, and each place is its rank range: a is first
+    for sure, b, c and d (d's points spread widely about b's and c's) may be any of 2 to 4; the line for
+    the organiser says which pairs are settled, tied or open."""
     rng = Random(3)
     games = [
         game(
@@ -166,7 +167,8 @@ def test_places_and_the_summary_show_ties() -> None:
     conf = confidence(collect(games, list("abcd")), "points", 0.95, 1, margin=0.2)
     assert conf.order[0] == "a" and set(conf.order[1:3]) == {"b", "c"}
     assert [p.verdict for p in conf.adjacent[:2]] == [Verdict.ABOVE, Verdict.TIED]
-    assert conf.places()[:3] == ["1", "=2", "=2"]
+    assert conf.places() == ["1", "2–4", "2–4", "2–4"]
+    assert conf.tiers() == [1, 2, 2, 2] and conf.winner() == "a"
     assert conf.summary().startswith("Not settled at 0.95 (1 of 3 pairs open): 1 > 2 = 3 ? 4")
     assert "= tied within 0.2 points per hand" in conf.summary()
 
