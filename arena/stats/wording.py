@@ -359,7 +359,7 @@ def pair_line(pair: AdjacentPair, upper_place: int, conf: Confidence) -> str:
     else:
         state = "open: not separated yet"
         if pair.more_games is not None:
-            state += f" (about {count(pair.more_games)} more games)"
+            state += f" (about {plural(pair.more_games, 'more game')})"
     gap = "gap not measured yet"
     if pair.gap == pair.gap:
         lo, hi = pair.interval

@@ -73,7 +73,8 @@ def test_leaderboard_prints_and_exports_the_confidence(tmp_path: Path) -> None:
     assert header.startswith("rank,place,name,score,score_lo,score_hi,")  # the order's number first
     assert first.startswith("1,")
     assert rows[0]["verdict_next"] in ("above", "tied", "open") and rows[-1]["verdict_next"] is None
-    assert rows[0]["place"] in ("1", "=1")
+    lo, hi = rows[0]["rank_range"]  # the place is the first entrant's rank range, which starts at 1
+    assert lo == 1 and rows[0]["place"] == (str(lo) if lo == hi else f"{lo}–{hi}")
     assert "Settled at 0.95" in text.output or "Not settled at 0.95" in text.output
 
 
@@ -88,5 +89,6 @@ def test_cli_run_until_settled_reports_the_open_pairs_at_the_budget(tmp_path: Pa
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())  # the console wraps long lines
     assert "after 2 games 4 of 4 adjacent pairs are open" in text and "extending to 6 games" in text
-    assert "until-settled: budget of 6 games spent (6 played); still open:" in text
+    assert "until-settled: budget of 6 games spent (6 played) before" in text
+    assert "neighbour pairs still open:" in text
     assert "Chance the whole order is right" in text

@@ -68,8 +68,10 @@ def test_a_state_renders_every_verdict_in_its_own_words() -> None:
     name: a swapped pair of verdict texts, or of values, fails here (h0 and h1 differ in sign and size)."""
     settings = SprtSettings(-0.05, 0.2, alpha=0.01, beta=0.1, min_deals=3)
     own = {
-        SprtResult.H1: "H1 accepted: the candidate is better (by about 0.2 points per hand or more)",
-        SprtResult.H0: "H0 accepted: the candidate is not better by h1 (= +0.2 points per hand)",
+        SprtResult.H1: "H1 accepted: the candidate's edge over the baseline is nearer h1 (+0.2) than h0 "
+        "(-0.05)",
+        SprtResult.H0: "H0 accepted: the candidate's edge over the baseline is nearer h0 (-0.05) than h1 "
+        "(+0.2): it is not better by h1 (= +0.2 points per hand)",
         SprtResult.UNDECIDED: "undecided",
     }
     heading = "SPRT of H0: edge -0.05 against H1: edge +0.2 points per hand (alpha 0.01, beta 0.1): 12 deals;"
