@@ -89,6 +89,8 @@ CASES: dict[tuple[str, str], tuple[Any, str]] = {
     ("ranking", "tie_margin"): (-0.1, "ranking.tie_margin=-0.1: expected points per hand 0..10"),
     ("ranking", "look_growth"): (0.5, "ranking.look_growth=0.5: expected a factor 1..100"),
     ("ranking", "first_look"): (0, "ranking.first_look=0: expected an integer 1..10000000"),
+    ("ranking", "settle"): ("best", "ranking.settle='best': expected one of order, winner, top, tiers"),
+    ("ranking", "top"): (0, "ranking.top=0: expected an integer 1..10000"),
     ("executor", "kind"): ("x", "executor.kind='x': expected one of 'local', 'dask'"),
     ("executor", "workers"): (1025, "executor.workers=1025: expected an integer 1..1024"),
     ("executor", "scheduler"): ("", "executor.scheduler='': expected a non-empty string"),
@@ -164,7 +166,7 @@ def test_the_entrant_defaults_and_the_house_are_checked_by_the_same_declarations
         (
             {"ranking": {"bogus": 1}},
             "unknown key ranking.bogus: allowed keys are method, confidence, max_games, check_every, "
-            "tie_margin, look_growth, first_look",
+            "tie_margin, look_growth, first_look, settle, top",
         ),
         (
             {"executor": {"bogus": 1}},
