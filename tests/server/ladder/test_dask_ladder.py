@@ -242,7 +242,7 @@ def _serve(tmp_path: Path, toml: str) -> subprocess.CompletedProcess[str]:
     [
         (
             {"scheduler": "tls://127.0.0.1:1", "tls_ca_file": "no.pem", "tls_cert": "no.pem"},
-            "not a readable file",
+            "no.pem' does not exist",  # the one check of every file a person hands the arena
         ),
         ({"scheduler_file": "nowhere.json"}, "cannot reach the Dask cluster"),
     ],
