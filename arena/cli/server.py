@@ -6,17 +6,21 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
 if TYPE_CHECKING:
+    from arena.server.accounts.service import Accounts
     from arena.server.settings import CompetitionConfig
 
 from arena.cli.app import app, fail, one_line_errors
 from arena.errors import ConfigError
 from arena.userfiles import LIST_LIMIT, UPLOAD_LIMIT, check_user_file, read_user_text
+
+T = TypeVar("T")
 
 _NEEDS_EXTRA = "the competition server needs its libraries: pip install -e '.[server]'"
 
@@ -67,6 +71,32 @@ def _rows(path: Path) -> list[tuple[str, str]]:
     return [(r[0].strip(), r[1].strip() if len(r) > 1 else "") for r in rows]
 
 
+def _links(
+    config: CompetitionConfig, what: Path, make: Callable[[Accounts], T], host: str | None, port: int | None
+) -> tuple[T, str]:
+    """``make``'s links, made on the competition's database from this machine, and the address to print
+    them with (a warning first when that address is only a guess).
+
+    :raises ConfigError: what the accounts refuse, named by ``what``.
+    """
+    from arena.errors import ConfigError
+    from arena.server.accounts.service import Accounts
+    from arena.server.db.database import open_database
+    from arena.server.errors import Refused
+
+    db = open_database(config.database_url)
+    try:
+        made = make(Accounts(db, config))
+    except Refused as exc:
+        raise ConfigError(f"{what}: {exc.message}") from None
+    finally:
+        db.close()
+    base, warning = config.link_base(host, port)
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
+    return made, base
+
+
 @app.command()
 def invite(
     competition: Path = typer.Argument(..., help="the competition (TOML)"),
@@ -79,22 +109,8 @@ def invite(
     """Print one single-use invitation link per person, to hand out."""
     with one_line_errors():
         config = _competition(competition)
-        from arena.errors import ConfigError
-        from arena.server.accounts.service import Accounts
-        from arena.server.db.database import open_database
-        from arena.server.errors import Refused
-
         rows = _rows(people)
-        db = open_database(config.database_url)
-        try:
-            made = Accounts(db, config).invite(rows)
-        except Refused as exc:
-            raise ConfigError(f"{people}: {exc.message}") from None
-        finally:
-            db.close()
-        base, warning = config.link_base(host, port)
-        if warning:
-            typer.echo(f"warning: {warning}", err=True)
+        made, base = _links(config, people, lambda accounts: accounts.invite(rows), host, port)
         for one in made:
             typer.echo(f"{one.name}\t{one.email}\t{base}/link/{one.token}")
 
@@ -114,21 +130,7 @@ def login_link(
     tried."""
     with one_line_errors():
         config = _competition(competition)
-        from arena.errors import ConfigError
-        from arena.server.accounts.service import Accounts
-        from arena.server.db.database import open_database
-        from arena.server.errors import Refused
-
-        db = open_database(config.database_url)
-        try:
-            token = Accounts(db, config).login_link(name)
-        except Refused as exc:
-            raise ConfigError(f"{competition}: {exc.message}") from None
-        finally:
-            db.close()
-        base, warning = config.link_base(host, port)
-        if warning:
-            typer.echo(f"warning: {warning}", err=True)
+        token, base = _links(config, competition, lambda accounts: accounts.login_link(name), host, port)
         typer.echo(f"{name}: set a new password at {base}/link/{token}")
 
 
