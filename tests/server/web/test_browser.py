@@ -75,7 +75,7 @@ def test_invite_password_upload_verdict_ladder_replay(
     # the open leaderboard updates itself: the games count moves on with no reload of the page
     ana.evaluate("window.stillHere = true")
     shown = ana.text_content("#ladder-state")
-    newest = int(ana.locator("ul.games a").first.text_content().lstrip("#"))
+    newest = int(ana.locator("ul.games a").first.text_content().lstrip("g"))
     ana.wait_for_function(
         "(before) => parseInt(document.getElementById('ladder-state').textContent) > before",
         arg=int(shown.split()[0]),
