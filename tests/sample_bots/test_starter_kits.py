@@ -164,28 +164,11 @@ def test_the_go_and_java_kits_play_an_event_launched_in_the_sandbox(
 ) -> None:
     """As an event launches them, in bubblewrap: Go on ``{address}`` (a Unix socket), Java on ``{port}``
     (Debian's grpc-java has no Unix-socket transport; the arena relays to the port), with no faults."""
-    config = tmp_path / "kits.toml"
-    config.write_text(
-        'name = "kits"\nseed = 3\nrounds = 2\n[game]\nvariant = "five-handed"\n'
+    kits = (
         f'[[entrant]]\nname = "go"\ncommand = "{go_kit / "bot"} --address {{address}}"\n'
         f'[[entrant]]\nname = "java"\ncommand = "java -jar {java_kit / "bot.jar"} --port {{port}}"\n'
-        + "".join(
-            f'[[entrant]]\nname = "{name}"\nclass = "sample_bots.{module}"\n'
-            for name, module in (
-                ("rules", "rules:RulesBot"),
-                ("r1", "random:RandomBot"),
-                ("r2", "random:RandomBot"),
-            )
-        )
     )
-    out = tmp_path / "out"
-    run = arena_cli("run", str(config), "--output", str(out), timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "sandbox: bubblewrap for go, java" in run.stdout
-    faults = arena_cli("faults", str(out))
-    assert faults.returncode == 0 and f"{out}: 0 faults" in faults.stdout, faults.stdout
-    board = arena_cli("leaderboard", str(out), "--json")
-    assert board.returncode == 0 and '"go"' in board.stdout and '"java"' in board.stdout
+    kits_play_an_event(tmp_path, kits, ("go", "java"), timeout=300)
 
 
 @pytest.mark.needs_bwrap
@@ -195,26 +178,31 @@ def test_both_kits_play_an_event_launched_in_the_sandbox(
     cpp_kit: Path, ruby_kit: Path, tmp_path: Path
 ) -> None:
     """Launched as an event launches them: ``{address}`` a Unix socket, inside bubblewrap, no faults."""
-    config = tmp_path / "kits.toml"
-    config.write_text(
-        'name = "kits"\nseed = 3\nrounds = 2\n[game]\nvariant = "five-handed"\n'
+    kits = (
         f'[[entrant]]\nname = "cpp"\ncommand = "{cpp_kit / "bot"} --address {{address}}"\n'
         f'[[entrant]]\nname = "ruby"\ncommand = "ruby {ruby_kit / "bot.rb"} --address {{address}}"\n'
         f'workdir = "{ruby_kit}"\n'
+    )
+    kits_play_an_event(tmp_path, kits, ("cpp", "ruby"), timeout=180)
+
+
+def kits_play_an_event(tmp_path: Path, kits: str, names: tuple[str, str], timeout: float) -> None:
+    """The two kits' ``[[entrant]]`` tables and three sample bots play a sandboxed five-handed event:
+    both launched in bubblewrap, no fault, both on the leaderboard."""
+    config = tmp_path / "kits.toml"
+    samples = (("rules", "rules:RulesBot"), ("r1", "random:RandomBot"), ("r2", "random:RandomBot"))
+    config.write_text(
+        'name = "kits"\nseed = 3\nrounds = 2\n[game]\nvariant = "five-handed"\n'
+        + kits
         + "".join(
-            f'[[entrant]]\nname = "{name}"\nclass = "sample_bots.{module}"\n'
-            for name, module in (
-                ("rules", "rules:RulesBot"),
-                ("r1", "random:RandomBot"),
-                ("r2", "random:RandomBot"),
-            )
+            f'[[entrant]]\nname = "{name}"\nclass = "sample_bots.{module}"\n' for name, module in samples
         )
     )
     out = tmp_path / "out"
-    run = arena_cli("run", str(config), "--output", str(out), timeout=180)
+    run = arena_cli("run", str(config), "--output", str(out), timeout=timeout)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "sandbox: bubblewrap for cpp, ruby" in run.stdout
+    assert f"sandbox: bubblewrap for {names[0]}, {names[1]}" in run.stdout
     faults = arena_cli("faults", str(out))
     assert faults.returncode == 0 and f"{out}: 0 faults" in faults.stdout, faults.stdout
     board = arena_cli("leaderboard", str(out), "--json")
-    assert board.returncode == 0 and '"cpp"' in board.stdout and '"ruby"' in board.stdout
+    assert board.returncode == 0 and all(f'"{name}"' in board.stdout for name in names)
