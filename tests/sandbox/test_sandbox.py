@@ -71,7 +71,8 @@ def test_launched_bots_are_refused_where_bubblewrap_cannot_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No silent downgrade: the organiser is told why and how, and nothing starts."""
-    monkeypatch.setattr("arena.executor.local.bubblewrap_problem", lambda: "bwrap is not on PATH: install it")
+    for where in ("arena.executor.local", "arena.sandbox"):  # the executor's check, and the one before it
+        monkeypatch.setattr(f"{where}.bubblewrap_problem", lambda: "bwrap is not on PATH: install it")
     config = parse_config(_event(tmp_path))
     with pytest.raises(ConfigError, match=r"cannot sandbox r0, r1.*bwrap is not on PATH"):
         asyncio.run(run_event(config))
