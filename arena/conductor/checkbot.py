@@ -138,7 +138,7 @@ class CheckReport:
 
 def _describe(fault: Fault) -> str:
     return (
-        f"{fault.kind.value.replace('_', ' ')} in game {fault.game_id}, hand {fault.hand_index}, "
+        f"{fault.kind.value.replace('_', ' ')} in game {fault.game_id}, hand {fault.hand_index + 1}, "
         f"decision {fault.decision_id} after {fault.elapsed_ms:.0f} ms: {fault.detail}"
     )
 

@@ -275,7 +275,7 @@ class GameState:
         shown = A.action_to_string(action) if known else action  # type: ignore[arg-type]
         raise IllegalActionError(
             f"illegal action {shown!r} for seat {self.to_act} at {Phase(self.phase).name} "
-            f"(hand {self.hand_index}): legal are {A.describe(legal)}"
+            f"(hand {self.hand_index + 1}): legal are {A.describe(legal)}"
         )
 
     def _apply_other(self, action: A.ActionId) -> None:

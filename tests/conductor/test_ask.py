@@ -307,11 +307,12 @@ def test_check_bot_keeps_its_games_and_a_violation_there_gets_the_same_reply(tmp
             report = await check_bot(address, decision_ms=2000, keep=True)
             assert report.kept, report.render()
             violation = report.violations[0]
-            found = re.search(r"in game (\S+), hand \d+, decision (\d+) .* played (PLAY\(\w+\))", violation)
+            found = re.search(r"in game (\S+), hand (\d+), decision (\d+) .* played (PLAY\(\w+\))", violation)
             assert found is not None, violation
-            game, decision, played = found.groups()
+            game, hand, decision, played = found.groups()
             _, decisions = asking.stored_decisions(Path(report.kept), game)
-            chosen = asking.choose(decisions, game, int(decision), None, whole_hand=False)
+            # the hand as check-bot prints it is the hand `arena ask --hand` takes (both count from 1)
+            chosen = asking.choose(decisions, game, int(decision), int(hand), whole_hand=False)
             _, answers = await asking.ask_bot(address, chosen, wait_s=30)
             return report, played, answers
 
