@@ -10,7 +10,12 @@ each make ``--requests`` GETs of the leaderboard and of stored games' pages, in 
 ``--interval`` seconds (1: fifty people each opening a page every second; 0: each as fast as it is
 answered, a saturating load), and reports each page's latency p50 and p99 and the ladder's games per
 minute meanwhile, against the mean of its rates just before and just after (the two say how much the
-ladder's rate drifts by itself). The load is bounded both ways: clients x requests in all.
+ladder's rate drifts by itself), as a ratio, with the machine's load average. The load is bounded both
+ways: clients x requests in all. ``--pages leaderboard`` asks for the leaderboard only; ``--load-seconds S``
+bounds the load by time instead (each client asks until S seconds have passed) and measures the pace before
+and after over S seconds too, so the three rates are over the same length: the issue's "30 clients polling
+the leaderboard as fast as answered for 30 s" is ``--load --clients 30 --interval 0 --pages leaderboard
+--load-seconds 30``.
 
 ``--restart N`` (after the ladder's rate) stops the server, writes N games straight into its database,
 starts it once (it rates those games: a full replay), and again, and reports how long after that second
@@ -37,8 +42,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
+import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,9 +82,12 @@ def stored_rate(server: ServerProcess, seconds: float) -> float:
     return float((last - first) * 60 / seconds)
 
 
-async def _load(url: str, clients: int, requests: int, games: int, interval: float) -> dict[str, list[float]]:
-    """``clients`` httpx clients, each ``requests`` GETs: the leaderboard and a stored game, in turn, one
-    every ``interval`` seconds (the clients' starts spread over the first interval)."""
+async def _load(
+    url: str, clients: int, requests: int, games: int, interval: float, pages: str, until: float | None
+) -> dict[str, list[float]]:
+    """``clients`` httpx clients, each ``requests`` GETs (or as many as fit before ``until``, a monotonic
+    time): the leaderboard and a stored game in turn (``pages`` "both") or the leaderboard alone
+    ("leaderboard"), one every ``interval`` seconds (the clients' starts spread over the first interval)."""
     import httpx
 
     times: dict[str, list[float]] = {"leaderboard": [], "game": []}
@@ -87,30 +96,34 @@ async def _load(url: str, clients: int, requests: int, games: int, interval: flo
         await asyncio.sleep(interval * c / clients)
         async with httpx.AsyncClient(base_url=url, timeout=120) as http:
             start = time.monotonic()
-            for r in range(requests):
+            r = 0
+            while (r < requests) if until is None else (time.monotonic() < until):
                 if interval:
                     await asyncio.sleep(max(0.0, start + r * interval - time.monotonic()))
-                kind = "leaderboard" if (c + r) % 2 == 0 else "game"
+                kind = "leaderboard" if pages == "leaderboard" or (c + r) % 2 == 0 else "game"
                 path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
                 began = time.monotonic()
                 response = await http.get(path)
                 times[kind].append(time.monotonic() - began)
                 assert response.status_code == 200, (path, response.status_code)
+                r += 1
 
     await asyncio.gather(*(one(c) for c in range(clients)))
-    return times
+    return {kind: values for kind, values in times.items() if values}
 
 
 def under_load(
-    server: ServerProcess, clients: int, requests: int, interval: float
+    server: ServerProcess, clients: int, requests: int, interval: float, pages: str, seconds: float | None
 ) -> tuple[dict[str, list[float]], float, float]:
-    """The pages' latencies under the load, and the ladder's games per minute during it."""
+    """The pages' latencies under the load, and the ladder's games per minute during it (games stored, as
+    ``stored_rate`` counts them: the board's count may lag a second behind)."""
     games = Client(server.url).http.get("/api/leaderboard").json()["games"]
-    first, began = games, time.monotonic()
-    times = asyncio.run(_load(server.url, clients, requests, games, interval))
-    last = Client(server.url).http.get("/api/leaderboard").json()["games"]
-    seconds = time.monotonic() - began
-    return times, (last - first) * 60 / seconds, seconds
+    first, began = server.rows("SELECT count(*) FROM games")[0][0], time.monotonic()
+    until = None if seconds is None else began + seconds
+    times = asyncio.run(_load(server.url, clients, requests, games, interval, pages, until))
+    last = server.rows("SELECT count(*) FROM games")[0][0]
+    took = time.monotonic() - began
+    return times, (last - first) * 60 / took, took
 
 
 async def _watch(url: str, watchers: int, seconds: float) -> dict[str, Any]:
@@ -160,9 +173,15 @@ def watched(server: ServerProcess, watchers: int, seconds: float) -> tuple[dict[
     return figures, (last - first) * 60 / (time.monotonic() - began)
 
 
-def _pct(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile: the smallest value with at least ``q`` of the values at or below it
+    (so p50 <= p90 <= max, with two values as with two thousand)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+    return ordered[max(0, min(len(ordered), math.ceil(q * len(ordered))) - 1)]
+
+
+def _pct(values: list[float], q: float) -> float:
+    return percentile(values, q) * 1000
 
 
 def arena_run_rate(bots: int, seconds: float, sandbox: str) -> float:
@@ -206,8 +225,6 @@ def restarted(server: ServerProcess, games: int) -> None:
     """``--restart N``: N games written straight into the stopped server's database (SQLite), a first start
     over them (it rates every one: a full replay), then a second start, timed to the first moment its
     leaderboard counts a game played after it (the ratings resumed from board.json)."""
-    import os
-
     from arena.server.db.database import open_database
     from arena.server.settings import load_competition
     from tests.server.ladder import seed
@@ -249,6 +266,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=40, help="per client")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between a client's requests")
+    parser.add_argument("--pages", choices=("both", "leaderboard"), default="both", help="what --load asks")
+    parser.add_argument(
+        "--load-seconds", type=float, default=None,
+        help="--load for this long (not --requests each), and the ladder's pace just before and after "
+        "over as long",
+    )  # fmt: skip
     parser.add_argument("--processes", type=int, default=1, help="arena serve processes (needs --database)")
     parser.add_argument("--database", default=None, help="a PostgreSQL URL shared by the processes")
     parser.add_argument("--scheduler-file", default=None, help="a Dask scheduler's file: [executor]")
@@ -285,7 +308,7 @@ def main() -> None:
             times.sort()
             print(
                 f"upload to verdict, {args.bots} uploads at once (sandbox {sandbox}): "
-                f"p50 {statistics.median(times):.1f} s, p90 {times[int(0.9 * (len(times) - 1))]:.1f} s, "
+                f"p50 {percentile(times, 0.5):.1f} s, p90 {percentile(times, 0.9):.1f} s, "
                 f"max {times[-1]:.1f} s"
             )
             rate = stored_rate(server, args.minutes * 60)
@@ -298,21 +321,26 @@ def main() -> None:
             if args.restart:
                 restarted(server, args.restart)
             if args.load:
-                quiet = ladder_rate(server, args.minutes * 60 / 2)  # just before, as a fair reference
-                times, loaded, seconds = under_load(server, args.clients, args.requests, args.interval)
+                span = args.load_seconds or args.minutes * 60 / 2
+                load = os.getloadavg()[0]
+                quiet = stored_rate(server, span)  # just before, as a fair reference
+                latencies, loaded, seconds = under_load(
+                    server, args.clients, args.requests, args.interval, args.pages, args.load_seconds
+                )
                 pace = f"one request every {args.interval:g} s each" if args.interval else "saturating"
-                for kind, values in times.items():
+                for kind, values in latencies.items():
                     print(
                         f"{kind} page, {args.clients} concurrent clients ({pace}): "
                         f"p50 {_pct(values, 0.5):.0f} ms, "
                         f"p99 {_pct(values, 0.99):.0f} ms ({len(values)} requests)"
                     )
-                after = ladder_rate(server, args.minutes * 60 / 2)  # the ladder's own drift, to compare
+                after = stored_rate(server, span)  # the ladder's own drift, to compare
                 reference = (quiet + after) / 2
                 print(
                     f"ladder under that load ({seconds:.0f} s): {loaded:.1f} games per minute, against "
-                    f"{quiet:.1f} just before and {after:.1f} just after: "
-                    f"{100 * (1 - loaded / reference):.0f}% slower than their mean"
+                    f"{quiet:.1f} in the {span:.0f} s just before and {after:.1f} just after: "
+                    f"{loaded / reference:.2f}x their mean (load average {load:.1f} before, "
+                    f"{os.getloadavg()[0]:.1f} after)"
                 )
             if args.watchers:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)
