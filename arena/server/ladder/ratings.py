@@ -256,6 +256,7 @@ class Board:
 
     _saved_at: float = field(init=False, default=-math.inf)
     _resumed: bool = field(init=False, default=False)
+    _started: bool = field(init=False, default=False)  # the start-up look done, no game found since
 
     def __post_init__(self) -> None:
         self._replay = _Replay(self.config)
@@ -279,9 +280,11 @@ class Board:
         that keeping the board fresh costs about a twentieth of the server, but never more than
         ``LONGEST_WAIT_S``. The first look, which replays every stored game (at start, or after a restart),
         sets no wait: it is not what the next look costs, and charging it froze the board for minutes after
-        a restart over a large ladder (20 times a replay of every game).
+        a restart over a large ladder (20 times a replay of every game). Until a look has found a new game
+        after it, every call looks (a count of the games: cheap), so the first games played after a restart
+        show at once rather than up to ``REFRESH_S`` later.
         """
-        wait = min(max(REFRESH_S, 20 * self.cost_s), LONGEST_WAIT_S)
+        wait = 0.0 if self._started else min(max(REFRESH_S, 20 * self.cost_s), LONGEST_WAIT_S)
         if not force and time.monotonic() - self.computed_at < wait:
             return
         with self.db.session() as s:
@@ -299,10 +302,11 @@ class Board:
         replay = self._replay
         replaying_all = not self._resumed  # the first look since start: every stored game
         if replaying_all:
-            self._resumed = True
+            self._resumed = self._started = True
             new = replay.resume(self.db, self.snapshot_path)
         else:
             new = replay.read(self.db)
+            self._started = self._started and not new
         replay.extend(new, list(keys))
         self.history = {k: _thin(replay.steps.get(k, [])) for k in keys if k in replay.steps}
         self.ratings = {k: (r.mu, r.sigma) for k, r in replay.ratings.items()}
