@@ -13,13 +13,20 @@ minute meanwhile, against the mean of its rates just before and just after (the 
 ladder's rate drifts by itself), as a ratio, with the machine's load average. The load is bounded both
 ways: clients x requests in all. ``--pages leaderboard`` asks for the leaderboard only; ``--load-seconds S``
 bounds the load by time instead (each client asks until S seconds have passed) and measures the pace before
-and after over S seconds too, so the three rates are over the same length: the issue's "30 clients polling
-the leaderboard as fast as answered for 30 s" is ``--load --clients 30 --interval 0 --pages leaderboard
---load-seconds 30``.
+and after over S seconds too, so the rates are over the same length: the issue's "30 clients polling the
+leaderboard as fast as answered for 30 s" is ``--load --clients 30 --interval 0 --pages leaderboard
+--load-seconds 30``. ``--rounds K`` cuts those S seconds into K loaded spells of S/K seconds between K + 1
+quiet ones as long, and compares the means: on a shared machine whose other work comes and goes, the
+ladder's pace drifts by tens of per cent within a minute, and alternating cancels most of it.
 
 ``--restart N`` (after the ladder's rate) stops the server, writes N games straight into its database,
 starts it once (it rates those games: a full replay), and again, and reports how long after that second
 start the leaderboard counts a game played after it (the board resumes from its snapshot, board.json).
+
+``--matches N`` (after the ladder's rate; with ``match_on_activate``) has N entrants upload a new version at
+once while the ladder plays, which starts N SPRT matches, reports those verdicts' times, and then, over
+the next ``--minutes`` (at least 1.5), the largest share of unrated games among the games stored in any 60 s
+window, against ``match_share``: the issue's "20 activations at once" is ``--bots 20 --matches 20``.
 
 ``--processes 2 --database postgresql+psycopg://...`` starts that many `arena serve` processes on one
 data directory and that PostgreSQL database (arena.server.db.multi; ``--scheduler-file`` puts their ladders'
@@ -58,13 +65,67 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
 
 
-def upload_and_wait(server: ServerProcess, name: str, times: list[float]) -> None:
-    client = Client(server.url)
-    client.sign_up(name)
+def upload_and_wait(
+    server: ServerProcess, name: str, times: list[float], clients: dict[str, Client] | None = None
+) -> None:
+    """``name`` signs up (unless in ``clients`` already) and uploads the sample random bot: the time to
+    its verdict in ``times``."""
+    client = (clients or {}).get(name)
+    if client is None:
+        client = Client(server.url)
+        client.sign_up(name)
+        if clients is not None:
+            clients[name] = client
     started = time.monotonic()
     page = client.upload("random.py", SAMPLE_BOT.read_bytes())
     client.verdict(page.headers["location"], timeout_s=900)
     times.append(time.monotonic() - started)
+
+
+def burst(server: ServerProcess, names: list[str], clients: dict[str, Client]) -> list[float]:
+    """Every name uploads at once; the times to their verdicts."""
+    times: list[float] = []
+    threads = [threading.Thread(target=upload_and_wait, args=(server, n, times, clients)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sorted(times)
+
+
+def match_share(server: ServerProcess, clients: dict[str, Client], count: int, seconds: float) -> None:
+    """``--matches N``: N entrants upload a new version at once while the ladder plays; each becomes
+    active and starts its SPRT match against the version it replaced. Then, over ``seconds``, every 60 s
+    window (sliding by a second) of the games stored: the unrated games' share against ``match_share``
+    (the ladder always has games waiting here: its field is every entrant)."""
+    began = time.time()
+    times = burst(server, list(clients)[:count], clients)
+    print(
+        f"{count} new versions at once while the ladder plays: verdicts p50 {percentile(times, 0.5):.1f} s, "
+        f"p90 {percentile(times, 0.9):.1f} s, max {times[-1]:.1f} s"
+    )
+    time.sleep(seconds)
+    end = time.time()
+    ladder = [t for (t,) in server.rows(f"SELECT created_at FROM games WHERE created_at > {began}")]
+    unrated = [t for (t,) in server.rows(f"SELECT created_at FROM unrated_games WHERE created_at > {began}")]
+    share = 0.25  # [ladder] match_share, the default
+    first = min(unrated, default=end)  # from the first unrated game: the matches' checks came before
+    width = min(60.0, end - first)
+    worst, worst_share, windows = -math.inf, 0.0, 0
+    start = first
+    while start + width <= end + 1e-9:
+        u = sum(start <= t < start + width for t in unrated)
+        n = u + sum(start <= t < start + width for t in ladder)
+        if n:
+            windows += 1
+            worst = max(worst, u - share * n)
+            worst_share = max(worst_share, u / n)
+        start += 1.0
+    print(
+        f"unrated games over {windows} windows of {width:.0f} s: at most {worst_share:.0%} of the games "
+        f"stored (match_share {share:.0%}), at most {worst:+.1f} games over the share "
+        f"({len(unrated)} unrated and {len(ladder)} ladder games in {end - began:.0f} s)"
+    )
 
 
 def ladder_rate(server: ServerProcess, seconds: float) -> float:
@@ -91,6 +152,7 @@ async def _load(
     import httpx
 
     times: dict[str, list[float]] = {"leaderboard": [], "game": []}
+    dropped: list[str] = []  # connections the server closed under a request (its keep-alive ran out)
 
     async def one(c: int) -> None:
         await asyncio.sleep(interval * c / clients)
@@ -103,12 +165,18 @@ async def _load(
                 kind = "leaderboard" if pages == "leaderboard" or (c + r) % 2 == 0 else "game"
                 path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
                 began = time.monotonic()
-                response = await http.get(path)
+                try:
+                    response = await http.get(path)
+                except httpx.TransportError as exc:  # counted and said, not fatal: see ``dropped``
+                    dropped.append(f"{type(exc).__name__}: {exc}")
+                    continue
                 times[kind].append(time.monotonic() - began)
                 assert response.status_code == 200, (path, response.status_code)
                 r += 1
 
     await asyncio.gather(*(one(c) for c in range(clients)))
+    if dropped:
+        print(f"{len(dropped)} requests dropped by the server (and asked again), e.g. {dropped[0]}")
     return {kind: values for kind, values in times.items() if values}
 
 
@@ -246,13 +314,18 @@ def restarted(server: ServerProcess, games: int) -> None:
     began = time.monotonic()
     server.start(timeout_s=3600)
     serving = time.monotonic() - began
-    counted = 0
-    while counted <= stored:
-        counted = json.loads(Client(server.url).get("/api/leaderboard").text)["games"]
-        time.sleep(0.1)
+    played = counted = 0.0
+    while True:
+        if not played and server.rows("SELECT COUNT(*) FROM games")[0][0] > stored:
+            played = time.monotonic() - began
+        if json.loads(Client(server.url).get("/api/leaderboard").text)["games"] > stored:
+            counted = time.monotonic() - began
+            break
+        time.sleep(0.05)
     print(
-        f"restart over {stored} stored games: serving after {serving:.1f} s, the board counts a new game "
-        f"{time.monotonic() - began:.1f} s after the start"
+        f"restart over {stored} stored games: serving after {serving:.1f} s, a new game stored after "
+        f"{played or counted:.1f} s, the board counts it {counted:.1f} s after the start "
+        f"(load average {os.getloadavg()[0]:.1f})"
     )
 
 
@@ -278,12 +351,18 @@ def main() -> None:
     parser.add_argument("--web", type=int, default=0, help="more processes, --role web (needs --database)")
     parser.add_argument("--tables", type=int, default=1, help="[ladder] tables of each process")
     parser.add_argument("--restart", type=int, default=0, help="games seeded before a timed restart")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="--load-seconds cut into this many loaded spells"
+    )
+    parser.add_argument("--matches", type=int, default=0, help="new versions at once, each starting a match")
     args = parser.parse_args()
     if (args.processes > 1 or args.web) and not args.database:
         parser.error("--processes above 1 needs --database postgresql+psycopg://... (SQLite is one process)")
     with tempfile.TemporaryDirectory() as tmp:
         extra = {"executor": {"scheduler_file": args.scheduler_file}} if args.scheduler_file else {}
         ladder = {"tables": args.tables, "live_watchers": max(200, args.watchers)}
+        if args.matches:
+            ladder["match_on_activate"] = True
         toml = competition_toml(
             "bench", args.database, submissions={"per_hour": 1000}, checks={"queue": 1000},
             ladder=ladder, **extra,
@@ -296,16 +375,8 @@ def main() -> None:
             other.start()
         sandbox = "bubblewrap" if 'sandbox = "bubblewrap"' in toml else "none"
         try:
-            times: list[float] = []
-            threads = [
-                threading.Thread(target=upload_and_wait, args=(server, f"bot{i:02d}", times))
-                for i in range(args.bots)
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            times.sort()
+            clients: dict[str, Client] = {}
+            times = burst(server, [f"bot{i:02d}" for i in range(args.bots)], clients)
             print(
                 f"upload to verdict, {args.bots} uploads at once (sandbox {sandbox}): "
                 f"p50 {percentile(times, 0.5):.1f} s, p90 {percentile(times, 0.9):.1f} s, "
@@ -318,15 +389,32 @@ def main() -> None:
                 f"ladder: {rate:.1f} games per minute with {args.bots} bots "
                 f"({where}, {args.tables} table(s) each{', Dask' if args.scheduler_file else ''})"
             )
+            if args.matches:
+                match_share(server, clients, args.matches, max(args.minutes * 60, 90.0))
             if args.restart:
                 restarted(server, args.restart)
             if args.load:
                 span = args.load_seconds or args.minutes * 60 / 2
+                segment = span / args.rounds
                 load = os.getloadavg()[0]
-                quiet = stored_rate(server, span)  # just before, as a fair reference
-                latencies, loaded, seconds = under_load(
-                    server, args.clients, args.requests, args.interval, args.pages, args.load_seconds
-                )
+                quiet = [stored_rate(server, segment)]  # just before, as a fair reference
+                loaded: list[float] = []
+                latencies: dict[str, list[float]] = {}
+                seconds = 0.0
+                for _ in range(args.rounds):  # loaded and quiet in turn: the machine's own drift cancels
+                    times, rate, took = under_load(
+                        server,
+                        args.clients,
+                        args.requests,
+                        args.interval,
+                        args.pages,
+                        args.load_seconds and segment,
+                    )
+                    loaded.append(rate)
+                    seconds += took
+                    for kind, values in times.items():
+                        latencies.setdefault(kind, []).extend(values)
+                    quiet.append(stored_rate(server, segment))  # the ladder's own drift, to compare
                 pace = f"one request every {args.interval:g} s each" if args.interval else "saturating"
                 for kind, values in latencies.items():
                     print(
@@ -334,13 +422,13 @@ def main() -> None:
                         f"p50 {_pct(values, 0.5):.0f} ms, "
                         f"p99 {_pct(values, 0.99):.0f} ms ({len(values)} requests)"
                     )
-                after = stored_rate(server, span)  # the ladder's own drift, to compare
-                reference = (quiet + after) / 2
+                reference = sum(quiet) / len(quiet)
+                during = sum(loaded) / len(loaded)
                 print(
-                    f"ladder under that load ({seconds:.0f} s): {loaded:.1f} games per minute, against "
-                    f"{quiet:.1f} in the {span:.0f} s just before and {after:.1f} just after: "
-                    f"{loaded / reference:.2f}x their mean (load average {load:.1f} before, "
-                    f"{os.getloadavg()[0]:.1f} after)"
+                    f"ladder under that load ({seconds:.0f} s in {args.rounds} spell(s)): {during:.1f} games "
+                    f"per minute, against {reference:.1f} in {len(quiet)} quiet spells of {segment:.0f} s "
+                    f"around them ({min(quiet):.0f} to {max(quiet):.0f}): {during / reference:.2f}x "
+                    f"(load average {load:.1f} before, {os.getloadavg()[0]:.1f} after)"
                 )
             if args.watchers:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)
