@@ -157,6 +157,9 @@ async def _load(
     async def one(c: int) -> None:
         await asyncio.sleep(interval * c / clients)
         async with httpx.AsyncClient(base_url=url, timeout=120) as http:
+            # not timed: a client's first request opens its connection and gets its cookie, and the first
+            # of all renders the page's template for the first time; a polling client pays that once
+            await http.get("/")
             start = time.monotonic()
             r = 0
             while (r < requests) if until is None else (time.monotonic() < until):

@@ -159,9 +159,7 @@ class _Replay:
                 if s.scalar(select(Game.id).where(Game.seq == last_seq)) != last_id:
                     raise ValueError("a snapshot of other games")
             ratings = {k: trueskill.Rating(mu, sigma) for k, (mu, sigma) in state["ratings"].items()}
-            steps = {
-                k: [(int(q), float(m), float(v)) for q, m, v in rows] for k, rows in state["steps"].items()
-            }
+            steps = {k: list(map(tuple, rows)) for k, rows in state["steps"].items()}  # (seq, mu, σ)
             played = {k: int(n) for k, n in state["played"].items()}
             tally = None if state["tally"] is None else Tally.restore(state["tally"])
         except (OSError, ValueError, KeyError, TypeError):
@@ -357,6 +355,8 @@ class Board:
         self.computed_at = time.monotonic()
         if not replaying_all:
             self.cost_s = self.computed_at - began
+        if replaying_all and replay.games is None:
+            self._saved_at = self.computed_at  # resumed from the snapshot: nothing new to keep yet
         if self.computed_at - self._saved_at >= SNAPSHOT_S:
             self.save()
 
