@@ -49,6 +49,7 @@ from arena.stats.tally import Tally
 
 REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
 LONGEST_WAIT_S = 5.0  # and at least one per this many, whatever the last cost (new games show within it)
+STARTED_WAIT_S = 0.25  # between looks after the start-up look, until one finds a new game
 SNAPSHOT = "board.json"  # in the competition's directory: the replay's state (see the module's docstring)
 SNAPSHOT_S = 60.0  # a snapshot at most this often (and when the server stops)
 
@@ -293,10 +294,10 @@ class Board:
         ``LONGEST_WAIT_S``. The first look, which replays every stored game (at start, or after a restart),
         sets no wait: it is not what the next look costs, and charging it froze the board for minutes after
         a restart over a large ladder (20 times a replay of every game). Until a look has found a new game
-        after it, every call looks (a count of the games: cheap), so the first games played after a restart
-        show at once rather than up to ``REFRESH_S`` later.
+        after it, a look waits only ``STARTED_WAIT_S`` (it is a count of the games while none is new), so the
+        first games played after a restart show at once rather than up to ``REFRESH_S`` later.
         """
-        wait = 0.0 if self._started else min(max(REFRESH_S, 20 * self.cost_s), LONGEST_WAIT_S)
+        wait = STARTED_WAIT_S if self._started else min(max(REFRESH_S, 20 * self.cost_s), LONGEST_WAIT_S)
         if not force and time.monotonic() - self.computed_at < wait:
             return
         with self.db.session() as s:

@@ -69,7 +69,7 @@ def test_after_the_start_up_look_the_first_new_games_show_at_once(
     b.refresh(force=True)
     b.refresh()  # nothing new yet: looked, and still asking
     seed.games(b.db, versions, 1, seed=7)
-    b.refresh()  # no time has passed on the board's clock
+    b.refresh()  # one tick of the board's clock (2 s) later: less than REFRESH_S
     assert b.games == 601
     seed.games(b.db, versions, 1, seed=8)
     b.refresh()  # then the usual pace again: the next look waits
