@@ -157,9 +157,6 @@ async def _load(
     async def one(c: int) -> None:
         await asyncio.sleep(interval * c / clients)
         async with httpx.AsyncClient(base_url=url, timeout=120) as http:
-            # not timed: a client's first request opens its connection and gets its cookie, and the first
-            # of all renders the page's template for the first time; a polling client pays that once
-            await http.get("/")
             start = time.monotonic()
             r = 0
             while (r < requests) if until is None else (time.monotonic() < until):
@@ -173,7 +170,9 @@ async def _load(
                 except httpx.TransportError as exc:  # counted and said, not fatal: see ``dropped``
                     dropped.append(f"{type(exc).__name__}: {exc}")
                     continue
-                times[kind].append(time.monotonic() - began)
+                if r:  # a client's first request opens its connection and gets its cookie (and the first
+                    # of all renders the page's template for the first time): a polling client pays it once
+                    times[kind].append(time.monotonic() - began)
                 assert response.status_code == 200, (path, response.status_code)
                 r += 1
 
