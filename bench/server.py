@@ -10,11 +10,23 @@ each make ``--requests`` GETs of the leaderboard and of stored games' pages, in 
 ``--interval`` seconds (1: fifty people each opening a page every second; 0: each as fast as it is
 answered, a saturating load), and reports each page's latency p50 and p99 and the ladder's games per
 minute meanwhile, against the mean of its rates just before and just after (the two say how much the
-ladder's rate drifts by itself). The load is bounded both ways: clients x requests in all.
+ladder's rate drifts by itself), as a ratio, with the machine's load average. The load is bounded both
+ways: clients x requests in all. ``--pages leaderboard`` asks for the leaderboard only; ``--load-seconds S``
+bounds the load by time instead (each client asks until S seconds have passed) and measures the pace before
+and after over S seconds too, so the rates are over the same length: the issue's "30 clients polling the
+leaderboard as fast as answered for 30 s" is ``--load --clients 30 --interval 0 --pages leaderboard
+--load-seconds 30``. ``--rounds K`` cuts those S seconds into K loaded spells of S/K seconds between K + 1
+quiet ones as long, and compares the means: on a shared machine whose other work comes and goes, the
+ladder's pace drifts by tens of per cent within a minute, and alternating cancels most of it.
 
 ``--restart N`` (after the ladder's rate) stops the server, writes N games straight into its database,
 starts it once (it rates those games: a full replay), and again, and reports how long after that second
 start the leaderboard counts a game played after it (the board resumes from its snapshot, board.json).
+
+``--matches N`` (after the ladder's rate; with ``match_on_activate``) has N entrants upload a new version at
+once while the ladder plays, which starts N SPRT matches, reports those verdicts' times, and then, over
+the next ``--minutes`` (at least 1.5), the largest share of unrated games among the games stored in any 60 s
+window, against ``match_share``: the issue's "20 activations at once" is ``--bots 20 --matches 20``.
 
 ``--processes 2 --database postgresql+psycopg://...`` starts that many `arena serve` processes on one
 data directory and that PostgreSQL database (arena.server.db.multi; ``--scheduler-file`` puts their ladders'
@@ -37,8 +49,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
+import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,13 +65,67 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
 
 
-def upload_and_wait(server: ServerProcess, name: str, times: list[float]) -> None:
-    client = Client(server.url)
-    client.sign_up(name)
+def upload_and_wait(
+    server: ServerProcess, name: str, times: list[float], clients: dict[str, Client] | None = None
+) -> None:
+    """``name`` signs up (unless in ``clients`` already) and uploads the sample random bot: the time to
+    its verdict in ``times``."""
+    client = (clients or {}).get(name)
+    if client is None:
+        client = Client(server.url)
+        client.sign_up(name)
+        if clients is not None:
+            clients[name] = client
     started = time.monotonic()
     page = client.upload("random.py", SAMPLE_BOT.read_bytes())
     client.verdict(page.headers["location"], timeout_s=900)
     times.append(time.monotonic() - started)
+
+
+def burst(server: ServerProcess, names: list[str], clients: dict[str, Client]) -> list[float]:
+    """Every name uploads at once; the times to their verdicts."""
+    times: list[float] = []
+    threads = [threading.Thread(target=upload_and_wait, args=(server, n, times, clients)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sorted(times)
+
+
+def match_share(server: ServerProcess, clients: dict[str, Client], count: int, seconds: float) -> None:
+    """``--matches N``: N entrants upload a new version at once while the ladder plays; each becomes
+    active and starts its SPRT match against the version it replaced. Then, over ``seconds``, every 60 s
+    window (sliding by a second) of the games stored: the unrated games' share against ``match_share``
+    (the ladder always has games waiting here: its field is every entrant)."""
+    began = time.time()
+    times = burst(server, list(clients)[:count], clients)
+    print(
+        f"{count} new versions at once while the ladder plays: verdicts p50 {percentile(times, 0.5):.1f} s, "
+        f"p90 {percentile(times, 0.9):.1f} s, max {times[-1]:.1f} s"
+    )
+    time.sleep(seconds)
+    end = time.time()
+    ladder = [t for (t,) in server.rows(f"SELECT created_at FROM games WHERE created_at > {began}")]
+    unrated = [t for (t,) in server.rows(f"SELECT created_at FROM unrated_games WHERE created_at > {began}")]
+    share = 0.25  # [ladder] match_share, the default
+    first = min(unrated, default=end)  # from the first unrated game: the matches' checks came before
+    width = min(60.0, end - first)
+    worst, worst_share, windows = -math.inf, 0.0, 0
+    start = first
+    while start + width <= end + 1e-9:
+        u = sum(start <= t < start + width for t in unrated)
+        n = u + sum(start <= t < start + width for t in ladder)
+        if n:
+            windows += 1
+            worst = max(worst, u - share * n)
+            worst_share = max(worst_share, u / n)
+        start += 1.0
+    print(
+        f"unrated games over {windows} windows of {width:.0f} s: at most {worst_share:.0%} of the games "
+        f"stored (match_share {share:.0%}), at most {worst:+.1f} games over the share "
+        f"({len(unrated)} unrated and {len(ladder)} ladder games in {end - began:.0f} s)"
+    )
 
 
 def ladder_rate(server: ServerProcess, seconds: float) -> float:
@@ -76,41 +143,57 @@ def stored_rate(server: ServerProcess, seconds: float) -> float:
     return float((last - first) * 60 / seconds)
 
 
-async def _load(url: str, clients: int, requests: int, games: int, interval: float) -> dict[str, list[float]]:
-    """``clients`` httpx clients, each ``requests`` GETs: the leaderboard and a stored game, in turn, one
-    every ``interval`` seconds (the clients' starts spread over the first interval)."""
+async def _load(
+    url: str, clients: int, requests: int, games: int, interval: float, pages: str, until: float | None
+) -> dict[str, list[float]]:
+    """``clients`` httpx clients, each ``requests`` GETs (or as many as fit before ``until``, a monotonic
+    time): the leaderboard and a stored game in turn (``pages`` "both") or the leaderboard alone
+    ("leaderboard"), one every ``interval`` seconds (the clients' starts spread over the first interval)."""
     import httpx
 
     times: dict[str, list[float]] = {"leaderboard": [], "game": []}
+    dropped: list[str] = []  # connections the server closed under a request (its keep-alive ran out)
 
     async def one(c: int) -> None:
         await asyncio.sleep(interval * c / clients)
         async with httpx.AsyncClient(base_url=url, timeout=120) as http:
             start = time.monotonic()
-            for r in range(requests):
+            r = 0
+            while (r < requests) if until is None else (time.monotonic() < until):
                 if interval:
                     await asyncio.sleep(max(0.0, start + r * interval - time.monotonic()))
-                kind = "leaderboard" if (c + r) % 2 == 0 else "game"
+                kind = "leaderboard" if pages == "leaderboard" or (c + r) % 2 == 0 else "game"
                 path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
                 began = time.monotonic()
-                response = await http.get(path)
-                times[kind].append(time.monotonic() - began)
+                try:
+                    response = await http.get(path)
+                except httpx.TransportError as exc:  # counted and said, not fatal: see ``dropped``
+                    dropped.append(f"{type(exc).__name__}: {exc}")
+                    continue
+                if r:  # a client's first request opens its connection and gets its cookie (and the first
+                    # of all renders the page's template for the first time): a polling client pays it once
+                    times[kind].append(time.monotonic() - began)
                 assert response.status_code == 200, (path, response.status_code)
+                r += 1
 
     await asyncio.gather(*(one(c) for c in range(clients)))
-    return times
+    if dropped:
+        print(f"{len(dropped)} requests dropped by the server (and asked again), e.g. {dropped[0]}")
+    return {kind: values for kind, values in times.items() if values}
 
 
 def under_load(
-    server: ServerProcess, clients: int, requests: int, interval: float
+    server: ServerProcess, clients: int, requests: int, interval: float, pages: str, seconds: float | None
 ) -> tuple[dict[str, list[float]], float, float]:
-    """The pages' latencies under the load, and the ladder's games per minute during it."""
+    """The pages' latencies under the load, and the ladder's games per minute during it (games stored, as
+    ``stored_rate`` counts them: the board's count may lag a second behind)."""
     games = Client(server.url).http.get("/api/leaderboard").json()["games"]
-    first, began = games, time.monotonic()
-    times = asyncio.run(_load(server.url, clients, requests, games, interval))
-    last = Client(server.url).http.get("/api/leaderboard").json()["games"]
-    seconds = time.monotonic() - began
-    return times, (last - first) * 60 / seconds, seconds
+    first, began = server.rows("SELECT count(*) FROM games")[0][0], time.monotonic()
+    until = None if seconds is None else began + seconds
+    times = asyncio.run(_load(server.url, clients, requests, games, interval, pages, until))
+    last = server.rows("SELECT count(*) FROM games")[0][0]
+    took = time.monotonic() - began
+    return times, (last - first) * 60 / took, took
 
 
 async def _watch(url: str, watchers: int, seconds: float) -> dict[str, Any]:
@@ -160,9 +243,15 @@ def watched(server: ServerProcess, watchers: int, seconds: float) -> tuple[dict[
     return figures, (last - first) * 60 / (time.monotonic() - began)
 
 
-def _pct(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile: the smallest value with at least ``q`` of the values at or below it
+    (so p50 <= p90 <= max, with two values as with two thousand)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+    return ordered[max(0, min(len(ordered), math.ceil(q * len(ordered))) - 1)]
+
+
+def _pct(values: list[float], q: float) -> float:
+    return percentile(values, q) * 1000
 
 
 def arena_run_rate(bots: int, seconds: float, sandbox: str) -> float:
@@ -206,8 +295,6 @@ def restarted(server: ServerProcess, games: int) -> None:
     """``--restart N``: N games written straight into the stopped server's database (SQLite), a first start
     over them (it rates every one: a full replay), then a second start, timed to the first moment its
     leaderboard counts a game played after it (the ratings resumed from board.json)."""
-    import os
-
     from arena.server.db.database import open_database
     from arena.server.settings import load_competition
     from tests.server.ladder import seed
@@ -229,13 +316,18 @@ def restarted(server: ServerProcess, games: int) -> None:
     began = time.monotonic()
     server.start(timeout_s=3600)
     serving = time.monotonic() - began
-    counted = 0
-    while counted <= stored:
-        counted = json.loads(Client(server.url).get("/api/leaderboard").text)["games"]
-        time.sleep(0.1)
+    played = counted = 0.0
+    while True:
+        if not played and server.rows("SELECT COUNT(*) FROM games")[0][0] > stored:
+            played = time.monotonic() - began
+        if json.loads(Client(server.url).get("/api/leaderboard").text)["games"] > stored:
+            counted = time.monotonic() - began
+            break
+        time.sleep(0.05)
     print(
-        f"restart over {stored} stored games: serving after {serving:.1f} s, the board counts a new game "
-        f"{time.monotonic() - began:.1f} s after the start"
+        f"restart over {stored} stored games: serving after {serving:.1f} s, a new game stored after "
+        f"{played or counted:.1f} s, the board counts it {counted:.1f} s after the start "
+        f"(load average {os.getloadavg()[0]:.1f})"
     )
 
 
@@ -249,18 +341,30 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=40, help="per client")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between a client's requests")
+    parser.add_argument("--pages", choices=("both", "leaderboard"), default="both", help="what --load asks")
+    parser.add_argument(
+        "--load-seconds", type=float, default=None,
+        help="--load for this long (not --requests each), and the ladder's pace just before and after "
+        "over as long",
+    )  # fmt: skip
     parser.add_argument("--processes", type=int, default=1, help="arena serve processes (needs --database)")
     parser.add_argument("--database", default=None, help="a PostgreSQL URL shared by the processes")
     parser.add_argument("--scheduler-file", default=None, help="a Dask scheduler's file: [executor]")
     parser.add_argument("--web", type=int, default=0, help="more processes, --role web (needs --database)")
     parser.add_argument("--tables", type=int, default=1, help="[ladder] tables of each process")
     parser.add_argument("--restart", type=int, default=0, help="games seeded before a timed restart")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="--load-seconds cut into this many loaded spells"
+    )
+    parser.add_argument("--matches", type=int, default=0, help="new versions at once, each starting a match")
     args = parser.parse_args()
     if (args.processes > 1 or args.web) and not args.database:
         parser.error("--processes above 1 needs --database postgresql+psycopg://... (SQLite is one process)")
     with tempfile.TemporaryDirectory() as tmp:
         extra = {"executor": {"scheduler_file": args.scheduler_file}} if args.scheduler_file else {}
         ladder = {"tables": args.tables, "live_watchers": max(200, args.watchers)}
+        if args.matches:
+            ladder["match_on_activate"] = True
         toml = competition_toml(
             "bench", args.database, submissions={"per_hour": 1000}, checks={"queue": 1000},
             ladder=ladder, **extra,
@@ -273,19 +377,11 @@ def main() -> None:
             other.start()
         sandbox = "bubblewrap" if 'sandbox = "bubblewrap"' in toml else "none"
         try:
-            times: list[float] = []
-            threads = [
-                threading.Thread(target=upload_and_wait, args=(server, f"bot{i:02d}", times))
-                for i in range(args.bots)
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            times.sort()
+            clients: dict[str, Client] = {}
+            times = burst(server, [f"bot{i:02d}" for i in range(args.bots)], clients)
             print(
                 f"upload to verdict, {args.bots} uploads at once (sandbox {sandbox}): "
-                f"p50 {statistics.median(times):.1f} s, p90 {times[int(0.9 * (len(times) - 1))]:.1f} s, "
+                f"p50 {percentile(times, 0.5):.1f} s, p90 {percentile(times, 0.9):.1f} s, "
                 f"max {times[-1]:.1f} s"
             )
             rate = stored_rate(server, args.minutes * 60)
@@ -295,24 +391,46 @@ def main() -> None:
                 f"ladder: {rate:.1f} games per minute with {args.bots} bots "
                 f"({where}, {args.tables} table(s) each{', Dask' if args.scheduler_file else ''})"
             )
+            if args.matches:
+                match_share(server, clients, args.matches, max(args.minutes * 60, 90.0))
             if args.restart:
                 restarted(server, args.restart)
             if args.load:
-                quiet = ladder_rate(server, args.minutes * 60 / 2)  # just before, as a fair reference
-                times, loaded, seconds = under_load(server, args.clients, args.requests, args.interval)
+                span = args.load_seconds or args.minutes * 60 / 2
+                segment = span / args.rounds
+                load = os.getloadavg()[0]
+                quiet = [stored_rate(server, segment)]  # just before, as a fair reference
+                loaded: list[float] = []
+                latencies: dict[str, list[float]] = {}
+                seconds = 0.0
+                for _ in range(args.rounds):  # loaded and quiet in turn: the machine's own drift cancels
+                    times, rate, took = under_load(
+                        server,
+                        args.clients,
+                        args.requests,
+                        args.interval,
+                        args.pages,
+                        args.load_seconds and segment,
+                    )
+                    loaded.append(rate)
+                    seconds += took
+                    for kind, values in times.items():
+                        latencies.setdefault(kind, []).extend(values)
+                    quiet.append(stored_rate(server, segment))  # the ladder's own drift, to compare
                 pace = f"one request every {args.interval:g} s each" if args.interval else "saturating"
-                for kind, values in times.items():
+                for kind, values in latencies.items():
                     print(
                         f"{kind} page, {args.clients} concurrent clients ({pace}): "
                         f"p50 {_pct(values, 0.5):.0f} ms, "
                         f"p99 {_pct(values, 0.99):.0f} ms ({len(values)} requests)"
                     )
-                after = ladder_rate(server, args.minutes * 60 / 2)  # the ladder's own drift, to compare
-                reference = (quiet + after) / 2
+                reference = sum(quiet) / len(quiet)
+                during = sum(loaded) / len(loaded)
                 print(
-                    f"ladder under that load ({seconds:.0f} s): {loaded:.1f} games per minute, against "
-                    f"{quiet:.1f} just before and {after:.1f} just after: "
-                    f"{100 * (1 - loaded / reference):.0f}% slower than their mean"
+                    f"ladder under that load ({seconds:.0f} s in {args.rounds} spell(s)): {during:.1f} games "
+                    f"per minute, against {reference:.1f} in {len(quiet)} quiet spells of {segment:.0f} s "
+                    f"around them ({min(quiet):.0f} to {max(quiet):.0f}): {during / reference:.2f}x "
+                    f"(load average {load:.1f} before, {os.getloadavg()[0]:.1f} after)"
                 )
             if args.watchers:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import secrets
 from collections.abc import AsyncIterator, Callable
@@ -39,7 +40,7 @@ from arena.server.ladder.ratings import Board
 from arena.server.ladder.service import Ladder
 from arena.server.matches.service import UnratedGames
 from arena.server.settings import CompetitionConfig, Runtime
-from arena.server.submissions.checks import CheckQueue
+from arena.server.submissions.checks import CheckQueue, public_text
 from arena.server.submissions.service import Submissions, node_problem
 
 SESSION_KEY = "session.key"
@@ -178,7 +179,8 @@ class Server:
         self, game_id: str, version_id: int, viewer: access.Viewer
     ) -> tuple[SeatLog, gamelogs.GameLog]:
         """One version's stderr during one game, for its owner and the organiser: the seat and the span
-        (from whichever process's log file holds it, or a worker's stored copy: ``gamelogs.game_log``).
+        (from whichever process's log file holds it, or a worker's stored copy: ``gamelogs.game_log``), as
+        an entrant may read it: no path of the server's machine (``public_text``, as for a check's reason).
 
         :raises Refused: 404, no such game, the version did not play it, or not the viewer's (one answer).
         """
@@ -187,7 +189,10 @@ class Server:
             raise not_found("log")
         access.require_owner(viewer, found.user_id, "log")
         path = self.ladder.log_path(version_id, found.values["log_inode"])
-        return found, gamelogs.game_log(self.db, path, game_id, version_id, found.values)
+        span = gamelogs.game_log(self.db, path, game_id, version_id, found.values)
+        data_dir, upload = self.config.data_dir, self.submissions.directory_of(found.user_id, found.number)
+        text, after = (public_text(t, data_dir, upload) for t in (span.text, span.after))
+        return found, dataclasses.replace(span, text=text, after=after)
 
     def close(self) -> None:
         """Let go of the database and the directory's lock (after the web app stopped, or never started);

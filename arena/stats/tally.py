@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -175,6 +176,61 @@ class Tally:
         self.duplicate = self.duplicate or len(group) > 1
         self._group = []
         return self
+
+    def state(self) -> dict[str, Any]:
+        """The running sums as JSON's lists and numbers (a float's ``repr`` reads back as the same float), for
+        a closed Tally made without rows: what the competition server's board keeps across a restart, so
+        that it does not sum every stored game again (``arena.server.ladder.ratings``)."""
+        assert self.rows is None and not self._group, "only a closed Tally without rows is kept"
+        return {
+            "names": list(self.names),
+            "n_games": self.n_games,
+            "duplicate": self.duplicate,
+            "last_seq": self.last_seq,
+            "sums": {
+                "rank": self.rank_sum.tolist(),
+                "game": self.game_sum.tolist(),
+                "unit": self.unit_sum.tolist(),
+            },
+            "totals": {
+                method: [t.n, t.num.tolist(), t.den.tolist(), t.nn.tolist(), t.nd.tolist(), t.dd.tolist()]
+                for method, t in self.totals.items()
+            },
+        }
+
+    @classmethod
+    def restore(cls, state: dict[str, Any]) -> Tally:
+        """The Tally whose ``state()`` this is: further games add to it exactly as to the original.
+
+        :raises KeyError, TypeError, ValueError: not a state ``state()`` wrote.
+        """
+        tally = cls([str(n) for n in state["names"]])
+        k = len(tally.names)
+
+        def vector(values: Any) -> np.ndarray:
+            out = np.array(values, dtype=float)
+            if out.shape != (k,):
+                raise ValueError("a sum of another field")
+            return out
+
+        def matrix(values: Any) -> np.ndarray:
+            out = np.array(values, dtype=float)
+            if out.shape != (k, k):
+                raise ValueError("a sum of another field")
+            return out
+
+        tally.n_games, tally.duplicate = int(state["n_games"]), bool(state["duplicate"])
+        tally.last_seq = int(state["last_seq"])
+        sums = state["sums"]
+        tally.rank_sum, tally.game_sum, tally.unit_sum = (
+            vector(sums[key]) for key in ("rank", "game", "unit")
+        )
+        for method in SCORES:
+            n, num, den, nn, nd, dd = state["totals"][method]
+            totals = tally.totals[method]
+            totals.n, totals.num, totals.den = int(n), vector(num), vector(den)
+            totals.nn, totals.nd, totals.dd = matrix(nn), matrix(nd), matrix(dd)
+        return tally
 
     def units(self) -> Units:
         """The rows as arrays (``keep_rows`` only), for the bootstrap."""

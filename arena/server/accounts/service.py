@@ -27,7 +27,7 @@ import hmac
 import secrets
 import time
 import unicodedata
-from collections import defaultdict, deque
+from collections import OrderedDict, defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,6 +46,7 @@ MIN_PASSWORD = 10
 THROTTLE_WINDOW_S = 15 * 60
 PER_ADDRESS_FACTOR = 10  # an address may fail this many times an account's limit (a classroom shares one)
 DEVICE_DAYS = 365
+ANONYMOUS_KEPT = 10_000  # visitors' ids known to have no session, kept so their next page reads nothing
 
 _hasher = PasswordHasher()
 
@@ -185,6 +186,7 @@ class Accounts:
         self.untrusted = Throttle(config.people.login_attempts)  # per account, clients without its cookie
         self.per_address = Throttle(config.people.login_attempts * PER_ADDRESS_FACTOR)  # per address
         self.per_device = Throttle(config.people.login_attempts)  # per device cookie
+        self._anonymous: OrderedDict[str, None] = OrderedDict()  # ids with no session (``session_user``)
 
     # --- links: invitations and the organiser's login link ---------------------------------------------
 
@@ -366,10 +368,23 @@ class Accounts:
             s.execute(delete(Session).where(Session.token_hash == token_hash(token)))
 
     def session_user(self, token: str) -> User | None:
-        """The user of a session id, or None (no such session, or the account was disabled since)."""
+        """The user of a session id, or None (no such session, or the account was disabled since).
+
+        An id found without a session is remembered (the last ``ANONYMOUS_KEPT``) and answered without
+        the database next time: a spectator's every page would otherwise cost a query on the loop the
+        ladder shares. That is safe because an id never gains a session: logging in always issues a new
+        one (``new_session``), on every process, and a session ended stays ended.
+        """
+        if token in self._anonymous:
+            self._anonymous.move_to_end(token)
+            return None
         with self.db.session() as s:
             row = s.get(Session, token_hash(token))
             user = s.get(User, row.user_id) if row is not None else None
+        if row is None:
+            self._anonymous[token] = None
+            while len(self._anonymous) > ANONYMOUS_KEPT:
+                self._anonymous.popitem(last=False)
         return user if user is not None and not user.disabled else None
 
     def new_api_token(self, user_id: int) -> str:

@@ -15,11 +15,13 @@ so the ladder follows the current field.
 Everything is computed from the stored games, in ``seq`` order: a look applies the games stored since the
 last one after those before (both computations are sequential, so this is exactly one replay of them all).
 TrueSkill is the costly part (about 5 ms a game, so minutes for a ladder of 10,000 games), so the ratings
-reached are kept in the competition's directory (``board.json``, at most every ``SNAPSHOT_S`` and when the
-server stops) with the last game they include: a restart resumes from there and applies only the games
-stored after it, which again gives exactly the figures of one uninterrupted replay (the snapshot keeps
-every float as it was). A snapshot that does not match the database (another game at its ``seq``, other
-rating settings) is ignored and everything is replayed. A look is done at most every few seconds.
+reached and the points order's running sums are kept in the competition's directory (``board.json``, at
+most every ``SNAPSHOT_S`` and when the server stops) with the last game they include: a restart resumes
+from there and reads and applies only the games stored after it, which again gives exactly the figures of
+one uninterrupted replay (the snapshot keeps every float as it was); the games before it are read only if
+the field changes (its sums are then made again over all of them). A snapshot that does not match the
+database (another game at its ``seq``, other rating settings) is ignored and everything is replayed. A look
+is done at most every few seconds.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from arena.stats.tally import Tally
 
 REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
 LONGEST_WAIT_S = 5.0  # and at least one per this many, whatever the last cost (new games show within it)
+STARTED_WAIT_S = 0.25  # between looks after the start-up look, until one finds a new game
 SNAPSHOT = "board.json"  # in the competition's directory: the replay's state (see the module's docstring)
 SNAPSHOT_S = 60.0  # a snapshot at most this often (and when the server stops)
 
@@ -73,26 +76,27 @@ class _Replay:
 
     config: CompetitionConfig
     last_seq: int = 0
-    games: list[RatedGame] = field(default_factory=list)
+    last_id: str = ""  # the last game applied (a snapshot names it: another database's is not used)
+    games: list[RatedGame] | None = field(default_factory=list)  # None: resumed, not read (``extend``)
     ratings: dict[str, trueskill.Rating] = field(default_factory=dict)
     steps: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
     played: dict[str, int] = field(default_factory=dict)  # rating key -> games
     tally: Tally | None = None  # the points order's running sums over the keys it was made for
 
-    def read(self, db: ServerDatabase) -> list[RatedGame]:
-        """The games stored after ``last_seq``, each seat named by its rating key."""
+    def read(self, db: ServerDatabase, up_to: int | None = None) -> list[RatedGame]:
+        """The games stored after ``last_seq`` (or, with ``up_to``, those up to that ``seq``), each seat
+        named by its rating key."""
+        where = Game.seq > self.last_seq if up_to is None else Game.seq <= up_to
         with db.session() as s:
             owner: dict[int, int] = {v: u for v, u in s.execute(select(Version.id, Version.user_id))}
             games = s.execute(
-                select(Game.id, Game.seq, Game.result, Game.rated, Game.hands)
-                .where(Game.seq > self.last_seq)
-                .order_by(Game.seq)
+                select(Game.id, Game.seq, Game.result, Game.rated, Game.hands).where(where).order_by(Game.seq)
             ).all()
             seats = s.execute(
                 select(GameSeat.game_id, GameSeat.version_id, GameSeat.name, GameSeat.rank, GameSeat.score,
                        GameSeat.forfeited)
                 .join(Game, Game.id == GameSeat.game_id)
-                .where(Game.seq > self.last_seq)
+                .where(where)
                 .order_by(GameSeat.game_id, GameSeat.seat)
             ).all()  # fmt: skip
         by_game: dict[str, list[Any]] = {}
@@ -119,18 +123,20 @@ class _Replay:
         return {
             "tau": self.config.ladder.tau,
             "new_version": str(self.config.ladder.new_version),
-            "format": 1,
+            "format": 2,
         }
 
-    def save(self, path: Path, last_id: str) -> None:
-        """Write the ratings reached (atomically: a kill -9 leaves the old snapshot or the new one)."""
+    def save(self, path: Path) -> None:
+        """Write the ratings and the points order's sums reached (atomically: a kill -9 leaves the old
+        snapshot or the new one)."""
         state = {
             "fingerprint": self.fingerprint(),
             "last_seq": self.last_seq,
-            "last_id": last_id,
+            "last_id": self.last_id,
             "ratings": {k: [r.mu, r.sigma] for k, r in self.ratings.items()},
             "steps": self.steps,
             "played": self.played,
+            "tally": None if self.tally is None else self.tally.state(),
         }
         partial = path.with_name(path.name + ".partial")
         with contextlib.suppress(OSError):
@@ -138,29 +144,33 @@ class _Replay:
             os.replace(partial, path)
 
     def resume(self, db: ServerDatabase, path: Path) -> list[RatedGame]:
-        """Every stored game; when ``path`` holds a snapshot that matches the database, the ratings from it
-        and only the games after it left to apply (returned), else all of them."""
-        everything = self.read(db)
+        """The games left to apply: when ``path`` holds a snapshot that matches the database (its last game
+        is stored at its ``seq``), the ratings and sums from it and only the games stored after it; else
+        every stored game.
+
+        The games before the snapshot are not read (at 10,000 games reading and summing them was most of
+        a restart): they are needed again only when the field changes, and ``extend`` reads them then.
+        """
         try:
             state = json.loads(path.read_text())
             last_seq, last_id = int(state["last_seq"]), str(state["last_id"])
-            matches = state["fingerprint"] == self.fingerprint() and any(
-                g.seq == last_seq and g.game_id == last_id for g in everything
-            )
-            if not matches:
-                return everything
+            if state["fingerprint"] != self.fingerprint():
+                raise ValueError("a snapshot made under other settings")
+            with db.session() as s:
+                if s.scalar(select(Game.id).where(Game.seq == last_seq)) != last_id:
+                    raise ValueError("a snapshot of other games")
             ratings = {k: trueskill.Rating(mu, sigma) for k, (mu, sigma) in state["ratings"].items()}
-            steps = {
-                k: [(int(q), float(m), float(v)) for q, m, v in rows] for k, rows in state["steps"].items()
-            }
+            steps = {k: list(map(tuple, rows)) for k, rows in state["steps"].items()}  # (seq, mu, σ)
             played = {k: int(n) for k, n in state["played"].items()}
+            tally = None if state["tally"] is None else Tally.restore(state["tally"])
         except (OSError, ValueError, KeyError, TypeError):
-            return everything  # no snapshot, or not one this code wrote: replay them all
-        self.ratings, self.steps, self.played, self.last_seq = ratings, steps, played, last_seq
-        self.games = [g for g in everything if g.seq <= last_seq]
-        return [g for g in everything if g.seq > last_seq]
+            self.games = []
+            return self.read(db)  # no snapshot, or not one of these games and settings: replay them all
+        self.ratings, self.steps, self.played, self.tally = ratings, steps, played, tally
+        self.last_seq, self.last_id, self.games = last_seq, last_id, None
+        return self.read(db)
 
-    def extend(self, new: list[RatedGame], keys: Sequence[str]) -> None:
+    def extend(self, db: ServerDatabase, new: list[RatedGame], keys: Sequence[str]) -> None:
         """Apply ``new`` (the games after the last look) for the field ``keys``."""
         tau = self.config.ladder.tau
 
@@ -171,13 +181,16 @@ class _Replay:
         for game in new:
             for name in game.seats:
                 self.played[name] = self.played.get(name, 0) + 1
-        self.games += new
-        if new:
-            self.last_seq = new[-1].seq
         if self.tally is None or self.tally.names != tuple(keys):  # the field changed: sum them again
-            self.tally = Tally(keys).add(self.games).close()
+            if self.games is None:  # resumed from a snapshot: the games before it, read now
+                self.games = self.read(db, up_to=self.last_seq)
+            self.tally = Tally(keys).add([*self.games, *new]).close()
         else:
             self.tally.add(new).close()
+        if self.games is not None:
+            self.games += new
+        if new:
+            self.last_seq, self.last_id = new[-1].seq, new[-1].game_id
 
 
 LADDER_RANKING = RankingConfig(look_growth=1.0)
@@ -256,6 +269,7 @@ class Board:
 
     _saved_at: float = field(init=False, default=-math.inf)
     _resumed: bool = field(init=False, default=False)
+    _started: bool = field(init=False, default=False)  # the start-up look done, no game found since
 
     def __post_init__(self) -> None:
         self._replay = _Replay(self.config)
@@ -267,8 +281,8 @@ class Board:
     def save(self) -> None:
         """Keep the ratings reached for the next start (``SNAPSHOT``); also when the server stops."""
         replay = self._replay
-        if replay.games:
-            replay.save(self.snapshot_path, replay.games[-1].game_id)
+        if replay.last_id:
+            replay.save(self.snapshot_path)
         self._saved_at = time.monotonic()
 
     def refresh(self, force: bool = False) -> None:
@@ -279,9 +293,11 @@ class Board:
         that keeping the board fresh costs about a twentieth of the server, but never more than
         ``LONGEST_WAIT_S``. The first look, which replays every stored game (at start, or after a restart),
         sets no wait: it is not what the next look costs, and charging it froze the board for minutes after
-        a restart over a large ladder (20 times a replay of every game).
+        a restart over a large ladder (20 times a replay of every game). Until a look has found a new game
+        after it, a look waits only ``STARTED_WAIT_S`` (it is a count of the games while none is new), so the
+        first games played after a restart show at once rather than up to ``REFRESH_S`` later.
         """
-        wait = min(max(REFRESH_S, 20 * self.cost_s), LONGEST_WAIT_S)
+        wait = STARTED_WAIT_S if self._started else min(max(REFRESH_S, 20 * self.cost_s), LONGEST_WAIT_S)
         if not force and time.monotonic() - self.computed_at < wait:
             return
         with self.db.session() as s:
@@ -299,11 +315,12 @@ class Board:
         replay = self._replay
         replaying_all = not self._resumed  # the first look since start: every stored game
         if replaying_all:
-            self._resumed = True
+            self._resumed = self._started = True
             new = replay.resume(self.db, self.snapshot_path)
         else:
             new = replay.read(self.db)
-        replay.extend(new, list(keys))
+            self._started = self._started and not new
+        replay.extend(self.db, new, list(keys))
         self.history = {k: _thin(replay.steps.get(k, [])) for k in keys if k in replay.steps}
         self.ratings = {k: (r.mu, r.sigma) for k, r in replay.ratings.items()}
         figures = {}
@@ -339,6 +356,8 @@ class Board:
         self.computed_at = time.monotonic()
         if not replaying_all:
             self.cost_s = self.computed_at - began
+        if replaying_all and replay.games is None:
+            self._saved_at = self.computed_at  # resumed from the snapshot: nothing new to keep yet
         if self.computed_at - self._saved_at >= SNAPSHOT_S:
             self.save()
 

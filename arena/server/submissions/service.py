@@ -124,8 +124,11 @@ class Submissions:
         self.limits = Limits(spec.max_upload_kb * 1024, spec.max_files, spec.max_unpacked_kb * 1024)
 
     def directory(self, version: VersionView | Version) -> Path:
-        number = version.number
-        return (self.root / str(version.user_id) / f"v{number}").resolve()
+        return self.directory_of(version.user_id, version.number)
+
+    def directory_of(self, user_id: int, number: int) -> Path:
+        """Where an entrant's version ``number`` was unpacked (and runs from)."""
+        return (self.root / str(user_id) / f"v{number}").resolve()
 
     def add(self, user: User, filename: str, data: bytes, runtime_name: str, note: str = "") -> VersionView:
         """Store an upload as the entrant's next version, queued for its check, with its ``note``.

@@ -10,11 +10,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import update
 
 from arena.server.db.database import open_database
+from arena.server.db.models import Version
 from arena.server.ladder import ratings
 from arena.server.ladder.ratings import LONGEST_WAIT_S, REFRESH_S, Board
 from arena.server.settings import load_competition
+from arena.stats.rating import RatedGame
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
 from tests.server.ladder import seed
 
@@ -57,6 +60,25 @@ def test_the_start_up_replay_does_not_delay_the_next_look(board: tuple[Board, Cl
     assert b.games == 603  # the next look counts the new games at once
 
 
+def test_after_the_start_up_look_the_first_new_games_show_at_once(
+    board: tuple[Board, Clock, list[int]],
+) -> None:
+    """After a restart the board looks whenever asked until it has found a game played since: the first
+    new games used to wait up to REFRESH_S for the next look (the bench's 9 s over 10,811 games)."""
+    b, clock, versions = board
+    b.refresh(force=True)
+    b.refresh()  # nothing new yet: looked, and still asking
+    seed.games(b.db, versions, 1, seed=7)
+    b.refresh()  # one tick of the board's clock (2 s) later: less than REFRESH_S
+    assert b.games == 601
+    seed.games(b.db, versions, 1, seed=8)
+    b.refresh()  # then the usual pace again: the next look waits
+    assert b.games == 601
+    clock.now += LONGEST_WAIT_S
+    b.refresh()
+    assert b.games == 602
+
+
 def test_no_look_waits_longer_than_its_bound(board: tuple[Board, Clock, list[int]]) -> None:
     b, clock, versions = board
     b.refresh(force=True)
@@ -84,6 +106,40 @@ def test_a_resumed_board_equals_a_replay_of_every_game(board: tuple[Board, Clock
     assert resumed.games == replayed.games == 640
     assert resumed.rows == replayed.rows  # the same floats: a snapshot keeps every figure as it was
     assert resumed.steps("v1") == replayed.steps("v1")
+
+
+def test_a_resumed_board_reads_only_the_games_after_its_snapshot_until_the_field_changes(
+    board: tuple[Board, Clock, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading and summing every stored game was most of a restart at 10,000 games: the snapshot keeps
+    the points order's sums too, and the older games are read only when the field changes."""
+    b, _, versions = board
+    b.refresh(force=True)
+    b.save()
+    seed.games(b.db, versions, 40, seed=9)
+    read: list[int] = []
+    original = ratings._Replay.read
+
+    def counted(replay: ratings._Replay, db: object, up_to: int | None = None) -> list[RatedGame]:
+        games = original(replay, db) if up_to is None else original(replay, db, up_to)  # type: ignore[arg-type]
+        read.extend(g.seq for g in games)
+        return games
+
+    monkeypatch.setattr(ratings._Replay, "read", counted)
+    resumed = Board(b.db, b.config)
+    resumed.refresh(force=True)
+    assert sorted(read) == list(range(601, 641))  # the 40 games after the snapshot, none before
+    replayed = Board(b.db, b.config)
+    replayed.snapshot_path.rename(replayed.snapshot_path.with_name("elsewhere"))
+    replayed.refresh(force=True)
+    assert resumed.rows == replayed.rows and resumed.confidence == replayed.confidence
+    with b.db.session() as s:  # an entrant leaves the ladder: the field's sums are made again
+        s.execute(update(Version).where(Version.id == versions[0]).values(active=False))
+    read.clear()
+    resumed.refresh(force=True)
+    replayed.refresh(force=True)
+    assert sorted(read) == list(range(1, 641))  # now every game stored, once
+    assert resumed.rows == replayed.rows and resumed.confidence == replayed.confidence
 
 
 def test_a_snapshot_of_other_games_is_not_used(board: tuple[Board, Clock, list[int]]) -> None:

@@ -32,7 +32,8 @@ from arena.results.store import Store
 from arena.server.db.database import MIGRATIONS, open_database
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
 
-NOISY = b"""import sys
+NOISY = b"""import os
+import sys
 from arena.bot import run
 from sample_bots.random import RandomBot
 
@@ -41,6 +42,7 @@ class Noisy(RandomBot):
     def on_game_start(self, game):
         super().on_game_start(game)
         print(f"<script>start {game.game_id}</script>", file=sys.stderr, flush=True)
+        print(f"running from {os.path.abspath(__file__)}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
@@ -124,6 +126,11 @@ def test_a_version_s_log_for_one_game(server: ServerProcess, people: dict[str, C
         # the game's start line, escaped, in its span or just after it (the copy to the log can lag)
         assert f"&lt;script&gt;start L{seeds[game_id]:x}&lt;/script&gt;" in log + after, page.text
         assert "<script>start" not in page.text
+        # the bot's words as its entrant may read them, as a check's reason is (issue 41, item 6): its
+        # upload's folder named so, no path of the server's machine
+        assert "running from &lt;your upload&gt;/bot.py" in log + after, page.text
+        for host in {str(server.directory), str(server.directory.resolve()), "/results/"}:
+            assert host not in page.text, (host, page.text)
         assert organiser.get(link).status_code == 200
         assert "its log for this game" in organiser.get(f"/games/{game_id}").text
         # nobody else sees a link
@@ -137,6 +144,7 @@ def test_a_version_s_log_for_one_game(server: ServerProcess, people: dict[str, C
             assert got.status_code == 200 and got.json()["recorded"], got.text
             assert f"<script>start L{seeds[game_id]:x}</script>" in got.json()["log"] + got.json()["after"]
             assert got.json()["overlapping"] == []
+            assert str(server.directory.resolve()) not in got.text, got.text
 
 
 def export_as_an_event(server: ServerProcess, tmp_path: Path) -> Path:
