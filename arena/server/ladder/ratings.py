@@ -42,20 +42,13 @@ from arena.server.db.models import Game, GameSeat, User, Version
 from arena.server.settings import CompetitionConfig, NewVersion
 from arena.stats.confidence import Confidence, look
 from arena.stats.leaderboard import RankingConfig
-from arena.stats.rating import HistoryRow, RatedGame, apply_in_order
+from arena.stats.rating import HistoryRow, RatedGame, apply_in_order, conservative
 from arena.stats.tally import Tally
 
 REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
 LONGEST_WAIT_S = 5.0  # and at least one per this many, whatever the last cost (new games show within it)
 SNAPSHOT = "board.json"  # in the competition's directory: the replay's state (see the module's docstring)
 SNAPSHOT_S = 60.0  # a snapshot at most this often (and when the server stops)
-
-
-def conservative(mu: float, sigma: float) -> float:
-    """mu - 3 sigma, TrueSkill's conservative rating: a skill the entrant has very probably reached. The
-    server's one writing of it (the board's rows, the analytics' steps and days, every chart's low line);
-    ``arena.stats.rating.Standing.conservative`` is the same rule for an event's standings."""
-    return mu - 3 * sigma
 
 
 def rating_key(config: CompetitionConfig, version_id: int, user_id: int) -> str:

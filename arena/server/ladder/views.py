@@ -19,10 +19,11 @@ from arena.results.record import Fault
 from arena.server import access
 from arena.server.errors import not_found
 from arena.server.ladder import gamelogs
-from arena.server.ladder.ratings import conservative, rating_key
+from arena.server.ladder.ratings import rating_key
 from arena.server.submissions.checks import public_text, version_log
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
+from arena.stats.rating import conservative
 
 LOG_TAIL_BYTES = 20_000
 BOARD_TTL_S = 1.0  # a spectator's leaderboard is at most this old (``arena.server.web.cache``)
