@@ -363,6 +363,25 @@ def validity(conf: Confidence) -> str:
     return f"over the looks planned at {looks} games (or any one look on its own)"
 
 
+def heading(conf: Confidence) -> str:
+    """The line over the table: what the order is by, and what a place is."""
+    return (
+        f"Ordered by {score_name(conf.method)}, best first; each place is a rank range holding for every "
+        f"entrant at once ({conf.level:.0%} sure)."
+    )
+
+
+def how_sure(conf: Confidence) -> str:
+    """The line over the neighbour pairs: after how many units, over which looks their verdicts hold, and
+    what tied means."""
+    score = score_name(conf.method)
+    return (
+        f"How sure the order is, after {plural(conf.units, conf.unit)}: each verdict holds at "
+        f"{conf.level:g} {validity(conf)}; tied means shown within {conf.margin:g} {score}. Gaps are upper "
+        f"minus lower, in {score}."
+    )
+
+
 def pair_line(pair: AdjacentPair, upper_place: int, conf: Confidence) -> str:
     """One pair of neighbours, in words: its verdict, the chance the upper one is truly better, and the
     gap with its range (the range the verdict rests on, valid as ``validity`` says). A pair placed by rule
