@@ -340,7 +340,9 @@ def test_the_openapi_document_is_valid_and_describes_every_api_route(
         built.db.close()
         built.lock.release()
     described = {(path, method) for path, ops in document["paths"].items() for method in ops}
-    assert routes == described and len(routes) == 13  # 5 of unrated games (matches/api.py), 2 of analytics
+    assert (
+        routes == described and len(routes) == 15
+    )  # 5 of unrated games (matches/api.py), 2 of analytics, 2 of finals
     for path, method in described:
         operation = document["paths"][path][method]
         assert operation["summary"] and {"200", "201"} & set(operation["responses"]), (path, method)
