@@ -184,7 +184,11 @@ def status(
     row = reply["standing"]
     typer.echo(
         f"{reply['entrant']}: "
-        + (f"rank {row['rank']} with {row['version']}, {row['games']} games" if row else "not on the ladder")
+        + (
+            f"place {row.get('place', row['rank'])} on the ladder with {row['version']}, {row['games']} games"
+            if row
+            else "not on the ladder"
+        )
     )
     for v in reply["versions"]:
         typer.echo(f"  {v['version']}\t{v['status']}{'  (active)' if v['active'] else ''}\t{v['filename']}")

@@ -25,6 +25,7 @@ from arena.report.figures import EventFigures, event_figures, fault_kinds
 from arena.results import botlog
 from arena.results.queries import Fault, GameSummary, Queries
 from arena.stats import wording
+from arena.stats.rating import conservative
 from arena.text import printable
 
 REPORT_NAME = "report.html"
@@ -176,6 +177,7 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
                 "game": row.seq + 1,
                 "mu": round(row.mu, 3),
                 "sigma": round(row.sigma, 3),
+                "conservative": round(conservative(row.mu, row.sigma), 3),
             }
         )
     values = [point for rows in series.values() for point in _thin(rows)]
@@ -200,7 +202,6 @@ def rating_spec(figures: EventFigures) -> dict[str, Any]:
         "transform": [
             {"calculate": "datum.mu - datum.sigma", "as": "low"},
             {"calculate": "datum.mu + datum.sigma", "as": "high"},
-            {"calculate": "datum.mu - 3 * datum.sigma", "as": "conservative"},
         ],
         "encoding": {"x": x},
         "layer": [

@@ -173,10 +173,7 @@ def render_table(
     wanted = [c for c in wanted if c.key != "note"]
     head = _wrap(title)
     if conf is not None:
-        head += _wrap(
-            f"Ordered by {wording.score_name(method)}, best first; each place is a rank range holding "
-            f"for every entrant at once ({conf.level:.0%} sure)."
-        )
+        head += _wrap(wording.heading(conf))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=0, show_edge=False)
     longest = max([len(r["name"]) + len(r["note"]) + 3 * bool(r["note"]) for r in rows] + [7])
     for c in wanted:
@@ -210,13 +207,8 @@ def render_table(
 def render_confidence(conf: Confidence, max_games: int | None = None, config: str | None = None) -> str:
     """How sure the order is, in words an organiser can act on: each neighbour pair, the whole order, what
     to do about open pairs, and the matrix of P(row above column) while it fits (the JSON always has it)."""
-    score = wording.score_name(conf.method)
     lines = [""]
-    lines += _wrap(
-        f"How sure the order is, after {wording.plural(conf.units, conf.unit)}: each verdict holds at "
-        f"{conf.level:g} {wording.validity(conf)}; tied means shown within "
-        f"{conf.margin:g} {score}. Gaps are upper minus lower, in {score}."
-    )
+    lines += _wrap(wording.how_sure(conf))
     for i, pair in enumerate(conf.adjacent):
         lines += _wrap(wording.pair_line(pair, i + 1, conf), first="  ", indent="      ")
     if conf.adjacent:

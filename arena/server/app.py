@@ -22,6 +22,7 @@ from arena.server.analytics import api as analytics_api
 from arena.server.analytics import views as analytics_views
 from arena.server.db.multi import Role
 from arena.server.errors import Refused
+from arena.server.finals import api as finals_api
 from arena.server.finals import views as finals_views
 from arena.server.ladder import api as ladder_api
 from arena.server.ladder import views as ladder_views
@@ -83,6 +84,7 @@ def create_app(server: Server) -> Starlette:
                 *submissions_api.routes(web),
                 *matches_api.routes(web),
                 *analytics_api.routes(web),
+                *finals_api.routes(web),
             ],
         ),
         *finals_views.routes(web),

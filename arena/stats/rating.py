@@ -41,6 +41,13 @@ class HistoryRow:
     sigma: float
 
 
+def conservative(mu: float, sigma: float) -> float:
+    """mu - 3 sigma, TrueSkill's conservative rating: a skill the entrant has very probably reached. The one
+    writing of it: an event's standings, and the server's ladder (its order, the analytics' steps and days,
+    every chart's low line)."""
+    return mu - 3 * sigma
+
+
 @dataclass
 class Standing:
     """One line of the leaderboard."""
@@ -64,7 +71,7 @@ class Standing:
     def conservative(self) -> float:
         """mu - 3 sigma: a skill the entrant has very probably reached (shown beside the order on hover; the
         order itself is by points per hand, docs/ranking.md)."""
-        return self.mu - 3 * self.sigma
+        return conservative(self.mu, self.sigma)
 
     @property
     def avg_points(self) -> float:

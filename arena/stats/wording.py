@@ -27,13 +27,16 @@ SCORE_NAMES = {
     "points": "points per hand",
     "paired": "paired points per hand",
     "centred": "centred points per hand",
+    "trueskill": "TrueSkill skill",
 }
-SCORE_LABELS = {"points": "pts/hand", "paired": "paired", "centred": "centred"}
+SCORE_LABELS = {"points": "pts/hand", "paired": "paired", "centred": "centred", "trueskill": "mu − 3σ"}
 SCORE_MEANINGS = {
     "points": "points per hand: the points its seat scored, per hand played; the order is by this",
     "paired": "paired points per hand: its points per hand minus what the other plays of the same deals "
     "from the same seat scored, so the luck of the cards cancels; the order is by this",
     "centred": "centred points per hand: its points per hand minus its table's mean; the order is by this",
+    "trueskill": "TrueSkill's conservative skill, mu − 3σ: a skill it has very probably reached, so a new "
+    "version starts low and climbs as its games show its level; the order is by this",
 }
 
 
@@ -44,26 +47,37 @@ def score_name(method: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """One column of the leaderboard: its key in :func:`cells`, its short header, what it means, and
-    whether only the report shows it (the terminal's 80 columns are few)."""
+    """One column of the leaderboard: its key in :func:`cells`, its short header, what it means, whether
+    only the report shows it (the terminal's 80 columns are few), and whether only the server's open
+    ladder has it (a version, points per hand beside its TrueSkill order)."""
 
     key: str
     label: str
     meaning: str
     report_only: bool = False
+    ladder_only: bool = False
 
 
 RATING_FORM = "mu ± sigma"
 """TrueSkill's one form everywhere: the skill estimate and one standard deviation of it."""
 
 
-def columns(method: str, level: float = 0.95) -> tuple[Column, ...]:
+def columns(method: str, level: float = 0.95, ladder: bool = False) -> tuple[Column, ...]:
     """Every column of the leaderboard, in order, defined once for the terminal, ``--explain``, the report
     and the server (``report_only`` ones are the report's, ``forfeits`` and ``note`` only matter when some
-    entrant has one: the terminal leaves them out otherwise)."""
+    entrant has one: the terminal leaves them out otherwise). ``ladder``: with the columns only the
+    server's open ladder has (``method`` "trueskill": its order is by mu − 3σ, arena.stats.skill)."""
     share = f"{level:.0%}"
     name = score_name(method)
-    return (
+    rating = (
+        f"the TrueSkill rating, from finishing places alone (margins not counted): {RATING_FORM}, its skill "
+        "estimate and uncertainty (it starts at 25 ± 8.3)"
+    )
+    if method == "trueskill":
+        rating += "; with drift, so it follows a bot that changes; the order is by its mu − 3σ"
+    else:
+        rating += "; shown as the rating, it does not set the order"
+    every = (
         Column(
             "place",
             "place",
@@ -76,6 +90,12 @@ def columns(method: str, level: float = 0.95) -> tuple[Column, ...]:
             "its tier: every entrant of a tier is shown better than every entrant of the tiers below",
         ),
         Column("name", "entrant", "the entrant's name in the config"),
+        Column(
+            "version",
+            "version",
+            "the entrant's version on the ladder (its active one: v1, v2, ...)",
+            ladder_only=True,
+        ),
         Column(
             "score",
             SCORE_LABELS.get(method, "pts/hand"),
@@ -118,14 +138,15 @@ def columns(method: str, level: float = 0.95) -> tuple[Column, ...]:
             "likelihood of superiority over the next one down, from its wins and losses alone",
             report_only=True,
         ),
-        Column(
-            "rating",
-            "TrueSkill",
-            f"the TrueSkill rating, from finishing places alone (margins not counted): {RATING_FORM}, its "
-            "skill estimate and uncertainty (it starts at 25 ± 8.3); shown as the rating, it does not set "
-            "the order",
-        ),
+        Column("rating", "TrueSkill", rating),
         Column("games", "games", "games played"),
+        Column(
+            "points_per_hand",
+            "pts/hand",
+            "points per hand over its ladder games, against whoever it met there: beside the order, not "
+            "setting it (an event, whose entrants all meet, is ordered by it)",
+            ladder_only=True,
+        ),
         Column("wins", "wins", "games it finished first (a shared first place counts)"),
         Column("avg_points", "pts/game", "points scored per game", report_only=True),
         Column("maker", "maker", "hands in which it named trump, and the share of those its side made"),
@@ -138,6 +159,7 @@ def columns(method: str, level: float = 0.95) -> tuple[Column, ...]:
             "(house) a house bot",
         ),
     )
+    return tuple(c for c in every if ladder or not c.ladder_only)
 
 
 def number(value: float | None, digits: int = 2) -> str:
@@ -341,6 +363,25 @@ def validity(conf: Confidence) -> str:
     return f"over the looks planned at {looks} games (or any one look on its own)"
 
 
+def heading(conf: Confidence) -> str:
+    """The line over the table: what the order is by, and what a place is."""
+    return (
+        f"Ordered by {score_name(conf.method)}, best first; each place is a rank range holding for every "
+        f"entrant at once ({conf.level:.0%} sure)."
+    )
+
+
+def how_sure(conf: Confidence) -> str:
+    """The line over the neighbour pairs: after how many units, over which looks their verdicts hold, and
+    what tied means."""
+    score = score_name(conf.method)
+    return (
+        f"How sure the order is, after {plural(conf.units, conf.unit)}: each verdict holds at "
+        f"{conf.level:g} {validity(conf)}; tied means shown within {conf.margin:g} {score}. Gaps are upper "
+        f"minus lower, in {score}."
+    )
+
+
 def pair_line(pair: AdjacentPair, upper_place: int, conf: Confidence) -> str:
     """One pair of neighbours, in words: its verdict, the chance the upper one is truly better, and the
     gap with its range (the range the verdict rests on, valid as ``validity`` says). A pair placed by rule
@@ -376,7 +417,7 @@ def cells(standing: Standing, conf: Confidence | None, index: int) -> dict[str, 
     place = conf.places()[index] if conf is not None else str(standing.rank)
     if figures is not None:
         score, (lo, hi) = figures.score, figures.score_ci
-        sign = conf is not None and conf.method != "points"
+        sign = conf is not None and conf.method in ("paired", "centred")  # a difference: signed
     else:
         score, (lo, hi), sign = math.nan, (math.nan, math.nan), False
     if conf is None or conf.units < 2:  # one unit has no spread to resample: no interval to state
@@ -394,6 +435,8 @@ def cells(standing: Standing, conf: Confidence | None, index: int) -> dict[str, 
         "interval": interval_text(lo, hi, sign=sign),
         "rating": f"{standing.mu:.1f} ±{standing.sigma:.1f}",
         "games": str(standing.games),
+        "version": str(standing.extra.get("version", "-")),
+        "points_per_hand": number(figures.points_per_hand if figures is not None else None),
         "wins": str(standing.wins),
         "maker": "-" if standing.maker_rate is None else f"{standing.maker_hands} {standing.maker_rate:.0%}",
         "avg_points": number(standing.avg_points, 1),

@@ -41,10 +41,11 @@ from arena.server.db.models import Game, GameFault, GameSeat, Hand, User, Versio
 from arena.server.errors import Refused
 from arena.server.ladder import gamelogs
 from arena.server.ladder.gamelogs import COLUMNS, SHOWN_BYTES
-from arena.server.ladder.ratings import Board, conservative, rating_key
+from arena.server.ladder.ratings import Board, rating_key
 from arena.server.settings import CompetitionConfig
 from arena.stats.headtohead import PairRecord, elo_estimate, head_to_head, record_of
 from arena.stats.latency import percentile
+from arena.stats.rating import conservative
 
 HOUSE = "house"
 PAGE_SIZE = 25

@@ -2,10 +2,12 @@
 
 ``/final`` is public as the rest of the competition is (``[people] public``). While the final runs it
 shows the frozen field and the games played, never the standings (the final is sealed until it ends);
-once done, the order with its confidence in the words of the terminal and the report
-(``arena.stats.wording``): the verdict sentence, each neighbour pair settled, tied within the evidence or
-still open, and when those verdicts hold. ``report.html`` is the organiser's own copy (the bots' logs
-beside the replays); everybody else gets the ``--public`` one.
+once done, the order as ``arena leaderboard`` prints it for the final's directory, in its words
+(``arena.stats.wording``): places as rank ranges, tiers, who won or may have, each neighbour pair settled,
+tied (shown within the margin) or still open with the chance the upper is better, the whole order's
+chance and every pair's P, and when those verdicts hold. ``report.html`` is the organiser's own copy (the
+bots' logs beside the replays); everybody else gets the ``--public`` one. ``arena.server.finals.api``
+gives the same order as ``arena leaderboard --json``.
 """
 
 from __future__ import annotations
@@ -21,26 +23,50 @@ from arena.server.access import Viewer, may_see_private, require_organiser, requ
 from arena.server.errors import Refused, not_found
 from arena.server.web.site import Visit, Web
 from arena.stats import wording
+from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import Leaderboard
 from arena.stats.sequential import Verdict
 
-SHOWN = ("place", "name", "score", "interval", "games", "wins", "faults", "note")
-"""The leaderboard's columns the final's page shows (the report has them all)."""
+
+def final_columns(conf: Confidence, rows: list[dict[str, str]]) -> list[wording.Column]:
+    """The columns ``arena leaderboard`` prints for an event (the one list of arena.stats.wording), with
+    the tier and the chance of being better than the next one down as the report shows them (a page has
+    the room the terminal's 80 columns have not); forfeits only when some entrant has one, and the note
+    beside the name, as the terminal does."""
+    shown = [c for c in wording.columns(conf.method, conf.level) if not c.report_only or c.key == "p_next"]
+    if not any(r["forfeits"] != "0" for r in rows):
+        shown = [c for c in shown if c.key != "forfeits"]
+    return [c for c in shown if c.key != "note"]
 
 
 def board_context(board: Leaderboard) -> dict[str, Any]:
-    """A finished final's order for ``final.html``: its rows, the verdict sentence, when the verdicts hold,
-    every neighbour pair in words, and the pairs settled, tied and open (``arena.stats.wording``)."""
+    """A finished final's order for ``final.html``, as ``arena leaderboard`` prints it for the final's
+    directory: its heading, its rows (places as rank ranges, tiers), the verdict sentence, the note on
+    TrueSkill, how sure each neighbour pair is and the whole order, the matrix of P; then the pairs
+    settled, tied (shown within the margin) and open by name (``arena.stats.wording``)."""
     conf = board.confidence
+    rows = [wording.cells(s, conf, i) for i, s in enumerate(board.standings)]
+    columns = final_columns(conf, rows)
+    for r in rows:  # DQ, house: beside the name, as the terminal shows them
+        r["name"] += f" ({r['note']})" if r["note"] else ""
     return {
-        "columns": [c for c in wording.columns(conf.method, conf.level) if c.key in SHOWN],
-        "rows": [wording.cells(s, conf, i) for i, s in enumerate(board.standings)],
+        "heading": wording.heading(conf),
+        "columns": columns,
+        "rows": rows,
+        "tiers": conf.tiers(),
         "sentence": wording.verdict_sentence(conf),
-        "validity": wording.validity(conf),
+        "rating_note": wording.rating_note(board.standings, conf) or "",
+        "how_sure": wording.how_sure(conf),
         "pairs": [
             {"verdict": str(p.verdict), "line": wording.pair_line(p, i + 1, conf)}
             for i, p in enumerate(conf.adjacent)
         ],
+        "whole": wording.p_text(conf.whole) if conf.adjacent else "",
+        "matrix": [
+            (i + 1, name, ["-" if j == i else wording.p_text(p) for j, p in enumerate(row)])
+            for i, (name, row) in enumerate(zip(conf.order, conf.pairwise, strict=True))
+        ],
+        "tie_words": f"shown within {conf.margin:g} {wording.score_name(conf.method)}",
         "settled": [p for p in conf.adjacent if p.verdict is Verdict.ABOVE],
         "tied": [p for p in conf.adjacent if p.verdict is Verdict.TIED],
         "open": conf.open_pairs(),

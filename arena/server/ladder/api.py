@@ -10,6 +10,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from arena.server import access
+from arena.server.ladder.ratings import ladder_columns
 from arena.server.web.site import Visit, Web
 
 
@@ -17,9 +18,11 @@ async def leaderboard(web: Web, request: Request, visit: Visit) -> Response:
     """The leaderboard, as its page shows it; public as the page is.
     ---
     summary: the leaderboard
-    description: Every entrant's active version, best first (TrueSkill mu - 3 sigma with drift), with
-      points per hand and the probability that each is truly above the next. No token needed when the
-      competition is public; otherwise the session of a logged-in person.
+    description: Every entrant's active version, best first by TrueSkill's mu - 3 sigma with drift, with
+      its place (rank range) and tier and the probability that its skill is above each other's, all of
+      the TrueSkill skill; points per hand beside them. The page's columns, the line saying how it is
+      ordered and the sentence under it come too. No token needed when the competition is public;
+      otherwise the session of a logged-in person.
     responses:
       "200":
         description: the leaderboard's rows and the ladder's state
@@ -35,6 +38,9 @@ async def leaderboard(web: Web, request: Request, visit: Visit) -> Response:
     return JSONResponse(
         {
             "leaderboard": [r.to_dict() for r in server.board.rows],
+            "order": server.board.order_line(),
+            "sentence": server.board.sentence(),
+            "columns": [{"key": c.key, "label": c.label, "meaning": c.meaning} for c in ladder_columns()],
             "games": server.board.games,
             "paused": ladder.paused,
             "in_flight": ladder.in_flight,

@@ -1,16 +1,19 @@
 """The ladder's stored games as the statistics read them, and the leaderboard computed from them.
 
 The server's games live in its own database, read here into the statistics' own records
-(``arena.stats.rating.RatedGame``): the leaderboard's points-per-hand order and its confidence come from
-the running sums ``--until-settled`` looks at (``arena.stats.tally.Tally``, read by ``confidence.look``: the
-figures of ``arena leaderboard`` without its bootstrap intervals, which the board does not show); the
-TrueSkill ratings from ``arena.stats.rating.apply_in_order`` with drift on (``[ladder] tau``, default
-25/300, TrueSkill's usual value). Drift is off for a fixed event (``docs/ranking.md``), but a ladder's
-field keeps changing: new bots arrive, entrants upload better versions. With τ = 0 every rating's σ only
-shrinks, so after a few hundred games a rating can hardly move any more and a newcomer that beats
-everybody climbs far too slowly: exactly the "frozen ratings" Halite II's players reported
-(HaliteChallenge/Halite-II#181, #221), fixed there by putting drift back. τ > 0 keeps σ from collapsing,
-so the ladder follows the current field.
+(``arena.stats.rating.RatedGame``). The TrueSkill ratings come from ``arena.stats.rating.apply_in_order``
+with drift on (``[ladder] tau``, default 25/300, TrueSkill's usual value). Drift is off for a fixed event
+(``docs/ranking.md``), but a ladder's field keeps changing: new bots arrive, entrants upload better
+versions. With τ = 0 every rating's σ only shrinks, so after a few hundred games a rating can hardly move
+any more and a newcomer that beats everybody climbs far too slowly: exactly the "frozen ratings" Halite
+II's players reported (HaliteChallenge/Halite-II#181, #221), fixed there by putting drift back. τ > 0
+keeps σ from collapsing, so the ladder follows the current field.
+
+The board is ordered by the ratings' mu − 3σ, and its places (rank ranges), tiers and P are of the same
+TrueSkill skill (``arena.stats.skill``), worded by ``arena.stats.wording`` as an event's are: an event
+orders its fixed field by points per hand, but a ladder's versions come and go and meet different fields,
+so points per hand are shown beside its order (from the running sums ``arena.stats.tally.Tally``), never
+as it.
 
 Everything is computed from the stored games, in ``seq`` order: a look applies the games stored since the
 last one after those before (both computations are sequential, so this is exactly one replay of them all).
@@ -42,9 +45,11 @@ from sqlalchemy import func, select
 from arena.server.db.database import ServerDatabase
 from arena.server.db.models import Game, GameSeat, User, Version
 from arena.server.settings import CompetitionConfig, NewVersion
-from arena.stats.confidence import Confidence, look
+from arena.stats import wording
+from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import RankingConfig
-from arena.stats.rating import HistoryRow, RatedGame, apply_in_order
+from arena.stats.rating import HistoryRow, RatedGame, Standing, apply_in_order, conservative
+from arena.stats.skill import Rated, skill_confidence
 from arena.stats.tally import Tally
 
 REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
@@ -52,13 +57,6 @@ LONGEST_WAIT_S = 5.0  # and at least one per this many, whatever the last cost (
 STARTED_WAIT_S = 0.25  # between looks after the start-up look, until one finds a new game
 SNAPSHOT = "board.json"  # in the competition's directory: the replay's state (see the module's docstring)
 SNAPSHOT_S = 60.0  # a snapshot at most this often (and when the server stops)
-
-
-def conservative(mu: float, sigma: float) -> float:
-    """mu - 3 sigma, TrueSkill's conservative rating: a skill the entrant has very probably reached. The
-    server's one writing of it (the board's rows, the analytics' steps and days, every chart's low line);
-    ``arena.stats.rating.Standing.conservative`` is the same rule for an event's standings."""
-    return mu - 3 * sigma
 
 
 def rating_key(config: CompetitionConfig, version_id: int, user_id: int) -> str:
@@ -193,10 +191,16 @@ class _Replay:
             self.last_seq, self.last_id = new[-1].seq, new[-1].game_id
 
 
-LADDER_RANKING = RankingConfig(look_growth=1.0)
-"""A ladder's order is looked at whenever anybody opens the page, not at looks planned in advance: its
-verdicts are judged by the confidence sequence, which holds at every look (docs/ranking.md), never by the
-planned looks' boundary that ``arena run --until-settled`` uses by default."""
+LEVEL = RankingConfig().confidence
+"""The level of the ladder's rank ranges and tiers: an event's default ``[ranking] confidence``."""
+SHOWN = ("place", "tier", "name", "version", "score", "rating", "p_next", "games", "points_per_hand")
+"""The columns of arena.stats.wording the ladder's leaderboard shows, in the list's order."""
+
+
+def ladder_columns() -> list[wording.Column]:
+    """The ladder's columns: the one list of arena.stats.wording, its TrueSkill order's labels."""
+    return [c for c in wording.columns("trueskill", LEVEL, ladder=True) if c.key in SHOWN]
+
 
 HISTORY_POINTS = 200
 
@@ -214,9 +218,16 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else value
 
 
+def _round4(value: float | None) -> float | None:
+    """Exact to four places in JSON, as ``arena leaderboard --json`` (null without data)."""
+    value = _finite(value)
+    return None if value is None else round(value, 4)
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One line of the ladder's leaderboard."""
+    """One line of the ladder's leaderboard: its figures, and ``cells``, the text each column shows
+    (arena.stats.wording.cells, the terminal's and the report's cells)."""
 
     rank: int
     user_id: int
@@ -227,8 +238,13 @@ class Row:
     sigma: float
     games: int
     points_per_hand: float | None
-    p_above_next: float | None
-    settled: bool | None
+    place: str  # the rank range as printed: "1", "2–4"
+    rank_range: tuple[int, int]
+    tier: int
+    p_above_next: float | None  # P(its skill is above the next one's), of TrueSkill (arena.stats.skill)
+    verdict_next: str | None  # "above" (shown better) or "open"; never "tied" (no margin in TrueSkill)
+    p_above: dict[str, float] = field(default_factory=dict)  # every other entrant's name -> P(above it)
+    cells: dict[str, str] = field(default_factory=dict)
     description: str = ""  # the entrant's words about its bot
 
     @property
@@ -236,17 +252,27 @@ class Row:
         return conservative(self.mu, self.sigma)
 
     def to_dict(self) -> dict[str, Any]:
+        """The row as ``GET /api/leaderboard`` gives it: the keys of ``arena leaderboard --json`` where
+        they mean the same (``score`` is the order's number, here mu − 3σ), exact to four places."""
         return {
             "rank": self.rank,
+            "place": self.place,
             "entrant": self.entrant,
             "version": self.version,
+            "score": round(self.conservative, 4),
+            "rank_range": list(self.rank_range),
+            "tier": self.tier,
+            "p_above_next": _round4(self.p_above_next),
+            "verdict_next": self.verdict_next,
+            "settled_above_next": None if self.verdict_next is None else self.verdict_next == "above",
+            "p_above": self.p_above,
             "conservative": round(self.conservative, 3),
             "mu": round(self.mu, 3),
             "sigma": round(self.sigma, 3),
             "games": self.games,
-            "points_per_hand": _finite(self.points_per_hand),
-            "p_above_next": _finite(self.p_above_next),
-            "settled_above_next": self.settled,
+            "points_per_hand": _finite(
+                None if self.points_per_hand is None else round(self.points_per_hand, 4)
+            ),
             "description": self.description,
         }
 
@@ -259,8 +285,7 @@ class Board:
     config: CompetitionConfig
     rows: list[Row] = field(default_factory=list)
     ratings: dict[str, tuple[float, float]] = field(default_factory=dict)  # rating key -> (mu, sigma)
-    order_note: str = ""
-    confidence: Confidence | None = None  # the last look's figures (None below two entrants)
+    confidence: Confidence | None = None  # the order's figures: TrueSkill's (arena.stats.skill)
     games: int = -1
     computed_at: float = 0.0
     cost_s: float = 0.0  # how long the last recomputation took
@@ -323,35 +348,35 @@ class Board:
         replay.extend(self.db, new, list(keys))
         self.history = {k: _thin(replay.steps.get(k, [])) for k in keys if k in replay.steps}
         self.ratings = {k: (r.mu, r.sigma) for k, r in replay.ratings.items()}
-        figures = {}
-        if len(keys) >= 2 and replay.tally is not None:
-            ranking = LADDER_RANKING
-            conf = look(replay.tally, ranking.method, ranking.confidence, self.config.ladder.seed,
-                        margin=ranking.tie_margin, plan=ranking.plan())  # fmt: skip
-            self.confidence = conf
-            for i, name in enumerate(conf.order):
-                nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
-                figures[name] = (conf.entrants[i].points_per_hand, nxt)
-            self.order_note = (
-                f"{conf.method} order over the {conf.units} {conf.unit}s of the versions shown (games of "
-                f"older versions count in the total above, not here): the whole order holds with probability "
-                f"{conf.whole:.0%}"
-            )
+        per_hand: dict[str, float] = {}  # beside the order, never as it (the module's docstring)
+        if replay.tally is not None:
+            scores = replay.tally.totals["points"].scores()
+            per_hand = dict(zip(replay.tally.names, (float(v) for v in scores), strict=True))
+        by_name = {u.name: (key, v, u) for key, (v, u) in keys.items()}
+        rated = [
+            Rated(u.name, *self.ratings.get(key, (25.0, 25.0 / 3)), replay.played.get(key, 0),
+                  float(per_hand.get(key, math.nan)))
+            for key, (v, u) in keys.items()
+        ]  # fmt: skip
+        conf = skill_confidence(rated, LEVEL, self.config.ladder.seed, sum(g.rated for g in replay.games))
+        self.confidence = conf
+        ranges, tiers = conf.rank_ranges(), conf.tiers()
         rows = []
-        for key, (version, user) in keys.items():
+        for i, (name, figures) in enumerate(zip(conf.order, conf.entrants, strict=True)):
+            key, version, user = by_name[name]
             mu, sigma = self.ratings.get(key, (25.0, 25.0 / 3))
-            pph, nxt = figures.get(key, (None, None))
+            label = f"v{version.number}"
+            standing = Standing(name, mu, sigma, figures.games, rank=i + 1, extra={"version": label})
+            nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
             rows.append(
-                Row(0, user.id, user.name, version.id, f"v{version.number}", mu, sigma,
-                    replay.played.get(key, 0), _finite(None if pph is None else round(pph, 3)),
-                    None if nxt is None else round(nxt.probability, 3), None if nxt is None else nxt.settled,
-                    user.description or "")
+                Row(i + 1, user.id, name, version.id, label, mu, sigma, figures.games,
+                    _finite(figures.points_per_hand), conf.places()[i], ranges[i], tiers[i],
+                    None if nxt is None else nxt.probability, None if nxt is None else nxt.verdict.value,
+                    {other: round(p, 4) for other, p in zip(conf.order, conf.pairwise[i], strict=True)
+                     if other != name},
+                    wording.cells(standing, conf, i), user.description or "")
             )  # fmt: skip
-        rows.sort(key=lambda r: (-r.conservative, r.entrant))
-        self.rows = [
-            Row(i + 1, *(getattr(r, f) for f in Row.__dataclass_fields__ if f != "rank"))
-            for i, r in enumerate(rows)
-        ]
+        self.rows = rows
         self.games = count
         self.computed_at = time.monotonic()
         if not replaying_all:
@@ -360,6 +385,27 @@ class Board:
             self._saved_at = self.computed_at  # resumed from the snapshot: nothing new to keep yet
         if self.computed_at - self._saved_at >= SNAPSHOT_S:
             self.save()
+
+    def order_line(self) -> str:
+        """The one line that says how the ladder is ordered, and of what its places and P are, because it
+        is not ordered as ``arena leaderboard`` orders an event."""
+        tau = self.config.ladder.tau
+        return (
+            f"Ordered by TrueSkill's conservative skill, mu − 3σ, with drift (τ = {tau:.3f}), not by "
+            "points per hand as an event is: versions come and go and meet different fields. Places "
+            f"(rank ranges, {LEVEL:.0%} sure for every entrant at once), tiers (a line between rows) and P "
+            "are of that TrueSkill skill, from its ratings' σ; no pair is called tied (TrueSkill has no "
+            "margin)."
+        )
+
+    def row_of(self, user_id: int) -> Row | None:
+        """The entrant's row (its active version's), None when it is not on the ladder."""
+        return next((r for r in self.rows if r.user_id == user_id), None)
+
+    def sentence(self) -> str:
+        """Who is first and the tiers, in the terminal's words (nothing while the ladder has no bot)."""
+        conf = self.confidence
+        return wording.verdict_sentence(conf) if conf is not None and self.rows else ""
 
     def steps(self, key: str) -> list[tuple[int, float, float]]:
         """Every (seq, mu, σ) of ``key``'s rating, not thinned, also for versions no longer in the field:

@@ -19,10 +19,11 @@ from arena.results.record import Fault
 from arena.server import access
 from arena.server.errors import not_found
 from arena.server.ladder import gamelogs
-from arena.server.ladder.ratings import conservative, rating_key
+from arena.server.ladder.ratings import ladder_columns, rating_key
 from arena.server.submissions.checks import public_text, version_log
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
+from arena.stats.rating import conservative
 
 LOG_TAIL_BYTES = 20_000
 BOARD_TTL_S = 1.0  # a spectator's leaderboard is at most this old (``arena.server.web.cache``)
@@ -47,7 +48,13 @@ def _tails(paths: list[Path], limit: int = LOG_TAIL_BYTES) -> str:
 def board_context(web: Web, recent: int = 0) -> dict[str, object]:
     server = web.server
     server.board.refresh()
-    context: dict[str, object] = {"board": server.board, "state": server.ladder_state()}
+    context: dict[str, object] = {
+        "board": server.board,
+        "state": server.ladder_state(),
+        "columns": ladder_columns(),
+        "sentence": server.board.sentence(),
+        "order_line": server.board.order_line(),
+    }
     if recent:
         context["recent"] = server.games.recent(recent)
     return context
@@ -79,7 +86,7 @@ async def entrant_page(web: Web, request: Request, visit: Visit) -> Response:
     if user is None:
         raise not_found("entrant")
     server.board.refresh()
-    row = next((r for r in server.board.rows if r.user_id == user.id), None)
+    row = server.board.row_of(user.id)
     key = rating_key(web.config, row.version_id, user.id) if row is not None else ""
     history = server.board.history.get(key, [])
     plot = rating_plot([(seq, mu, conservative(mu, sigma)) for seq, mu, sigma in history])

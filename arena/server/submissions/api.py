@@ -31,7 +31,8 @@ async def status(web: Web, request: Request, visit: Visit) -> Response:
     user_id = access.require_login(who)
     server.board.refresh()
     versions = [v.to_dict() for v in server.submissions.of_user(user_id)]
-    row = next((r.to_dict() for r in server.board.rows if r.user_id == user_id), None)
+    found = server.board.row_of(user_id)
+    row = None if found is None else found.to_dict()
     limits = {
         "max_upload_kb": server.config.submissions.max_upload_kb
     }  # `arena submit` checks before sending

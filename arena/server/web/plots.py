@@ -9,7 +9,7 @@ def rating_plot(
     points: list[tuple[int, float, float]], width: int = 600, height: int = 160
 ) -> dict[str, str]:
     """A rating's history as SVG polylines, drawn on the server (no script needed): ``points`` are (game
-    number, mu, conservative rating), the last from ``arena.server.ladder.ratings.conservative``."""
+    number, mu, conservative rating), the last from ``arena.stats.rating.conservative``."""
     if len(points) < 2:
         return {}
     lows = [low for _, _, low in points]

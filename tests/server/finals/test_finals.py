@@ -86,6 +86,60 @@ def equals_arena_run(directory: Path, again: Path) -> Confidence:
     return conf
 
 
+def table_cells(page: str, table: str) -> list[dict[str, str]]:
+    """The cells of ``table``'s body on ``page``, a row each, keyed by their ``data-key``."""
+    body = re.search(rf'<table[^>]*id="{table}".*?<tbody>(.*?)</tbody>', page, re.S)
+    assert body is not None, f"no table {table}"
+    return [
+        {
+            key: html.unescape(text)
+            for key, text in re.findall(r'<td data-key="([a-z_]+)"[^>]*>(.*?)</td>', row)
+        }
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.S)
+    ]
+
+
+def the_page_and_api_say_what_arena_leaderboard_says(directory: Path, client: Client, text: str) -> None:
+    """``arena leaderboard DIR --json`` of the final's directory, against ``/api/final/1`` (the same rows,
+    every figure) and the page (each row's place as its rank range, its tier, its name and its chance of
+    being better than the next; the matrix of P; the heading and the sentence, in the terminal's words)."""
+    printed = subprocess.run(
+        [sys.executable, "-m", "arena", "leaderboard", str(directory), "--json"],
+        check=True, capture_output=True, text=True, timeout=300,
+    ).stdout  # fmt: skip
+    cli = [{k: v for k, v in row.items() if k != "pairs"} for row in json.loads(printed)]  # + collusion
+    api = client.get("/api/final/1").json()
+    assert api["state"] == "done" and api["leaderboard"] == cli
+    assert client.get("/api/final").json() == api
+    with Queries.open(directory) as store:
+        conf = compute_leaderboard(store).confidence  # the exact figures the JSON rounds to four places
+    page = client.get("/final/1").text
+    rows = table_cells(page, "final-order")
+    assert len(rows) == len(cli) >= 2
+    for i, (shown, row) in enumerate(zip(rows, cli, strict=True)):
+        name = row["name"] + (" (house)" if row["house"] else "") + (" (DQ)" if row["disqualified"] else "")
+        assert shown["name"] == name
+        assert shown["place"] == row["place"] == (
+            str(row["rank_range"][0]) if row["rank_range"][0] == row["rank_range"][1]
+            else "{}–{}".format(*row["rank_range"])
+        )  # fmt: skip
+        assert shown["tier"] == str(row["tier"])
+        p = conf.adjacent[i].probability if i < len(conf.adjacent) else None
+        assert row["p_above_next"] == (None if p is None else round(p, 4))
+        assert shown["p_next"] == ("-" if p is None else wording.p_text(p))
+    matrix = re.search(r'<table[^>]*id="final-matrix".*?<tbody>(.*?)</tbody>', page, re.S)
+    assert matrix is not None
+    lines = re.findall(r"<tr>(.*?)</tr>", matrix.group(1))
+    for i, (line, row, chances) in enumerate(zip(lines, cli, conf.pairwise, strict=True)):
+        cells = [html.unescape(c) for c in re.findall(r'<td class="num">(.*?)</td>', line)]
+        assert cells == ["-" if j == i else wording.p_text(p) for j, p in enumerate(chances)]
+        assert row["p_above"] == {
+            o["name"]: round(p, 4) for o, p in zip(cli, chances, strict=True) if o != row
+        }
+    assert wording.heading(conf) in text and wording.how_sure(conf) in text
+    assert wording.verdict_sentence(conf) == api["sentence"]
+
+
 @pytest.fixture(scope="module")
 def organiser(server: ServerProcess) -> Client:
     client = Client(server.url)
@@ -158,8 +212,12 @@ def test_a_final_resumes_after_kill_9_and_equals_arena_run(
     settled = [f"{p.upper} above {p.lower}" for p in conf.adjacent if p.verdict is Verdict.ABOVE]
     tied = [f"{p.upper} and {p.lower}" for p in conf.adjacent if p.verdict is Verdict.TIED]
     assert f"Settled: {'; '.join(settled) or 'none'}." in text
-    assert f"Tied within the evidence: {'; '.join(tied) or 'none'}." in text
+    assert (
+        f"Tied (shown within {conf.margin:g} {wording.score_name(conf.method)}): {'; '.join(tied) or 'none'}."
+        in text
+    )
     assert "FINAL: done" in done
+    the_page_and_api_say_what_arena_leaderboard_says(directory, spectator, text)
 
     # The reports: the spectator's is the public copy; the organiser's is the full one.
     public = spectator.get("/final/1/report.html")
@@ -211,7 +269,9 @@ def test_the_page_names_settled_and_tied_pairs(server: ServerProcess) -> None:
     text = html.unescape(page)
     first, second, *rest = conf.adjacent
     assert f"Settled: {first.upper} above {first.lower}." in text
-    assert f"Tied within the evidence: {second.upper} and {second.lower}." in text
+    tie = f"shown within {conf.margin:g} {wording.score_name(conf.method)}"
+    assert f"Tied ({tie}): {second.upper} and {second.lower}." in text
+    assert "Tied within the evidence" not in text  # "tied" means shown within the margin, nothing else
     assert "Still open: " + "; ".join(f"{p.upper} / {p.lower}" for p in rest) + "." in text
     assert wording.verdict_sentence(conf) in text
     for i, pair in enumerate(conf.adjacent):

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import html
 import io
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -244,6 +246,30 @@ def test_the_organiser_exports_the_ladder_as_arena_export_does(
         assert Client(server.url).get(path).status_code == 401
 
 
+def test_an_entrant_s_page_and_me_state_its_row_of_the_leaderboard(
+    server: ServerProcess, people: dict[str, Client]
+) -> None:
+    """The entrant's page and ``/me`` say its place (the rank range, not a bare rank), its TrueSkill as
+    mu ± σ and its P as its leaderboard row does, in the row's own cells (arena.stats.wording)."""
+    owner = people["owner"]
+    with ladder_paused(server, people["organiser"]):
+        board = httpx.get(f"{server.url}/api/leaderboard", timeout=30).json()["leaderboard"]
+        row = next(r for r in board if r["entrant"] == "noisy-owner")
+        mine = html.unescape(owner.get("/me").text)
+        user_id = mine.split('href="/entrants/')[1].split('"')[0]
+        public = html.unescape(Client(server.url).get(f"/entrants/{user_id}").text)
+    for page in (mine, public):
+        line = re.search(r'<p id="standing">(.*?)</p>', page)
+        assert line is not None, page
+        text = re.sub(r"<[^>]+>", "", line.group(1))
+        assert text.startswith(f"On the ladder with {row['version']}: place {row['place']}, TrueSkill ")
+        assert f"{row['games']} games" in text and "rank " not in text
+        if row["p_above_next"] is not None:
+            assert "chance its skill is above the next one's: " in text
+        else:
+            assert "chance" not in text
+
+
 def test_descriptions_and_notes_are_shown(server: ServerProcess, people: dict[str, Client]) -> None:
     owner = people["owner"]
     owner.get("/me")
@@ -348,7 +374,9 @@ def test_the_openapi_document_is_valid_and_describes_every_api_route(
         built.db.close()
         built.lock.release()
     described = {(path, method) for path, ops in document["paths"].items() for method in ops}
-    assert routes == described and len(routes) == 13  # 5 of unrated games (matches/api.py), 2 of analytics
+    assert (
+        routes == described and len(routes) == 15
+    )  # 5 of unrated games (matches/api.py), 2 of analytics, 2 of finals
     for path, method in described:
         operation = document["paths"][path][method]
         assert operation["summary"] and {"200", "201"} & set(operation["responses"]), (path, method)

@@ -49,7 +49,7 @@ def _games(db: ServerDatabase, rng: random.Random, first: int, count: int, versi
 
 
 def _view(board: Board) -> tuple[object, ...]:
-    return (board.rows, board.ratings, board.history, board.order_note, board.games)
+    return (board.rows, board.ratings, board.history, board.confidence, board.games)
 
 
 def test_a_board_that_goes_on_equals_one_that_replays_everything(tmp_path: Path) -> None:

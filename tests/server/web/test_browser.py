@@ -9,10 +9,14 @@ import re
 import time
 from typing import Any
 
+import httpx
 import pytest
 
+from arena.server.ladder.ratings import ladder_columns
+from arena.stats import wording
 from tests.report import test_browser as report
 from tests.server.conftest import PASSWORD, SAMPLE_BOT, Client, ServerProcess
+from tests.server.ladder.test_pages import ladder_paused
 
 playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright (the test extra) is not installed"
@@ -42,6 +46,47 @@ def upload(page: Any, path: Any) -> None:
     page.click("button:has-text('upload a new version')")
     page.wait_for_url(re.compile(r"/versions/\d+$"))
     page.wait_for_selector("#verdict:has-text('VERDICT')", timeout=120_000)  # the page reloads itself
+
+
+def near(value: float, rounded: float, show: Any) -> set[str]:
+    """The texts ``show`` gives of any value that rounds to ``value`` (the JSON's ``rounded`` step)."""
+    return {show(value - rounded), show(value), show(value + rounded)}
+
+
+def the_board_speaks_the_terminals_words(server: ServerProcess, page: Any) -> None:
+    """The leaderboard as a student reads it: the one column list's labels (arena.stats.wording), the line
+    saying it is ordered by TrueSkill and that its places and P are of that skill, and each row's place,
+    tier and P as ``GET /api/leaderboard`` gives them (the ladder paused: both read one board)."""
+    organiser = Client(server.url)
+    assert server.organiser_link is not None
+    organiser.follow(server.organiser_link)
+    with ladder_paused(server, organiser):
+        board = httpx.get(f"{server.url}/api/leaderboard", timeout=30).json()
+        page.goto(f"{server.url}/")
+        heads = [h.strip() for h in page.locator("table.board thead th").all_text_contents()]
+        assert heads == [c["label"] for c in board["columns"]] == [c.label for c in ladder_columns()]
+        assert heads[:2] == ["place", "tier"] and "mu − 3σ" in heads and "TrueSkill" in heads
+        titles = page.eval_on_selector_all("table.board thead th", "hs => hs.map(h => h.title)")
+        assert titles == [c.meaning for c in ladder_columns()]
+        shown = page.eval_on_selector_all(
+            "#board-rows tr:not(.state)", "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))"
+        )
+        keys = [c["key"] for c in board["columns"]]
+        rows = board["leaderboard"]
+        assert len(shown) == len(rows) >= 2  # ana's and cleo's bots (ben's failed its check)
+        for cells, row in zip(shown, rows, strict=True):
+            cell = dict(zip(keys, cells, strict=True))
+            assert cell["place"] == row["place"] and cell["tier"] == str(row["tier"])
+            assert cell["name"].startswith(row["entrant"]) and cell["version"] == row["version"]
+            p = row["p_above_next"]  # to four places: the page's text of the exact value is one of these
+            assert cell["p_next"] == "-" if p is None else cell["p_next"] in near(p, 5e-5, wording.p_text)
+            mu, sigma = near(row["mu"], 5e-4, "{:.1f}".format), near(row["sigma"], 5e-4, "{:.1f}".format)
+            assert cell["rating"] in {f"{m} ±{s}" for m in mu for s in sigma}
+        line = page.text_content("#board-order")
+        assert "Ordered by TrueSkill's conservative skill, mu − 3σ" in line
+        assert "not by points per hand" in line
+        assert "P are of that TrueSkill skill" in line
+        assert page.text_content("#board-verdict") == board["sentence"] != ""
 
 
 def test_invite_password_upload_verdict_ladder_replay(
@@ -88,6 +133,7 @@ def test_invite_password_upload_verdict_ladder_replay(
         timeout=90_000,
     )
     assert ana.evaluate("window.stillHere === true")  # the same page: updated, not reloaded
+    the_board_speaks_the_terminals_words(server, ana)
     bar = (
         "(s => [s.backgroundColor, s.paddingTop, s.position])"
         "(getComputedStyle(document.querySelector('body > header')))"

@@ -31,6 +31,8 @@
           line.dataset.games = state.dataset.games;
           line.textContent = state.dataset.line;  // games played, bots on the ladder, playing now
         }
+        const verdict = document.getElementById("board-verdict");
+        if (state && verdict) verdict.textContent = state.dataset.sentence;  // who is first, the tiers
         const games = document.getElementById("recent-games");
         if (state && games && games.dataset.games !== state.dataset.games) await recent(state.dataset.games);
       } catch (e) { /* the server restarts: try again at the next tick */ }
