@@ -79,6 +79,7 @@ class _Replay:
     ratings: dict[str, trueskill.Rating] = field(default_factory=dict)
     steps: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
     played: dict[str, int] = field(default_factory=dict)  # rating key -> games
+    rated: int = 0  # the rated games applied (``games`` is not kept after a resume)
     tally: Tally | None = None  # the points order's running sums over the keys it was made for
 
     def read(self, db: ServerDatabase, up_to: int | None = None) -> list[RatedGame]:
@@ -134,6 +135,7 @@ class _Replay:
             "ratings": {k: [r.mu, r.sigma] for k, r in self.ratings.items()},
             "steps": self.steps,
             "played": self.played,
+            "rated": self.rated,
             "tally": None if self.tally is None else self.tally.state(),
         }
         partial = path.with_name(path.name + ".partial")
@@ -160,11 +162,12 @@ class _Replay:
             ratings = {k: trueskill.Rating(mu, sigma) for k, (mu, sigma) in state["ratings"].items()}
             steps = {k: list(map(tuple, rows)) for k, rows in state["steps"].items()}  # (seq, mu, σ)
             played = {k: int(n) for k, n in state["played"].items()}
+            rated = int(state["rated"])
             tally = None if state["tally"] is None else Tally.restore(state["tally"])
         except (OSError, ValueError, KeyError, TypeError):
             self.games = []
             return self.read(db)  # no snapshot, or not one of these games and settings: replay them all
-        self.ratings, self.steps, self.played, self.tally = ratings, steps, played, tally
+        self.ratings, self.steps, self.played, self.tally, self.rated = ratings, steps, played, tally, rated
         self.last_seq, self.last_id, self.games = last_seq, last_id, None
         return self.read(db)
 
@@ -177,6 +180,7 @@ class _Replay:
 
         self.ratings = apply_in_order(new, keys, step, tau, start=self.ratings)
         for game in new:
+            self.rated += game.rated
             for name in game.seats:
                 self.played[name] = self.played.get(name, 0) + 1
         if self.tally is None or self.tally.names != tuple(keys):  # the field changed: sum them again
@@ -358,7 +362,7 @@ class Board:
                   float(per_hand.get(key, math.nan)))
             for key, (v, u) in keys.items()
         ]  # fmt: skip
-        conf = skill_confidence(rated, LEVEL, self.config.ladder.seed, sum(g.rated for g in replay.games))
+        conf = skill_confidence(rated, LEVEL, self.config.ladder.seed, replay.rated)
         self.confidence = conf
         ranges, tiers = conf.rank_ranges(), conf.tiers()
         rows = []
