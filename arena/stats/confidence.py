@@ -358,7 +358,9 @@ def look(
     prob = np.full((k, k), 0.5)
     within = np.zeros((k, k))
     if good and len(rated) >= MIN_FIELD:
-        p_rated, w_rated = pair_probabilities(strengths, s[[col[i] for i in rated]], cov[sub], margin)
+        p_rated, w_rated = pair_probabilities(
+            strengths, s[[col[i] for i in rated]], cov[sub], margin, pair_df[np.ix_(rated, rated)]
+        )
         prob[np.ix_(rated, rated)] = p_rated
         within[np.ix_(rated, rated)] = w_rated
     elif good:  # too few entrants to learn a field from: the flat prior, Φ(gap / se)
