@@ -324,7 +324,7 @@ def pair_probabilities(
     ii, jj = np.triu_indices(k, 1)
     vi, vj, c = cov[ii, ii].copy(), cov[jj, jj].copy(), cov[ii, jj].copy()
     det = vi * vj - c * c
-    flat = ~((det > 1e-300) & (vi > 0) & (vj > 0))  # no joint spread (one unit: rounding): the variances alone
+    flat = ~((det > 1e-300) & (vi > 0) & (vj > 0))  # no joint spread (one unit, rounding): variances alone
     vi[flat] = np.maximum(vi[flat], SE_FLOOR**2)
     vj[flat] = np.maximum(vj[flat], SE_FLOOR**2)
     c[flat] = 0.0

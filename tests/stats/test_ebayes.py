@@ -110,3 +110,24 @@ def test_an_entrant_of_one_unit_still_gets_a_probability() -> None:
         p, near = pair_probabilities(prior, scores, cov, 0.08, df)
         assert np.all(np.isfinite(p)) and np.all(np.isfinite(near))
         assert np.allclose(p + p.T, 1.0)
+
+
+def test_under_the_true_prior_a_sure_p_from_eight_units_is_right_as_often_as_it_says() -> None:
+    """10,000 seeded pairs, each strength drawn from the prior (0 or 1, equal chance), each score the mean
+    of eight units of unit noise, the covariance estimated from those eight: of the pairs stated at 0.95 or
+    more (about 1,150), the share truly above (a tie counting half) is within 0.012 of the mean stated P.
+    (With the normal likelihood on the same covariance it is not: 0.964 observed for 0.988 stated.)"""
+    prior = StrengthPrior((0.0, 1.0), (0.5, 0.5))
+    units = 8
+    df = np.full((2, 2), units - 1.0)
+    stated, right = [], []
+    for seed in range(10_000):
+        rng = np.random.default_rng(seed)
+        theta = rng.choice([0.0, 1.0], size=2)
+        x = theta + rng.normal(0, 1, size=(units, 2))
+        p = pair_probabilities(prior, x.mean(axis=0), np.cov(x.T) / units, 0.0, df)[0][0, 1]
+        if p >= 0.95:
+            stated.append(p)
+            right.append(1.0 if theta[0] > theta[1] else 0.5 if theta[0] == theta[1] else 0.0)
+    assert len(stated) > 1000
+    assert abs(float(np.mean(stated)) - float(np.mean(right))) < 0.012
