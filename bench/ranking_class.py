@@ -3,7 +3,9 @@ is P calibrated, and what does each ``[ranking] settle`` question cost?
 
 Usage (the games come from ``bench/ranking.py --fields class12 --save F --play-only``)::
 
-    python bench/ranking_class.py --load F [--load G ...]
+    python bench/ranking_class.py --load F [--load G ...] [--games N]
+
+``--games N``: every event cut to its first N games, its planned looks ending there (``max_games`` = N).
 
 Per field and mode (bench/ranking_fields.py: ``class12``, six graded tiers entered twice; ``class30``, ten
 graded tiers entered three times), at each look (the planned looks of a ``max_games`` = the event's length
@@ -24,7 +26,7 @@ import pickle
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -168,11 +170,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--load", type=Path, action="append", required=True)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--games", type=int, help="cut every event to its first GAMES games (an event planned to end there)"
+    )
     args = parser.parse_args()
     played: list[PlayedEvent] = []
     for path in args.load:
         saved = pickle.loads(path.read_bytes())
         played += saved["played"] if isinstance(saved, dict) else saved
+    if args.games:
+        played = [replace(e, games=e.games[: args.games]) for e in played]
     started = time.monotonic()
     if args.workers > 1:
         from concurrent.futures import ProcessPoolExecutor

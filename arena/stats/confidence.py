@@ -358,7 +358,9 @@ def look(
     prob = np.full((k, k), 0.5)
     within = np.zeros((k, k))
     if good and len(rated) >= MIN_FIELD:
-        p_rated, w_rated = pair_probabilities(strengths, s[[col[i] for i in rated]], cov[sub], margin)
+        p_rated, w_rated = pair_probabilities(
+            strengths, s[[col[i] for i in rated]], cov[sub], margin, pair_df[np.ix_(rated, rated)]
+        )
         prob[np.ix_(rated, rated)] = p_rated
         within[np.ix_(rated, rated)] = w_rated
     elif good:  # too few entrants to learn a field from: the flat prior, Φ(gap / se)
@@ -516,10 +518,27 @@ def whole_order_probability(
         sd = np.sqrt(np.diag(sub))
         corr = sub / np.outer(sd, sd)
         rng = np.random.Generator(np.random.PCG64(_seed(WHOLE_DOMAIN, event_seed)))
-        draws = rng.multivariate_normal(np.zeros(len(joint)), corr, size=WHOLE_DRAWS, method="eigh")
+        root = _root(corr)
+        noise = rng.standard_normal((WHOLE_DRAWS, len(joint)))
         cut = np.array([_NORMAL.inv_cdf(min(max(adjacent[i].probability, 1e-12), 1 - 1e-12)) for i in joint])
-        factor *= float(np.mean(np.all(draws < cut, axis=1)))
+        alive = np.arange(WHOLE_DRAWS)
+        for c in range(len(joint)):  # pair by pair, on the draws still all right: most fail within a few
+            alive = alive[noise[alive] @ root[c] < cut[c]]
+            if not alive.size:
+                break
+        right = alive.size
+        factor *= right / WHOLE_DRAWS
     return min(factor, min(pair.probability for pair in adjacent))
+
+
+def _root(corr: np.ndarray) -> np.ndarray:
+    """A matrix R with R Rᵀ = ``corr``: Cholesky's, or from the eigenvalues (negative ones, rounding's, at
+    zero) when the correlation is singular (two neighbours' gaps that always move together)."""
+    try:
+        return np.linalg.cholesky(corr)
+    except np.linalg.LinAlgError:
+        values, vectors = np.linalg.eigh(corr)
+        return vectors * np.sqrt(np.clip(values, 0.0, None))
 
 
 def _sd(values: np.ndarray) -> float:

@@ -58,12 +58,23 @@ def t_boundary(z: float, df: float) -> float:
     1970): within 0.01 of the exact quantile from 8 degrees of freedom at the tails used here."""
     if not math.isfinite(z) or df <= 0 or math.isinf(df):
         return z
+    return float(t_boundaries(z, np.asarray([df], dtype=float))[0])
+
+
+def t_boundaries(z: float, df: np.ndarray) -> np.ndarray:
+    """``t_boundary`` for many degrees of freedom at once (a step of the step-down moves every remaining
+    pair's boundary); ``df`` not positive or infinite: ``z`` itself."""
+    df = np.asarray(df, dtype=float)
+    if not math.isfinite(z):
+        return np.full(df.shape, z)
     z2 = z * z
     g1 = (z2 + 1) * z / 4
     g2 = ((5 * z2 + 16) * z2 + 3) * z / 96
     g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384
     g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160
-    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+    ok = (df > 0) & np.isfinite(df)
+    d = np.where(ok, df, 1.0)
+    return np.where(ok, z + g1 / d + g2 / d**2 + g3 / d**3 + g4 / d**4, z)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,28 +109,28 @@ def step_down(
     errors) of a one-sided test at level ``a``, moved to Student's t with ``df[i, j]`` degrees of freedom
     for the pair (the units its variance rests on, less one; none: normal). Pairs without a measured
     spread, or with fewer than ``MIN_DF`` degrees of freedom, are never shown."""
-    stat: dict[tuple[int, int], float] = {}
-    for i in rated:
-        for j in rated:
-            if i == j:
-                continue
-            se = float(ses[i, j])
-            gap = float(gaps[i, j])
-            few = df is not None and df[i, j] < MIN_DF
-            ok = se > 0 and math.isfinite(se) and math.isfinite(gap) and not few
-            stat[i, j] = gap / se if ok else -math.inf
-    remaining = set(stat)
-    shown: set[tuple[int, int]] = set()
-    while remaining:
-        c = critical(1 / len(remaining))
-        new = {
-            (i, j) for i, j in remaining if stat[i, j] > (c if df is None else t_boundary(c, float(df[i, j])))
-        }
-        if not new:
+    idx = np.asarray(list(rated), dtype=int)
+    if idx.size < 2:
+        return set()
+    sub = np.ix_(idx, idx)
+    g, se = np.asarray(gaps, dtype=float)[sub], np.asarray(ses, dtype=float)[sub]
+    ok = (se > 0) & np.isfinite(se) & np.isfinite(g) & ~np.eye(idx.size, dtype=bool)
+    if df is not None:
+        few = np.asarray(df, dtype=float)[sub] < MIN_DF
+        ok &= ~few
+    stat = np.where(ok, g / np.where(ok, se, 1.0), -math.inf)
+    remaining = ~np.eye(idx.size, dtype=bool)
+    shown = np.zeros_like(remaining)
+    pair_df = None if df is None else np.asarray(df, dtype=float)[sub]
+    while remaining.any():
+        c = critical(1 / int(remaining.sum()))
+        bound = np.full(stat.shape, c) if pair_df is None else t_boundaries(c, pair_df)
+        new = remaining & (stat > bound)
+        if not new.any():
             break
         shown |= new
-        remaining -= new
-    return shown
+        remaining &= ~new
+    return {(int(idx[a]), int(idx[b])) for a, b in zip(*np.nonzero(shown), strict=True)}
 
 
 def rank_ranges(k: int, rated: Sequence[int], shown: set[tuple[int, int]]) -> Ranks:
