@@ -37,6 +37,7 @@ from typing import Any
 import trueskill
 from sqlalchemy import func, select
 
+from arena.errors import ConfigError
 from arena.server.db.database import ServerDatabase
 from arena.server.db.models import Game, GameSeat, User, Version
 from arena.server.settings import CompetitionConfig, NewVersion
@@ -44,6 +45,7 @@ from arena.stats.confidence import Confidence, look
 from arena.stats.leaderboard import RankingConfig
 from arena.stats.rating import HistoryRow, RatedGame, apply_in_order
 from arena.stats.tally import Tally
+from arena.userfiles import STATE_LIMIT, read_user_text
 
 REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
 LONGEST_WAIT_S = 5.0  # and at least one per this many, whatever the last cost (new games show within it)
@@ -142,7 +144,7 @@ class _Replay:
         and only the games after it left to apply (returned), else all of them."""
         everything = self.read(db)
         try:
-            state = json.loads(path.read_text())
+            state = json.loads(read_user_text(path, "ratings snapshot", STATE_LIMIT))
             last_seq, last_id = int(state["last_seq"]), str(state["last_id"])
             matches = state["fingerprint"] == self.fingerprint() and any(
                 g.seq == last_seq and g.game_id == last_id for g in everything
@@ -154,7 +156,7 @@ class _Replay:
                 k: [(int(q), float(m), float(v)) for q, m, v in rows] for k, rows in state["steps"].items()
             }
             played = {k: int(n) for k, n in state["played"].items()}
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ConfigError, ValueError, KeyError, TypeError):
             return everything  # no snapshot, or not one this code wrote: replay them all
         self.ratings, self.steps, self.played, self.last_seq = ratings, steps, played, last_seq
         self.games = [g for g in everything if g.seq <= last_seq]
