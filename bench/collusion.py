@@ -282,7 +282,7 @@ def inject(games: Sequence[RatedGame], gain: float, pair: tuple[str, str] = PAIR
     return out
 
 
-def analyse(played: list[Played], alpha: float) -> None:
+def analyse(played: list[Played], alpha: float, interaction: bool = False) -> None:
     by_field: dict[str, list[Played]] = {}
     for p in played:
         by_field.setdefault(p.field, []).append(p)
@@ -307,7 +307,7 @@ def analyse(played: list[Played], alpha: float) -> None:
             zs = []
             started = time.process_time()
             for k, e in enumerate(events):
-                result = collusion(e.games[:look], names, alpha)
+                result = collusion(e.games[:look], names, alpha, interaction=interaction)
                 honest_flag = any(p.flagged and {p.a, p.b} != pair for p in result.pairs)
                 false += honest_flag
                 ever[k] |= honest_flag
@@ -358,6 +358,9 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--save", type=Path)
+    parser.add_argument(
+        "--interaction", action="store_true", help="fit the strength interaction too (arena.stats.collusion)"
+    )
     parser.add_argument("--load", type=Path, action="append")
     args = parser.parse_args()
     if args.load:
@@ -374,7 +377,7 @@ def main() -> None:
                 played.append(event)
                 if args.save:  # after every event, so an interrupted run keeps what it played
                     args.save.write_bytes(pickle.dumps(played))
-    analyse(played, args.alpha)
+    analyse(played, args.alpha, args.interaction)
 
 
 if __name__ == "__main__":
