@@ -23,8 +23,9 @@ async def admin(web: Web, request: Request, visit: Visit) -> Response:
     access.require_organiser(visit.viewer)
     people = server.accounts.entrants()
     versions = {u.id: server.submissions.of_user(u.id) for u in people}
+    pairs = await run_in_threadpool(service.pairs, server)  # computed again only when games were added
     return web.page(request, visit, "admin.html", people=people, versions=versions,
-                    state=server.ladder_state())  # fmt: skip
+                    state=server.ladder_state(), pairs=pairs)  # fmt: skip
 
 
 async def export_hands(web: Web, request: Request, visit: Visit) -> Response:

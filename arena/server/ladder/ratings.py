@@ -41,6 +41,7 @@ from arena.errors import ConfigError
 from arena.server.db.database import ServerDatabase
 from arena.server.db.models import Game, GameSeat, User, Version
 from arena.server.settings import CompetitionConfig, NewVersion
+from arena.stats.collusion import Collusion, collusion
 from arena.stats.confidence import Confidence, look
 from arena.stats.leaderboard import RankingConfig
 from arena.stats.rating import HistoryRow, RatedGame, apply_in_order
@@ -258,6 +259,7 @@ class Board:
 
     _saved_at: float = field(init=False, default=-math.inf)
     _resumed: bool = field(init=False, default=False)
+    _collusion: tuple[tuple[int, int], Collusion] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self._replay = _Replay(self.config)
@@ -343,6 +345,17 @@ class Board:
             self.cost_s = self.computed_at - began
         if self.computed_at - self._saved_at >= SNAPSHOT_S:
             self.save()
+
+    def collusion(self) -> Collusion:
+        """The collusion check (``arena.stats.collusion``) over every stored game the board has read, among
+        every rating key seated in them (older versions and house bots too: a pair is a pair whether or not
+        it is still on the board); computed again only when games were added. For the organiser's page."""
+        games = list(self._replay.games)
+        key = (len(games), games[-1].seq if games else 0)
+        if self._collusion is None or self._collusion[0] != key:
+            names = sorted({name for game in games for name in game.seats})
+            self._collusion = (key, collusion(games, names))
+        return self._collusion[1]
 
     def steps(self, key: str) -> list[tuple[int, float, float]]:
         """Every (seq, mu, σ) of ``key``'s rating, not thinned, also for versions no longer in the field:
