@@ -6,25 +6,26 @@ Usage::
     python bench/collusion.py [--events E] [--games G] [--fields F,...] [--workers W] [--save F]
     python bench/collusion.py --load F [--alpha A]    # the statistics again on saved games
 
-Fields (call-ace, five seats, six entrants, so each game one entrant sits out and every pair shares a table
-in about 2 of 3 games): ``colluders`` (two colluding rules bots, ``col_a`` and ``col_b``, among four honest
-rules bots), ``honest`` (the same six names, all honest rules bots: a field of equals) and ``ladder`` (the
-six noisy rules bots of bench/ranking.py, ε = 0 ... 1: an honest field of very different strengths, where
-additive models are most easily wrong). Every field's events use the same seeds, so ``colluders`` and
-``honest`` play the same schedules and deals: the colluders' gain is measured against exactly the games
-they would have played honestly.
+Fields (call-ace, five seats, six entrants, so each game one entrant sits out and every pair shares a table in
+about 2 of 3 games): ``colluders`` (two colluding rules bots, ``col_a`` and ``col_b``, among four honest rules
+bots), ``honest`` (the same six names, all honest rules bots: a field of equals), ``ladder`` (the six noisy
+rules bots of bench/ranking.py, ε = 0 ... 1: an honest field of very different strengths, where additive
+models are most easily wrong) and ``class`` (``CLASS``: ten graded entrants, three of them twice). Every
+field's events use the same seeds, so ``colluders`` and ``honest`` play the same schedules and deals: the
+colluders' gain is measured against exactly the games they would have played honestly.
 
-The colluders share their hands through a channel the bench gives them (``Link``, one shared Python object
-per game: each posts the cards it holds whenever it is dealt or acts) and soft-play each other:
+The colluders share their hands through a channel the bench gives them (``Link``, one shared Python object per
+game: each posts the cards it holds whenever it is dealt or acts) and soft-play each other:
 
 * as maker, call the ace the accomplice holds (when the rules bot would call at all);
 * never take a trick the accomplice is winning (throw off instead), whatever the sides;
 * lead to the accomplice: when the accomplice holds the best card left of a plain suit I hold, lead my
   lowest card of that suit.
 
-With ``honest`` it also injects pairs of known effect (``INJECTED``: ``col_a`` and ``col_b`` given +g points
-per hand each wherever both sit at the table, taken equally from the three others there) into the honest
-games. Per field and look (the event's first ``b`` games) it prints how often the colluding pair is flagged
+Into each honest field's games it also injects a pair of known effect (``INJECTED``: the pair of
+``INJECT_INTO`` given +g points per hand each wherever both sit at the table, taken equally from the three
+others there). ``--interaction`` runs the statistics with the strength interaction (docs/ranking.md, "Graded
+fields"). Per field and look (the event's first ``b`` games) it prints how often the colluding pair is flagged
 (power), how often any honest pair is flagged (false alarms: family-wise, the share of events with at least
 one), and for ``colluders`` each colluder's points per hand against the same seat's in the honest replay.
 """
