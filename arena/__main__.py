@@ -1,5 +1,5 @@
-"""``python -m arena`` is the ``arena`` command."""
+"""``python -m arena`` is the ``arena`` command (``arena.start``: a bad config is refused first)."""
 
-from arena.cli import main
+from arena.start import main
 
 main()

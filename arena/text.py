@@ -50,6 +50,13 @@ def printable(text: str, lines: bool = False) -> str:
     return text.translate(_ESCAPED_KEEPING_LINES if lines else _ESCAPED)
 
 
+def error_lines(level: str, message: str) -> str:
+    """An arena error's ``message`` as the terminal shows it: :func:`printable` line by line (a bot's words,
+    a path, may be in it), then :func:`problem_block`. One shape for ``arena.cli.app.fail`` and the early
+    refusal of ``arena.start``."""
+    return problem_block(level, "\n".join(printable(line) for line in message.splitlines()))
+
+
 def problem_block(level: str, text: str, then: str = "") -> str:
     """``level:`` and the first line of ``text``; each later line (a bot's log's last lines) indented four
     spaces under it, unless it already starts with two (the caller indented it: a nested excerpt keeps its

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from arena.errors import ConfigError
 
@@ -33,6 +36,9 @@ KEY_LIMIT = 64 * KIB
 """A key or certificate file (PEM, or a deal key's 64 hex digits): a chain of certificates at most."""
 UPLOAD_LIMIT = 1024 * MIB
 """A program or archive ``arena submit`` sends: the largest ``max_upload_kb`` a competition may set."""
+STATE_LIMIT = 64 * MIB
+"""A state file the arena or the server wrote for itself (a final's ``final.json``, the ladder's ratings
+snapshot): far below this even after a year of games; beyond it the file is not one the arena wrote."""
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -51,11 +57,13 @@ def _size(n: int) -> str:
     return f"{n / MIB:,.1f} MB" if n >= MIB else f"{n:,} bytes"
 
 
-def read_user_file(path: str | Path, noun: str, limit: int) -> bytes:
-    """The bytes of ``path``, a file a person gave the arena as its ``noun`` ("config file", "deal key").
+@contextmanager
+def opened_user_file(path: str | Path, noun: str) -> Iterator[BinaryIO]:
+    """``path`` open for reading once the open file is known to be a regular file (not a FIFO, device,
+    directory or socket: opened without blocking, checked on the descriptor). For a reader that takes
+    only part of a file (a log's newest bytes, a span of it): it bounds its own reads.
 
-    :raises ConfigError: it does not exist, cannot be read, is not a regular file (a directory, FIFO,
-        device, socket) or holds more than ``limit`` bytes; the message names the file and says which.
+    :raises ConfigError: it does not exist, cannot be opened or is not a regular file (one line naming it).
     """
     where = f"{noun} {str(path)!r}"
     try:
@@ -65,26 +73,56 @@ def read_user_file(path: str | Path, noun: str, limit: int) -> bytes:
     except OSError as exc:
         raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(f"{where} is {_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise ConfigError(f"{where} is {_size(info.st_size)}: more than a {noun} may be ({_size(limit)})")
-        chunks: list[bytes] = []
-        got = 0
-        while got <= limit:
-            chunk = os.read(fd, min(limit + 1 - got, MIB))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-        if got > limit:
-            raise ConfigError(f"{where} holds more than a {noun} may ({_size(limit)})")
-        return b"".join(chunks)
+        mode = os.fstat(fd).st_mode
     except OSError as exc:
-        raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
-    finally:
         os.close(fd)
+        raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise ConfigError(f"{where} is {_kind(mode)}, not a regular file")
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        yield f
+
+
+def read_user_file(path: str | Path, noun: str, limit: int) -> bytes:
+    """The bytes of ``path``, a file a person gave the arena as its ``noun`` ("config file", "deal key").
+
+    :raises ConfigError: it does not exist, cannot be read, is not a regular file (a directory, FIFO,
+        device, socket) or holds more than ``limit`` bytes; the message names the file and says which.
+    """
+    where = f"{noun} {str(path)!r}"
+    with opened_user_file(path, noun) as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise ConfigError(f"{where} is {_size(size)}: more than a {noun} may be ({_size(limit)})")
+            chunks: list[bytes] = []
+            got = 0
+            while got <= limit:
+                chunk = f.read(min(limit + 1 - got, MIB))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+        except OSError as exc:
+            raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
+    if got > limit:
+        raise ConfigError(f"{where} holds more than a {noun} may ({_size(limit)})")
+    return b"".join(chunks)
+
+
+def read_user_tail(path: str | Path, noun: str, limit: int) -> bytes:
+    """The newest ``limit`` bytes of ``path`` (a log), without reading the rest: a regular file only.
+
+    :raises ConfigError: as :func:`opened_user_file`, or a read fails.
+    """
+    with opened_user_file(path, noun) as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(0, size - limit))
+            return f.read(limit) or b""
+        except OSError as exc:
+            raise ConfigError(f"cannot read {noun} {str(path)!r}: {exc.strerror or exc}") from None
 
 
 def read_user_text(path: str | Path, noun: str, limit: int) -> str:

@@ -6,25 +6,26 @@ Usage::
     python bench/collusion.py [--events E] [--games G] [--fields F,...] [--workers W] [--save F]
     python bench/collusion.py --load F [--alpha A]    # the statistics again on saved games
 
-Fields (call-ace, five seats, six entrants, so each game one entrant sits out and every pair shares a table
-in about 2 of 3 games): ``colluders`` (two colluding rules bots, ``col_a`` and ``col_b``, among four honest
-rules bots), ``honest`` (the same six names, all honest rules bots: a field of equals) and ``ladder`` (the
-six noisy rules bots of bench/ranking.py, ε = 0 ... 1: an honest field of very different strengths, where
-additive models are most easily wrong). Every field's events use the same seeds, so ``colluders`` and
-``honest`` play the same schedules and deals: the colluders' gain is measured against exactly the games
-they would have played honestly.
+Fields (call-ace, five seats, six entrants, so each game one entrant sits out and every pair shares a table in
+about 2 of 3 games): ``colluders`` (two colluding rules bots, ``col_a`` and ``col_b``, among four honest rules
+bots), ``honest`` (the same six names, all honest rules bots: a field of equals), ``ladder`` (the six noisy
+rules bots of bench/ranking.py, ε = 0 ... 1: an honest field of very different strengths, where additive
+models are most easily wrong) and ``class`` (``CLASS``: ten graded entrants, three of them twice). Every
+field's events use the same seeds, so ``colluders`` and ``honest`` play the same schedules and deals: the
+colluders' gain is measured against exactly the games they would have played honestly.
 
-The colluders share their hands through a channel the bench gives them (``Link``, one shared Python object
-per game: each posts the cards it holds whenever it is dealt or acts) and soft-play each other:
+The colluders share their hands through a channel the bench gives them (``Link``, one shared Python object per
+game: each posts the cards it holds whenever it is dealt or acts) and soft-play each other:
 
 * as maker, call the ace the accomplice holds (when the rules bot would call at all);
 * never take a trick the accomplice is winning (throw off instead), whatever the sides;
 * lead to the accomplice: when the accomplice holds the best card left of a plain suit I hold, lead my
   lowest card of that suit.
 
-With ``honest`` it also injects pairs of known effect (``INJECTED``: ``col_a`` and ``col_b`` given +g points
-per hand each wherever both sit at the table, taken equally from the three others there) into the honest
-games. Per field and look (the event's first ``b`` games) it prints how often the colluding pair is flagged
+Into each honest field's games it also injects a pair of known effect (``INJECTED``: the pair of
+``INJECT_INTO`` given +g points per hand each wherever both sit at the table, taken equally from the three
+others there). ``--interaction`` runs the statistics with the strength interaction (docs/ranking.md, "Graded
+fields"). Per field and look (the event's first ``b`` games) it prints how often the colluding pair is flagged
 (power), how often any honest pair is flagged (false alarms: family-wise, the share of events with at least
 one), and for ``colluders`` each colluder's points per hand against the same seat's in the honest replay.
 """
@@ -69,8 +70,18 @@ CONFIG = GameConfig.from_dict({"variant": "call-ace"})
 SEATS = 5
 PAIR = ("col_a", "col_b")
 HONEST = ("hon1", "hon2", "hon3", "hon4")
-FIELDS = ("colluders", "honest", "ladder")
+FIELDS = ("colluders", "honest", "ladder", "class")
 LADDER = tuple((f"eps{round(e * 100):03d}", e) for e in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0))
+CLASS = tuple(
+    (f"s{k:02d}_eps{round(e * 100):03d}", e)
+    for k, e in enumerate((0.0, 0.0, 0.1, 0.2, 0.3, 0.3, 0.5, 0.7, 1.0, 1.0))
+)
+"""A class-like field: ten entrants of graded strengths, three of them twice (copies of one bot, as students
+hand in the starter kit): each game five of the ten sit, so a pair shares about one game in five."""
+NOISY = dict(LADDER) | dict(CLASS)
+INJECT_INTO = {"honest": PAIR, "ladder": ("eps020", "eps060"), "class": ("s02_eps010", "s06_eps050")}
+"""Where each honest field's pair of known effect is injected (``INJECTED``): in the graded fields a strong
+and a middling entrant, so that the pair's gain must be told from the strengths the model fits."""
 SOFT = True
 """Never take a trick the accomplice is winning, on opposite sides too (False: only as its friend)."""
 JOINT_SHARE = 1.0
@@ -200,18 +211,29 @@ def colluding_pair() -> dict[str, type[Bot]]:
 
 
 def entrants(field: str) -> tuple[str, ...]:
-    return tuple(n for n, _ in LADDER) if field == "ladder" else (*PAIR, *HONEST)
+    field = field.split(" + ")[0]
+    if field == "ladder":
+        return tuple(n for n, _ in LADDER)
+    if field == "class":
+        return tuple(n for n, _ in CLASS)
+    return (*PAIR, *HONEST)
+
+
+def watched(field: str) -> tuple[str, str]:
+    """The pair whose flag is power, not a false alarm: the colluders, or the pair injected into the field."""
+    base, _, injected = field.partition(" + ")
+    return INJECT_INTO[base] if injected else PAIR
 
 
 async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
     names = entrants(field)
     one = make_schedule(list(names), SEATS, 1, seed)
     schedule = make_schedule(list(names), SEATS, math.ceil(games / len(one)), seed)[:games]
-    ladder = {n: noisy(e) for n, e in LADDER}
+    graded = {n: noisy(e) for n, e in NOISY.items()}
     out = []
     for g in schedule:
-        if field == "ladder":
-            classes: dict[str, type[Bot]] = ladder
+        if field in ("ladder", "class"):
+            classes: dict[str, type[Bot]] = graded
         elif field == "colluders":
             classes = {n: RulesBot for n in HONEST} | colluding_pair()
         else:
@@ -245,15 +267,15 @@ def points_per_hand(games: Sequence[RatedGame], name: str) -> float:
     return points / hands if hands else float("nan")
 
 
-def inject(games: Sequence[RatedGame], gain: float) -> list[RatedGame]:
-    """The games with ``PAIR`` gaining ``gain`` points per hand each wherever both sit at the table, taken
+def inject(games: Sequence[RatedGame], gain: float, pair: tuple[str, str] = PAIR) -> list[RatedGame]:
+    """The games with ``pair`` gaining ``gain`` points per hand each wherever both sit at the table, taken
     equally from the others seated there: a colluding pair of exactly known effect on real games."""
     out = []
     for g in games:
-        if all(n in g.seats for n in PAIR):
+        if all(n in g.seats for n in pair):
             others = len(g.seats) - 2
             scores = tuple(
-                s + gain * g.hands if n in PAIR else s - 2 * gain * g.hands / others
+                s + gain * g.hands if n in pair else s - 2 * gain * g.hands / others
                 for n, s in zip(g.seats, g.scores, strict=True)
             )
             g = replace(g, scores=scores)  # type: ignore[arg-type]
@@ -261,16 +283,19 @@ def inject(games: Sequence[RatedGame], gain: float) -> list[RatedGame]:
     return out
 
 
-def analyse(played: list[Played], alpha: float) -> None:
+def analyse(played: list[Played], alpha: float, interaction: bool = False) -> None:
     by_field: dict[str, list[Played]] = {}
     for p in played:
         by_field.setdefault(p.field, []).append(p)
-    for gain in INJECTED if "honest" in by_field else ():
-        by_field[f"honest + {gain} injected"] = [
-            Played("colluders", e.seed, inject(e.games, gain), e.cpu_s) for e in by_field["honest"]
-        ]
+    for base in [f for f in INJECT_INTO if f in by_field]:
+        for gain in INJECTED:
+            field = f"{base} + {gain} injected"
+            by_field[field] = [
+                Played(field, e.seed, inject(e.games, gain, watched(field)), e.cpu_s) for e in by_field[base]
+            ]
     for field, events in by_field.items():
         names = entrants(field)
+        pair = set(watched(field))
         cpu = sum(e.cpu_s for e in events)
         per_game = cpu / max(1, sum(len(e.games) for e in events)) * 1e3
         print(f"\n{field}: {len(events)} events, {per_game:.1f} ms CPU per game")
@@ -283,19 +308,19 @@ def analyse(played: list[Played], alpha: float) -> None:
             zs = []
             started = time.process_time()
             for k, e in enumerate(events):
-                result = collusion(e.games[:look], names, alpha)
-                honest_flag = any(p.flagged and {p.a, p.b} != set(PAIR) for p in result.pairs)
+                result = collusion(e.games[:look], names, alpha, interaction=interaction)
+                honest_flag = any(p.flagged and {p.a, p.b} != pair for p in result.pairs)
                 false += honest_flag
                 ever[k] |= honest_flag
                 for p in result.pairs:
-                    if {p.a, p.b} == set(PAIR):
+                    if {p.a, p.b} == pair:
                         hit += p.flagged
                         if p.z is not None:
                             zs.append(p.z[2])
             ms = (time.process_time() - started) / len(events) * 1e3
             mean = sum(zs) / len(zs) if zs else float("nan")
             sd = math.sqrt(sum((z - mean) ** 2 for z in zs) / max(1, len(zs) - 1)) if zs else float("nan")
-            power = f"{hit / len(events):.2f}" if field.startswith(("colluders", "honest +")) else "  – "
+            power = f"{hit / len(events):.2f}" if field == "colluders" or " + " in field else "  – "
             print(f"  {look:5d}  {power:>12}  {false / len(events):23.2f}  "
                   f"{mean:16.2f} ({sd:.2f})  {ms:18.0f}")  # fmt: skip
         print(f"  any honest pair flagged at any of those looks: {sum(ever) / len(events):.2f}")
@@ -334,6 +359,9 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--save", type=Path)
+    parser.add_argument(
+        "--interaction", action="store_true", help="fit the strength interaction too (arena.stats.collusion)"
+    )
     parser.add_argument("--load", type=Path, action="append")
     args = parser.parse_args()
     if args.load:
@@ -350,7 +378,7 @@ def main() -> None:
                 played.append(event)
                 if args.save:  # after every event, so an interrupted run keeps what it played
                     args.save.write_bytes(pickle.dumps(played))
-    analyse(played, args.alpha)
+    analyse(played, args.alpha, args.interaction)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import typer
 
 from arena.errors import ArenaError, ConfigError, StoreError
-from arena.text import printable, problem_block
+from arena.text import error_lines
 
 
 class TrimmedLines(io.TextIOBase):
@@ -137,8 +137,7 @@ def tidy_help(typer_app: typer.Typer) -> None:
 def fail(message: str, code: int = BAD_INPUT) -> typer.Exit:
     """Print ``error:`` and the message (lines after its first, such as a bot's log, indented under it);
     return the ``Exit`` for the caller to raise."""
-    text = "\n".join(printable(line) for line in message.splitlines())  # a bot's words may be in it
-    typer.echo(problem_block("error", text), err=True)
+    typer.echo(error_lines("error", message), err=True)  # a bot's words may be in it: printable per line
     return typer.Exit(code)
 
 

@@ -47,6 +47,7 @@ from arena.sandbox.bubblewrap import (
 from arena.sandbox.dial import SandboxPid, SocketRefused, dial_address, keep_at, pin_socket
 from arena.sandbox.seccomp import filter_pipe
 from arena.text import printable
+from arena.userfiles import read_user_tail
 
 _SDK_MODULES = {"arena", "grpc", "grpc_health", "google", "sample_bots"}
 """Modules of the bot SDK and its dependencies: a bot that cannot import one runs the wrong Python."""
@@ -445,8 +446,8 @@ class ManagedBot:
 
     def log_tail(self, limit: int = 400) -> str:
         try:
-            data = self.log_path.read_bytes()[-limit:]
-        except OSError:
+            data = read_user_tail(self.log_path, "bot log", limit)  # a regular file, its newest bytes only
+        except ConfigError:
             return ""
         return data.decode("utf-8", "replace").strip()
 

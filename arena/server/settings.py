@@ -31,6 +31,7 @@ from arena.event.config import (
 from arena.event.faults import FaultPolicy
 from arena.options import Flag, OneOf, Range, Text, option, section
 from arena.sandbox import SandboxMode
+from arena.userfiles import KEY_LIMIT, read_user_text
 
 
 class Signup(StrEnum):
@@ -274,8 +275,8 @@ class CompetitionConfig:
             return self.base_url(host or "127.0.0.1", port or 8000), None
         if self.url:
             return self.base_url(), None
-        with contextlib.suppress(OSError):
-            recorded = (self.data_dir / ADDRESS_FILE).read_text().strip()
+        with contextlib.suppress(ConfigError):
+            recorded = read_user_text(self.data_dir / ADDRESS_FILE, "address file", KEY_LIMIT).strip()
             if recorded.startswith(("http://", "https://")):
                 return recorded, None
         guess = self.base_url()

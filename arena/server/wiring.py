@@ -42,6 +42,7 @@ from arena.server.matches.service import UnratedGames
 from arena.server.settings import CompetitionConfig, Runtime
 from arena.server.submissions.checks import CheckQueue, public_text
 from arena.server.submissions.service import Submissions, node_problem
+from arena.userfiles import KEY_LIMIT, read_user_text
 
 SESSION_KEY = "session.key"
 
@@ -54,8 +55,10 @@ def _session_key(directory: Path) -> bytes:
         with os.fdopen(fd, "w") as out:
             out.write(secrets.token_hex(32) + "\n")
     try:
-        return bytes.fromhex(path.read_text().strip())
-    except (OSError, ValueError) as exc:
+        return bytes.fromhex(read_user_text(path, "session key", KEY_LIMIT).strip())  # a regular file, small
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (delete it: sessions restart)") from None
+    except ValueError as exc:
         raise ConfigError(
             f"cannot read the session key {str(path)!r}: {exc} (delete it: sessions restart)"
         ) from None

@@ -170,9 +170,17 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 
 def collusion(
-    games: Iterable[RatedGame], names: Sequence[str], alpha: float = ALPHA, min_games: int = MIN_GAMES
+    games: Iterable[RatedGame],
+    names: Sequence[str],
+    alpha: float = ALPHA,
+    min_games: int = MIN_GAMES,
+    interaction: bool = False,
 ) -> Collusion:
     """Every pair of ``names``: its effects and whether it is flagged at family-wise level ``alpha``.
+
+    ``interaction``: fit the strength interaction too (``_Design``; docs/ranking.md, "Collusion", has what
+    it fixes on graded fields and why it is not the default: a pair weak apart and strong together is read
+    as two weak bots that do better together).
 
     Void games and games without hands are left out; a seat played by the autopilot for a disqualified
     entrant (``excluded``) is neither a row nor a table-mate (its points are not the entrant's).
@@ -217,6 +225,7 @@ def collusion(
         np.array(rows_w),
         np.array(rows_cluster),
         len(clusters),
+        interaction,
     )
     return _step_down(design, names, used, alpha, min_games)
 
@@ -263,7 +272,16 @@ def _step_down(design: _Design, names: Sequence[str], used: int, alpha: float, m
 
 class _Design:
     """The seated rows of an event and the additive model's fixed parts, fitted with any flagged pairs'
-    columns (``effects``)."""
+    columns (``effects``).
+
+    With ``interaction``, one more column: ``λ Σ_j s_ij s_ji`` over i's table-mates j, where ``s_ij`` is i's
+    strength measured in its games without j (its points less its tables' φ, centred). An honest field of
+    graded strengths is not additive: like gains with like (the two strongest, and the two weakest, score
+    more together than θ + Σφ predicts; strongest with weakest less), which the additive model can only
+    read as pairs gaining together (docs/ranking.md, Collusion). Each strength is measured without the
+    other of the pair so that a pair that gains only together is not made "strong" by that gain, which
+    would let λ explain it away.
+    """
 
     def __init__(
         self,
@@ -274,6 +292,7 @@ class _Design:
         w: np.ndarray,
         cluster: np.ndarray,
         n_clusters: int,
+        interaction: bool = False,
     ) -> None:
         self.n, self.entrant, self.mates, self.y, self.w = n, entrant, mates, y, w
         self.cluster, self.n_clusters = cluster, n_clusters
@@ -282,13 +301,32 @@ class _Design:
         for r, m in enumerate(mates):
             self.mate_of[r, m] = True
         self.pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+        self.cross: np.ndarray | None = None  # None: the additive model alone
+        if interaction:
+            beta = self.fit([])[0]
+            phi = beta[n : 2 * n]
+            own = y - self.mate_of.astype(float) @ phi  # each row's points less its table's φ: θ_i + noise
+            onehot = np.zeros((self.rows, n))
+            onehot[np.arange(self.rows), entrant] = 1.0
+            total, weight = onehot.T @ (w * own), onehot.T @ w
+            with_j = onehot.T @ (self.mate_of * (w * own)[:, None])  # [i, j]: over i's rows with j
+            weight_j = onehot.T @ (self.mate_of * w[:, None])
+            apart = weight[:, None] - weight_j
+            theta = beta[:n]
+            strength = np.where(
+                apart > 0, (total[:, None] - with_j) / np.where(apart > 0, apart, 1.0), theta[:, None]
+            )
+            centre = float(weight @ theta) / float(weight.sum())
+            strength -= centre  # [i, j]: i's strength measured in its games without j
+            self.cross = strength * strength.T
 
     def pair_of(self, k: int) -> tuple[int, int]:
         return self.pairs[k]
 
-    def columns(self, extra: list[tuple[int, int]]) -> np.ndarray:
-        """Each row's nonzero columns (all ones): its entrant (θ), its table-mates (φ, offset n), and for each
-        pair (a, b) of ``extra`` the pair's two columns (a's rows with b, b's with a); -1 pads."""
+    def columns(self, extra: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's nonzero columns and their values: its entrant (θ), its table-mates (φ, offset n), for
+        each pair (a, b) of ``extra`` the pair's two columns (a's rows with b, b's with a), all ones; and
+        the strength interaction ``s_i Σ s_j`` (last); -1 pads."""
         n, rows = self.n, self.rows
         own: list[list[int]] = [[] for _ in range(rows)]
         for e, (a, b) in enumerate(extra):
@@ -301,32 +339,45 @@ class _Design:
         for r, m in enumerate(self.mates):
             cols[r, 1 : 1 + len(m)] = np.asarray(m, dtype=np.int64) + n
             cols[r, 1 + len(m) : 1 + len(m) + len(own[r])] = own[r]
-        return cols
+        vals = (cols >= 0).astype(float)
+        if self.cross is not None:
+            last = 2 * n + 2 * len(extra)
+            cross = (self.mate_of * self.cross[self.entrant]).sum(axis=1)
+            cols = np.concatenate([cols, np.full((rows, 1), last, dtype=np.int64)], axis=1)
+            vals = np.concatenate([vals, cross[:, None]], axis=1)
+        return cols, vals
+
+    def fit(
+        self, extra: list[tuple[int, int]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The weighted least-squares fit: β, (X'WX)⁺, and the rows' columns and values (``columns``)."""
+        cols, vals = self.columns(extra)
+        valid = cols >= 0
+        p = 2 * self.n + 2 * len(extra) + (self.cross is not None)
+        wv = self.w[:, None] * vals
+        xtwx = np.zeros((p, p))
+        xtwy = np.zeros(p)
+        for c in range(cols.shape[1]):
+            ok = valid[:, c]
+            np.add.at(xtwy, cols[ok, c], (wv[:, c] * self.y)[ok])
+            for d in range(cols.shape[1]):
+                both = ok & valid[:, d]
+                np.add.at(xtwx, (cols[both, c], cols[both, d]), (wv[:, c] * vals[:, d])[both])
+        pinv = np.linalg.pinv(xtwx, rcond=1e-10, hermitian=True)
+        return pinv @ xtwy, pinv, cols, vals, valid
 
     def effects(self, names: Sequence[str], extra: list[tuple[int, int]], min_games: int) -> list[PairEffect]:
         """Every pair's figures against the additive model plus ``extra``'s columns (z unadjusted)."""
         n, w, y, cluster, entrant = self.n, self.w, self.y, self.cluster, self.entrant
-        cols = self.columns(extra)
-        valid = cols >= 0
-        width = cols.shape[1]
-        p = 2 * n + 2 * len(extra)
-        xtwx = np.zeros((p, p))
-        xtwy = np.zeros(p)
-        for c in range(width):
-            ok = valid[:, c]
-            np.add.at(xtwy, cols[ok, c], (w * y)[ok])
-            for d in range(width):
-                both = ok & valid[:, d]
-                np.add.at(xtwx, (cols[both, c], cols[both, d]), w[both])
-        pinv = np.linalg.pinv(xtwx, rcond=1e-10, hermitian=True)
-        beta = pinv @ xtwy
-        fitted = np.where(valid, beta[np.where(valid, cols, 0)], 0.0).sum(axis=1)
+        beta, pinv, cols, vals, valid = self.fit(extra)
+        width, p = cols.shape[1], len(beta)
+        fitted = np.where(valid, beta[np.where(valid, cols, 0)] * vals, 0.0).sum(axis=1)
         we = w * (y - fitted)  # weighted residual of each row
         # Per cluster: Σ w e x over its rows (G), and H = Σ_c G_c G_cᵀ, for the sandwich.
         g_sum = np.zeros((self.n_clusters, p))
         for c in range(width):
             ok = valid[:, c]
-            np.add.at(g_sum, (cluster[ok], cols[ok, c]), we[ok])
+            np.add.at(g_sum, (cluster[ok], cols[ok, c]), (we * vals[:, c])[ok])
         h = g_sum.T @ g_sum
         # Per ordered pair (i, j), the rows of i whose table held j: the pair's column z. Its score: Σ w z e;
         # its information z'Wz - S'(X'WX)⁺S with S = X'Wz, and its clustered variance Σ_c u_c² with
@@ -347,7 +398,7 @@ class _Design:
                 s_vec = np.zeros(p)
                 for c in range(width):
                     ok = valid[sel, c]
-                    np.add.at(s_vec, cols[sel[ok], c], w[sel[ok]])
+                    np.add.at(s_vec, cols[sel[ok], c], (w * vals[:, c])[sel[ok]])
                 visited, where = np.unique(cluster[sel], return_inverse=True)
                 v = np.bincount(where, weights=we[sel], minlength=len(visited))
                 coef = pinv @ s_vec
@@ -446,20 +497,24 @@ def describe(pair: PairEffect, result: Collusion) -> str:
     )
 
 
+def flag_heading(result: Collusion) -> str:
+    """The sentence above the flagged pairs (the leaderboard's, the report's and the server's organiser
+    page's): how many pairs, and what a flag promises."""
+    many = len(result.flagged) > 1
+    return (
+        f"Collusion? {len(result.flagged)} pair{'s' if many else ''} score{'' if many else 's'}"
+        f" differently at the same table than their strengths predict (an honest field shows any such pair in"
+        f" at most {result.alpha:.0%} of events; docs/ranking.md, Collusion):"
+    )
+
+
 def flag_lines(result: Collusion, width: int = 80) -> list[str]:
     """What the leaderboard prints: nothing unless a pair is flagged, then a heading and a paragraph per
     pair, wrapped to ``width``."""
     flagged = result.flagged
     if not flagged:
         return []
-    level = f"{result.alpha:.0%}"
-    many = len(flagged) > 1
-    head = (
-        f"Collusion? {len(flagged)} pair{'s' if many else ''} score{'' if many else 's'}"
-        f" differently at the same table than their strengths predict (an honest field shows any such pair in"
-        f" at most {level} of events; docs/ranking.md, Collusion):"
-    )
-    lines = textwrap.wrap(head, width)
+    lines = textwrap.wrap(flag_heading(result), width)
     for pair in flagged:
         lines += textwrap.wrap(describe(pair, result), width, initial_indent="  ", subsequent_indent="    ")
     return lines

@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli.app import app
 from arena.errors import ConfigError
 from arena.event.deals import read_key_file
+from arena.start import RUN_FLAGS, RUN_VALUES, run_config
 from arena.userfiles import check_user_file, read_user_file, read_user_text
 from tests.helpers import ROOT
 
@@ -90,6 +92,68 @@ def test_arena_run_refuses_a_config_that_is_no_regular_file(tmp_path: Path, case
     assert err == f"error: config file {str(path)!r} {said}\n", err
     assert peak_kb < MEMORY_LIMIT_KB, f"the arena held {peak_kb // 1024} MB"
     assert not (tmp_path / "out").exists(), "the arena wrote before it refused"
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        ["run", "{path}", "--output", "{out}"],
+        ["run", "--seed", "7", "--output={out}", "-q", "{path}"],
+        ["run", "--strict", "--no-duplicate", "--output", "{out}", "--", "{path}"],
+    ],
+)
+def test_the_early_refusal_is_the_command_lines_own(tmp_path: Path, shape: list[str]) -> None:
+    """``arena.start`` refuses before the command line loads, with its exact line and status, wherever the
+    path stands among the options; ``--help`` beside a bad path is still help (the command line's)."""
+    path = _fifo(tmp_path)
+    args = [a.format(path=path, out=tmp_path / "out") for a in shape]
+    code, out, err, _ = _run(args, tmp_path)
+    assert (code, out) == (2, ""), err
+    assert err == f"error: config file {str(path)!r} is a FIFO (named pipe), not a regular file\n"
+    code, out, err, _ = _run(["run", "--help", *args[1:]], tmp_path)
+    assert code == 0 and "Usage: arena run" in out, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_early_refusal_loads_nothing_of_the_command_line(tmp_path: Path) -> None:
+    """The point of ``arena.start``: the refusal of ``/dev/zero`` imports neither typer nor numpy nor the
+    rest of the arena (the time it saves is in bench/bad_files.py)."""
+    script = (
+        "import sys; from arena.start import refuse_early; code = refuse_early(['run', '/dev/zero']); "
+        "print(code, sorted(m for m in ('typer', 'numpy', 'rich', 'arena.cli', 'arena.event') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout == "2 []\n", (done.stdout, done.stderr)
+    assert done.stderr == "error: config file '/dev/zero' is a character device, not a regular file\n"
+
+
+def test_run_config_finds_the_path_only_when_certain() -> None:
+    assert run_config(["run", "a.toml"]) == "a.toml"
+    assert run_config(["run", "--rounds", "3", "a.toml", "--quiet"]) == "a.toml"
+    assert run_config(["run", "--deal-key=ab", "--", "-odd.toml"]) == "-odd.toml"
+    assert run_config(["run", "--rounds", "a.toml"]) is None  # the path is --rounds' value: no path
+    for args in (["run"], ["run", "a", "b"], ["run", "a", "--help"], ["run", "a", "--bogus"], ["demo", "a"]):
+        assert run_config(args) is None, args
+    assert run_config(["run", "a", "--no-such=1"]) is None
+    assert run_config([]) is None
+
+
+def test_the_early_parse_knows_every_option_of_run() -> None:
+    """``RUN_VALUES`` and ``RUN_FLAGS`` are ``arena run``'s own options: a new option of the command that
+    takes a value, unknown there, would be read as the config's path (a wrong refusal) or hide it."""
+    import typer.main
+
+    command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    values: set[str] = set()
+    flags: set[str] = set()
+    for param in command.params:
+        if param.param_type_name != "option":
+            continue
+        names = [*param.opts, *param.secondary_opts]
+        (flags if param.is_flag else values).update(names)
+    flags.discard("--help")
+    assert (values, flags) == (set(RUN_VALUES), set(RUN_FLAGS))
 
 
 def test_read_user_file_stops_past_the_limit_where_the_size_is_unknown(tmp_path: Path) -> None:

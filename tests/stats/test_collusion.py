@@ -78,6 +78,24 @@ def test_a_gain_only_with_b_is_recovered_exactly() -> None:
     assert all(p.p is None and not p.flagged and "did not vary" in p.why for p in others)
 
 
+def test_the_strength_interaction_keeps_a_graded_honest_field_unflagged() -> None:
+    """Issue 42: an honest field of graded strengths where a strong bot gains less from a weak table than a
+    weak one does (points of i = t_i - t/4 + λ t_i t, t the table's summed strengths: like with like gains,
+    as the bench's ladder showed) has no colluding pair. The additive model reads the like-with-like gain as
+    pairs gaining together and flags three; with the strength interaction fitted, none is flagged."""
+    strength = dict(zip(SIX, (0.3, 0.2, 0.1, -0.1, -0.2, -0.3), strict=True))
+    rng = Random(1)
+    games = []
+    for seq, seats in enumerate(round_robin(SIX, 5, 1000, 1)):
+        scores = []
+        for name in seats:
+            table = sum(strength[m] for m in seats if m != name)
+            scores.append(10 * (1 + strength[name] - table / 4 + strength[name] * table) + rng.gauss(0, 3))
+        games.append(seated(seq, seats, scores))
+    assert len(collusion(games, SIX).flagged) == 3  # the additive model: e-f, d-e, d-f
+    assert collusion(games, SIX, interaction=True).flagged == ()
+
+
 def test_five_entrants_always_share_the_table_and_nothing_is_tested() -> None:
     games = [seated(i, SIX[:5], [10, 5, 0, 12, 3]) for i in range(200)]
     result = collusion(games, SIX[:5])

@@ -3,9 +3,14 @@ disabled or enabled, a version checked again (its status back to queued, then it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from arena.server.db.models import VersionStatus
+from sqlalchemy import select
+
+from arena.server.db.models import User, Version, VersionStatus
+from arena.stats.collusion import describe, flag_heading
+from arena.stats.rating import RatedGame
 
 if TYPE_CHECKING:  # the server is handed in by its page: no runtime import of the wiring, which imports this
     from arena.server.wiring import Server
@@ -23,3 +28,28 @@ def recheck(server: Server, version_id: int) -> None:
     server.submissions.set_status(version_id, VersionStatus.QUEUED)
     server.checks.put(version_id)
     server.field_changed()
+
+
+def pairs(server: Server, games: list[RatedGame]) -> dict[str, Any]:
+    """The collusion check as the organiser's page shows it: the flagged pairs in the leaderboard's words
+    (``flag_heading``, ``describe``), each seat named as the pages name it (the entrant and its version),
+    and what was tested. Only the organiser sees it: a flag is for the organiser to judge before anyone is
+    accused (as the report leaves it out of its ``--public`` copy)."""
+    result = server.board.collusion(games)
+    with server.db.session() as s:
+        found = s.execute(select(Version.id, Version.number, User.id, User.name).join(User)).all()
+    labels = {f"v{vid}": f"{name} v{number}" for vid, number, _, name in found}
+    labels |= {f"u{uid}": name for _, _, uid, name in found}
+    named = replace(
+        result,
+        pairs=tuple(replace(p, a=labels.get(p.a, p.a), b=labels.get(p.b, p.b)) for p in result.pairs),
+    )
+    untestable = sorted({p.why for p in named.pairs if not p.testable})
+    return {
+        "heading": flag_heading(named) if named.flagged else "",
+        "flagged": [describe(p, named) for p in named.flagged],
+        "tested": named.testable,
+        "pairs": len(named.pairs),
+        "games": named.games,
+        "why": "; ".join(untestable) if untestable else "fewer than two entrants have played",
+    }

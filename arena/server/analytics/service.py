@@ -557,7 +557,7 @@ def search_logs(
         shown = gamelogs.game_log(db, path, row.game_id, row.version_id, values, budget)
         out.games += 1
         out.bytes += len(shown.text.encode("utf-8", "replace"))
-        for n, text in enumerate(shown.text.splitlines(), 1):
+        for n, text in enumerate(shown.text.split("\n"), 1):  # a bot's lines end at "\n" only
             at = text.find(query)
             if at < 0:
                 continue

@@ -12,6 +12,8 @@ screen's width; the tables scroll sideways).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -24,6 +26,7 @@ from arena.server.db.models import User
 from arena.server.errors import not_found
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
+from arena.text import printable
 
 
 def entrant_of(web: Web, request: Request, what: str) -> User:
@@ -71,6 +74,8 @@ async def search_page(web: Web, request: Request, visit: Visit) -> Response:
     found = await run_in_threadpool(
         analytics.search_logs, web.server.db, web.server.ladder.log_path, user.id, query
     )
+    # shown as the game's log page shows it: the bot's controls and line separators escaped
+    found.matches = [replace(m, before=printable(m.before), after=printable(m.after)) for m in found.matches]
     return web.page(request, visit, "log_search.html", entrant=user, search=found,
                     bounds=(analytics.SEARCH_GAMES, analytics.SEARCH_BYTES, analytics.SEARCH_MATCHES,
                             analytics.SEARCH_QUERY_MAX))  # fmt: skip

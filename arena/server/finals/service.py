@@ -42,7 +42,7 @@ from typing import Any
 
 from arena.conductor.observer import EventObserver
 from arena.conductor.tournament import run_event
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.event.config import ExecutorSpec, load_config
 from arena.report import REPORT_NAME, build_report
 from arena.results import outdir
@@ -53,6 +53,7 @@ from arena.server.ladder.service import Ladder
 from arena.server.settings import CompetitionConfig, Runtime
 from arena.server.submissions.service import Submissions, launch_command
 from arena.stats.leaderboard import Leaderboard, compute_leaderboard
+from arena.userfiles import STATE_LIMIT, read_user_text
 
 log = logging.getLogger("arena.server")
 FINAL_TOML = "final.toml"
@@ -192,7 +193,12 @@ class Finals:
 
     @staticmethod
     def state(directory: Path) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads((directory / STATE).read_text(encoding="utf-8"))
+        path = directory / STATE
+        text = read_user_text(path, "final's state", STATE_LIMIT)  # a regular file of bounded size
+        try:
+            data: dict[str, Any] = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"final's state {str(path)!r} is not JSON: {exc}") from None
         return data
 
     def running(self) -> bool:

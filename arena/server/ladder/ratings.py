@@ -42,15 +42,18 @@ from typing import Any
 import trueskill
 from sqlalchemy import func, select
 
+from arena.errors import ConfigError
 from arena.server.db.database import ServerDatabase
 from arena.server.db.models import Game, GameSeat, User, Version
 from arena.server.settings import CompetitionConfig, NewVersion
 from arena.stats import wording
+from arena.stats.collusion import Collusion, collusion
 from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import RankingConfig
 from arena.stats.rating import HistoryRow, RatedGame, Standing, apply_in_order, conservative
 from arena.stats.skill import Rated, skill_confidence
 from arena.stats.tally import Tally
+from arena.userfiles import STATE_LIMIT, read_user_text
 
 REFRESH_S = 3.0  # at most one look (the games stored since the last) per this many seconds
 LONGEST_WAIT_S = 5.0  # and at least one per this many, whatever the last cost (new games show within it)
@@ -152,7 +155,7 @@ class _Replay:
         a restart): they are needed again only when the field changes, and ``extend`` reads them then.
         """
         try:
-            state = json.loads(path.read_text())
+            state = json.loads(read_user_text(path, "ratings snapshot", STATE_LIMIT))
             last_seq, last_id = int(state["last_seq"]), str(state["last_id"])
             if state["fingerprint"] != self.fingerprint():
                 raise ValueError("a snapshot made under other settings")
@@ -164,12 +167,18 @@ class _Replay:
             played = {k: int(n) for k, n in state["played"].items()}
             rated = int(state["rated"])
             tally = None if state["tally"] is None else Tally.restore(state["tally"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ConfigError, ValueError, KeyError, TypeError):
             self.games = []
             return self.read(db)  # no snapshot, or not one of these games and settings: replay them all
         self.ratings, self.steps, self.played, self.tally, self.rated = ratings, steps, played, tally, rated
         self.last_seq, self.last_id, self.games = last_seq, last_id, None
         return self.read(db)
+
+    def everything(self, db: ServerDatabase) -> list[RatedGame]:
+        """Every game applied so far, reading the games before a resumed snapshot the first time."""
+        if self.games is None:
+            self.games = self.read(db, up_to=self.last_seq)
+        return list(self.games)
 
     def extend(self, db: ServerDatabase, new: list[RatedGame], keys: Sequence[str]) -> None:
         """Apply ``new`` (the games after the last look) for the field ``keys``."""
@@ -299,6 +308,7 @@ class Board:
     _saved_at: float = field(init=False, default=-math.inf)
     _resumed: bool = field(init=False, default=False)
     _started: bool = field(init=False, default=False)  # the start-up look done, no game found since
+    _collusion: tuple[tuple[int, int], Collusion] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self._replay = _Replay(self.config)
@@ -410,6 +420,22 @@ class Board:
         """Who is first and the tiers, in the terminal's words (nothing while the ladder has no bot)."""
         conf = self.confidence
         return wording.verdict_sentence(conf) if conf is not None and self.rows else ""
+
+    def every_game(self) -> list[RatedGame]:
+        """Every stored game the board has applied (after a resume from a snapshot, the games before it are
+        read now, once). Called on the event loop, as ``refresh`` is: the replay is the loop's alone."""
+        return self._replay.everything(self.db)
+
+    def collusion(self, games: list[RatedGame]) -> Collusion:
+        """The collusion check (``arena.stats.collusion``) over ``games`` (``every_game``), among every
+        rating key seated in them (older versions and house bots too: a pair is a pair whether or not it is
+        still on the board); computed again only when games were added. For the organiser's page; safe in
+        a worker thread (it reads only ``games``)."""
+        key = (len(games), games[-1].seq if games else 0)
+        if self._collusion is None or self._collusion[0] != key:
+            names = sorted({name for game in games for name in game.seats})
+            self._collusion = (key, collusion(games, names))
+        return self._collusion[1]
 
     def steps(self, key: str) -> list[tuple[int, float, float]]:
         """Every (seq, mu, σ) of ``key``'s rating, not thinned, also for versions no longer in the field:

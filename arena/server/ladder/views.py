@@ -7,13 +7,14 @@ spectator's leaderboard and game pages are rendered once for all spectators (``a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from arena.errors import FaultKind
+from arena.errors import ConfigError, FaultKind
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.record import Fault
 from arena.server import access
@@ -24,15 +25,17 @@ from arena.server.submissions.checks import public_text, version_log
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
 from arena.stats.rating import conservative
+from arena.text import printable
+from arena.userfiles import read_user_tail
 
 LOG_TAIL_BYTES = 20_000
 BOARD_TTL_S = 1.0  # a spectator's leaderboard is at most this old (``arena.server.web.cache``)
 
 
 def _tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
-    try:
-        return path.read_bytes()[-limit:].decode("utf-8", "replace")
-    except OSError:
+    try:  # a regular file only, and only its newest bytes (arena.userfiles)
+        return read_user_tail(path, "bot log", limit).decode("utf-8", "replace")
+    except ConfigError:
         return ""
 
 
@@ -120,8 +123,8 @@ async def logs_page(web: Web, request: Request, visit: Visit) -> Response:
         logs.append(
             (
                 v,
-                public_text(check, data_dir, upload),
-                public_text(ladder, data_dir, upload),
+                printable(public_text(check, data_dir, upload), lines=True),  # a bot's words: escaped
+                printable(public_text(ladder, data_dir, upload), lines=True),
                 server.games.of_version(v.id),
             )
         )
@@ -173,6 +176,9 @@ async def game_log(web: Web, request: Request, visit: Visit) -> Response:
     organiser."""
     game_id, version_id = request.path_params["id"], int(request.path_params["version"])
     found, shown = web.server.game_log(game_id, version_id, visit.viewer)
+    # The bot's words as written, each control and line separator escaped: no \x0b or U+2028 of its own
+    # begins a line on the page, no bidi control reorders it (as in the report: arena.text.printable).
+    shown = replace(shown, text=printable(shown.text, lines=True), after=printable(shown.after, lines=True))
     return web.page(request, visit, "game_log.html", game_id=game_id, version_id=version_id,
                     label=f"v{found.number}", log=shown, overlapping=found.overlapping)  # fmt: skip
 

@@ -43,8 +43,9 @@ def public_text(text: str, data_dir: Path, directory: Path) -> str:
     """``text`` (a reason, a log) as an entrant may read it: without the shim's launch line and with the
     server's own paths replaced (an unsandboxed bot's traceback names its file under the server's
     directory): the upload's folder becomes ``<your upload>``, the rest of the server's ``<server>``."""
-    lines = [line for line in text.splitlines() if not line.startswith(STARTING_MARK)]
-    kept = "\n".join(lines) + ("\n" if text.endswith("\n") and lines else "")
+    # Lines end at "\n" only, as the bot's log is written (arena.players.shim): ``str.splitlines`` also
+    # ends one at \x0b, \x1c, \x85, U+2028 ..., which a bot can write to start a line of its choosing.
+    kept = "\n".join(line for line in text.split("\n") if not line.startswith(STARTING_MARK))
     for path, name in ((directory, "<your upload>"), (data_dir, "<server>")):
         for form in sorted({str(path), str(path.resolve()), str(path.absolute())}, key=len, reverse=True):
             if form not in ("", "."):

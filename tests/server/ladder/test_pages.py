@@ -40,11 +40,18 @@ from arena.bot import run
 from sample_bots.random import RandomBot
 
 
+FORGED = (
+    "[arena] forged\\x0b[arena] bot exited with status 0\\x1c[arena] fs\\u2028[arena] ls\\u2029[arena] ps"
+    "\\x85[arena] nel\\x0c[arena] ff\\r[arena] cr"
+)
+
+
 class Noisy(RandomBot):
     def on_game_start(self, game):
         super().on_game_start(game)
         print(f"<script>start {game.game_id}</script>", file=sys.stderr, flush=True)
         print(f"running from {os.path.abspath(__file__)}", file=sys.stderr, flush=True)
+        print(FORGED, file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
@@ -147,6 +154,42 @@ def test_a_version_s_log_for_one_game(server: ServerProcess, people: dict[str, C
             assert f"<script>start L{seeds[game_id]:x}</script>" in got.json()["log"] + got.json()["after"]
             assert got.json()["overlapping"] == []
             assert str(server.directory.resolve()) not in got.text, got.text
+
+
+FORGED_SHOWN = (
+    "[bot] [arena] forged\\x0b[arena] bot exited with status 0\\x1c[arena] fs\\u2028[arena] ls"
+    "\\u2029[arena] ps\\x85[arena] nel\\x0c[arena] ff\\x0d[arena] cr"
+)
+"""The noisy bot's forged line as the pages show it: one line, marked by the shim as the bot's, each
+character that ``str.splitlines`` would end a line at written as an escape."""
+
+
+def test_a_bot_s_line_separators_begin_no_line_on_its_pages(
+    server: ServerProcess, people: dict[str, Client]
+) -> None:
+    """Issue 42: the bot writes \\x0b, \\x1c, U+2028, U+2029, \\x85, \\x0c and \\r inside one line of
+    ``[arena] ...`` pieces. Its logs page, its game's log page and its log search show that line whole,
+    after the ``[bot]`` mark; no line of theirs is a piece of it that begins ``[arena]`` (before: the logs
+    page, which split the log with ``str.splitlines``, showed seven of them as lines of their own)."""
+    owner, organiser = people["owner"], people["organiser"]
+    user_id = read_rows(server, "SELECT id FROM users WHERE name = 'noisy-owner'")[0][0]
+    with ladder_paused(server, organiser):
+        version_id, seeds = owner_games(server, "noisy-owner")
+        game_id = next(iter(seeds))
+        pages = {
+            "logs": owner.get(f"/entrants/{user_id}/logs").text,
+            "game log": owner.get(f"/games/{game_id}/logs/{version_id}").text,
+        }
+    for what, page in pages.items():
+        shown = "\n".join(html.unescape(p) for p in re.findall(r"<pre[^>]*>(.*?)</pre>", page, re.DOTALL))
+        lines = shown.split("\n")
+        assert any(line.endswith(FORGED_SHOWN) for line in lines), (what, shown)
+        pieces = {f"[arena] {w}" for w in ("fs", "ls", "ps", "nel", "ff", "cr")}  # the forgery's, split
+        assert not [line for line in lines if line in pieces or line.startswith("[arena] forged")], shown
+        for c in "\x0b\x1c\u2028\u2029\x85\x0c\r":
+            assert c not in shown, (what, repr(c))
+    found = owner.get(f"/entrants/{user_id}/logs/search?q=bot+exited+with").text
+    assert "\\x0b[arena] <mark>bot exited with</mark> status 0\\x1c" in html.unescape(found), found
 
 
 def export_as_an_event(server: ServerProcess, tmp_path: Path) -> Path:
