@@ -11,9 +11,10 @@ suit); ``room(l)`` is how many unknown cards the place holds, so a model of all-
 uniform guess. It was fitted (softmax regression) to where the cards really were in games of rules
 players (``bench/train_inference.py``; the weights' card is ``inference.md``).
 
-``Inference.draw`` makes one guess from it: the pinned cards as ``sample_hidden`` places them, then every
-other hidden card, in random order, goes to a place with chance proportional to its weight there times
-the room left (with all weights equal, exactly the uniform draw). Play needs numpy only to load the
+``draw`` makes one guess from it: the pinned cards as ``sample_hidden`` places them, then every other
+hidden card, in random order, goes to a place with chance proportional to its weight there times the
+room left (with all weights equal and no card barred from a place, exactly the uniform draw; a random
+order that reaches a dead end is drawn again). Play needs numpy only to load the
 weights: scoring a view is a few hundred multiplications, done once per decision.
 """
 
