@@ -52,12 +52,15 @@ def configured(text: str) -> type[ChampionBot]:
     """``TimedChampion`` with the settings of ``--set`` (``key=value+key=value``)."""
     if not text:
         return TimedChampion
-    fields: dict[str, float | int] = {}
+    fields: dict[str, float | int | str] = {}
     for item in text.split("+"):
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"{item!r} is not key=value")
-        fields[key] = float(value) if "." in value else int(value)
+        try:
+            fields[key] = float(value) if "." in value else int(value)
+        except ValueError:
+            fields[key] = value  # a word: guesses=learned, objective=own
     return TimedChampion.configured(**fields)  # type: ignore[return-value]
 
 
@@ -72,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variant", default="five-handed,call-ace,classic", help="comma list")
     parser.add_argument("--seed", type=int, default=100, help="first deal seed (default 100)")
     parser.add_argument(
-        "--set", default="", help="champion settings, e.g. play_work=50000+budget_s=10 (default: none)"
+        "--set", default="", help="champion settings, e.g. play_work=50000+guesses=learned (default: none)"
     )
     args = parser.parse_args(argv)
     try:

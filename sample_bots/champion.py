@@ -22,7 +22,9 @@ three times their CPU (a likely reason, not tested: a solved guess lets every se
 the cards, which a bid's whole hand of play magnifies; figures: ``bench/hands.py``).
 ``bidding="learned"`` (an option, not the default) makes round 1, round 2 and going alone by a model
 fitted to each option's value on real deals instead (``sample_bots.learned``, ``bench/train_bidding.py``;
-its figures are in ``sample_bots/learned/bidding.md``).
+its figures are in ``sample_bots/learned/bidding.md``). ``guesses="learned"`` (an option, not the default)
+draws every search's guesses from the learned inference (``montecarlo.MonteCarloBot.guesses``; figures in
+``sample_bots/learned/inference.md``).
 
 Budget. A card decision stops at the first of: ``play_samples`` guesses; ``play_work`` units of work
 (solver nodes, plus ``SAMPLE_WORK`` per guess drawn) once ``min_samples`` are in; ``budget_s`` of this
@@ -54,6 +56,7 @@ from sample_bots.montecarlo import (
     MonteCarloBot,
     Sampler,
     candidates,
+    check_guesses,
     check_objective,
     game_worth,
     hand_utility,
@@ -134,6 +137,7 @@ class ChampionBot(MonteCarloBot):
         if unknown:
             raise TypeError(f"unknown ChampionBot settings {unknown}")
         check_objective(settings)
+        check_guesses(settings)
         if settings.get("bidding", "rollouts") not in BIDDINGS:
             raise TypeError(f"bidding={settings['bidding']!r}: expected one of {BIDDINGS}")
         return type(cls.__name__, (cls,), dict(settings))
@@ -199,7 +203,7 @@ class ChampionBot(MonteCarloBot):
         started, cpu_stop = time.monotonic(), time.thread_time() + self.budget_s
         stop_at = started + self.time_share * self.time_left()
         rng = self.rng_for(view)
-        sampler = Sampler(view, self.style, self.inference, self.tries)
+        sampler = self.sampler(view)
         if self.ismcts_iterations > 0:
             return self.tree_card(view, sampler, rng, cards, default, (started, stop_at, cpu_stop))
         totals = dict.fromkeys(cards, 0.0)
@@ -289,7 +293,7 @@ class ChampionBot(MonteCarloBot):
         started, cpu_stop = time.monotonic(), time.thread_time() + self.budget_s
         stop_at = started + self.time_share * self.time_left()
         rng = self.rng_for(view)
-        sampler = Sampler(view, self.style, self.inference, self.tries)
+        sampler = self.sampler(view)
         results: dict[int, list[float]] = {a: [] for a in options}
         done = work = failures = 0
         while done < self.bid_samples and failures < 20:

@@ -14,7 +14,9 @@ Three refinements make the samples count:
 * inference from the other seats' decisions (``Sampler``): a guess with which another seat's bids, discard,
   call or card plays this hand differ from what the rules player would have done with the guessed cards is
   kept only with probability ``inference`` per difference (so a seat that ordered up is mostly dealt
-  trumps, one that passed mostly is not, and one that followed low mostly had nothing to win with);
+  trumps, one that passed mostly is not, and one that followed low mostly had nothing to win with); with
+  ``guesses = "learned"`` the guesses that check weighs are drawn from a model fitted to where the cards
+  really were in rules players' games (``sample_bots.learned.inference``) instead of uniformly;
 * cards that are equivalent (no live card between them in one suit) are simulated once, and a Five-handed
   call is chosen among the sensible cards only (the missing top trumps, the aces, ALONE);
 * racing: every 8 samples, candidates that are clearly worse than the leader on the same samples (by
@@ -40,7 +42,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from arena.bot import Bot, run
 from arena.engine import ACTIONS, Action, GameState, Phase, View
@@ -51,6 +53,9 @@ from arena.engine.determinize import Guess, deal_from_guess, hidden_facts, histo
 from arena.engine.scoring import Outcome
 from arena.engine.state import P_CALL, P_EXPOSE, P_PLAY
 from arena.errors import RuleError
+
+if TYPE_CHECKING:
+    from sample_bots.learned.inference import Inference, Table
 from sample_bots.policy import (
     DEFAULT_STYLE,
     Ranks,
@@ -75,7 +80,10 @@ SETTINGS = (
     "style",
     "phases",
     "budget_s",
+    "guesses",
 )
+
+GUESSES = ("rules", "learned")
 
 
 class MonteCarloBot(Bot):
@@ -111,6 +119,12 @@ class MonteCarloBot(Bot):
     machine: several games thinking at once in one process, a process starved of CPU, a reply that waits
     for the GIL. Half keeps ``arena demo`` free of timeouts on a loaded 2-core machine."""
 
+    guesses: ClassVar[str] = "rules"
+    """Where the guesses of the hidden cards come from: ``"rules"`` (the default: drawn uniformly, then
+    weighed by the rules player's fit, ``inference``) or ``"learned"`` (drawn from the learned model of
+    ``sample_bots.learned.inference``, then weighed by the same fit; ``inference=1`` leaves the model
+    alone). A configuration the model's weights do not cover draws uniformly."""
+
     budget_s: ClassVar[float] = math.inf
     """Most CPU seconds (this thread's ``time.thread_time``) a searched decision may use, beside the
     deadline (``time_share``); the champion bot sets it, so that its budget holds on a busy machine."""
@@ -133,7 +147,17 @@ class MonteCarloBot(Bot):
         if unknown:
             raise TypeError(f"unknown MonteCarloBot settings {unknown}: expected some of {SETTINGS}")
         check_objective(settings)
+        check_guesses(settings)
         return type(cls.__name__, (cls,), dict(settings))
+
+    def sampler(self, view: View) -> Sampler:
+        """The ``Sampler`` of one decision, with the learned model when ``guesses`` asks for it."""
+        model = None
+        if self.guesses == "learned":
+            from sample_bots.learned.inference import shipped
+
+            model = shipped().get(view)
+        return Sampler(view, self.style, self.inference, self.tries, model)
 
     def act(self, view: View) -> Action:
         legal = view.legal_actions
@@ -160,7 +184,7 @@ class MonteCarloBot(Bot):
         """The utility of each surviving candidate on each sample drawn; ``None`` if none was drawn."""
         rng = self.rng_for(view)
         cap = self.samples * (1 if view.phase is Phase.PLAY else self.bid_factor)
-        sampler = Sampler(view, self.style, self.inference, self.tries)
+        sampler = self.sampler(view)
         results: dict[int, list[float]] = {a: [] for a in actions}
         seat, style, objective = view.seat, self.style, self.objective
         done = failures = 0
@@ -268,6 +292,12 @@ def points_worth(points: Sequence[int], seat: int, config: GameConfig, objective
 OBJECTIVES = ("win", "points", "own")
 
 
+def check_guesses(settings: dict[str, Any]) -> None:
+    """``configured``'s check of a ``guesses`` setting."""
+    if "guesses" in settings and settings["guesses"] not in GUESSES:
+        raise TypeError(f"guesses={settings['guesses']!r}: expected one of {GUESSES}")
+
+
 def check_objective(settings: dict[str, Any]) -> None:
     """``configured``'s check of an ``objective`` setting: a misspelt one would silently mean ``points``."""
     if "objective" in settings and settings["objective"] not in OBJECTIVES:
@@ -350,11 +380,21 @@ class Sampler:
     the best so far.
     """
 
-    def __init__(self, view: View, style: Style, inference: float, tries: int) -> None:
+    def __init__(
+        self, view: View, style: Style, inference: float, tries: int, model: Inference | None = None
+    ) -> None:
         self.view, self.style = view, style
         self.inference = inference if inference < 1 else 1.0
         self.tries = tries if self.inference < 1 else 1
         self.facts = hidden_facts(view)  # costs as much as a sample: once per decision
+        self.last_guess: Guess | None = None
+        """The guess behind the last determinization returned (for ``bench/train_inference.py``)."""
+        self.learned: tuple[Table, list[list[float]]] | None = None
+        if model is not None:  # the learned inference draws the guesses (sample_bots.learned.inference)
+            from sample_bots.learned.inference import table
+
+            found = table(view, self.facts)
+            self.learned = (found, model.weights(found))
         self.discard_hidden = view.discard is None and any(a is None for _, a in view.history)
         shown = view.discard.id if view.discard is not None else None
         self.history = None if self.discard_hidden else history_ids(view, shown)
@@ -362,10 +402,11 @@ class Sampler:
     def sample(self, rng: random.Random) -> GameState | None:
         """A determinization at the view's decision, or ``None`` if no guess fitted (should not happen)."""
         best: GameState | None = None
+        best_guess: Guess | None = None
         best_misfits = math.inf
         for _ in range(self.tries):
             try:
-                guess = sample_hidden(self.view, rng, facts=self.facts)
+                guess = self.guess(rng)
                 state = deal_from_guess(self.view, guess)
             except RuleError:
                 continue
@@ -374,9 +415,24 @@ class Sampler:
             if misfits is None:
                 continue
             if misfits <= tolerated:
+                self.last_guess = guess
                 return state
-            best, best_misfits = state, misfits
+            best, best_guess, best_misfits = state, guess, misfits
+        self.last_guess = best_guess
         return best
+
+    def guess(self, rng: random.Random) -> Guess:
+        """A guess of the hidden cards: the learned model's draw when there is one (a few tries, as a
+        random order may reach a dead end), else (or then) the uniform ``sample_hidden``."""
+        if self.learned is not None:
+            from sample_bots.learned.inference import draw
+
+            t, weights = self.learned
+            for _ in range(20):
+                found = draw(self.view, self.facts, t, weights, rng)
+                if found is not None:
+                    return found
+        return sample_hidden(self.view, rng, facts=self.facts)
 
     def tolerated(self, u: float) -> float:
         """The most misfits a guess may have and still be kept, when the kept ones are those with

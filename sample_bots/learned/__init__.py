@@ -9,6 +9,9 @@ cards are drawn from what the earlier bids really imply (README of the weights: 
 
 Play needs numpy only: a dot product per candidate. A configuration the weights do not cover (say
 Call-Ace with 7 players) gets ``None`` from ``decide``, and the caller falls back to its own search.
+
+The package's other model, ``inference``, guesses where the hidden cards are (the bots' ``guesses =
+"learned"`` setting; its weights' card is ``inference.md``).
 """
 
 from __future__ import annotations
