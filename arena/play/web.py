@@ -33,8 +33,9 @@ STATIC = {
     "report.css": ("arena.report", "static/report.css", "text/css"),
 }
 SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
-    "base-uri 'none'; frame-ancestors 'none'",
+    # style-src 'unsafe-inline': each seat is placed round the table by its style attribute, as in the report
+    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
@@ -60,6 +61,9 @@ def create_play_app(session: PlaySession, key: str, long_poll_s: float = LONG_PO
 
     async def index(_request: Request) -> Response:
         return Response(page, media_type="text/html; charset=utf-8", headers=SECURITY_HEADERS)
+
+    async def favicon(_request: Request) -> Response:
+        return Response(status_code=204)  # none: a browser asks for one, and a 404 shows as a console error
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -109,6 +113,7 @@ def create_play_app(session: PlaySession, key: str, long_poll_s: float = LONG_PO
     return Starlette(
         routes=[
             Route("/", index),
+            Route("/favicon.ico", favicon),
             Route("/static/{name}", static),
             Route("/api/state", state),
             Route("/api/move", move, methods=["POST"]),
