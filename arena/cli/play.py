@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,6 +133,10 @@ def play(
     from arena.play.session import PlaySession, PlaySettings
     from arena.play.web import new_key
 
+    # A bot given as module:Class is looked for in the current directory too, where a student's bot.py is
+    # (a console script's sys.path starts with the script's own directory, not the current one).
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
     with one_line_errors():
         settings = PlaySettings(
             variant=variant,
