@@ -6,6 +6,7 @@ Bad input is one line and exit 2."""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -122,6 +123,16 @@ def test_an_illegal_move_is_refused_over_http_and_a_whole_game_is_stored(classic
     assert game is not None and list(game.scores) == state["final"]["scores"]
     hands = [dict(h) for h in game.hands]
     assert replay_game(GameConfig.from_dict(hands[0]["config"]), game.seed, hands) == hands
+
+
+def test_ctrl_c_mid_game_stores_nothing_and_exits_130(tmp_path: Path) -> None:
+    played = PlayProcess(tmp_path, "--variant", "classic")
+    with played.client() as client:
+        assert client.get("/api/state").json()["final"] is None  # the game is on, waiting for the person
+    played.proc.send_signal(signal.SIGINT)
+    assert played.proc.wait(30) == 130
+    assert "the game was not finished, and is not stored" in played.proc.stderr.read()  # type: ignore[union-attr]
+    assert not (tmp_path / "results").exists()
 
 
 @pytest.mark.parametrize(

@@ -133,6 +133,30 @@ def test_a_stored_game_that_was_tampered_with_does_not_replay(tmp_path: Path) ->
         replay_game(config, game.seed, hands)
 
 
+def test_the_stored_game_is_an_event_every_reader_reads(tmp_path: Path) -> None:
+    """arena replay, arena games and the report read a played game like any other stored game."""
+    from arena.report import build_report
+    from arena.results.replay import render_game
+
+    session = PlaySession(settings(tmp_path, "call-ace"))
+
+    async def main() -> None:
+        await asyncio.gather(session.run(), click_through(session, lambda legal: legal[0]))
+
+    asyncio.run(main())
+    assert session.stored is not None
+    with Queries.open(session.stored) as store:
+        game = store.game("play")
+        listed = store.games_overview()
+        entrants = store.entrants()
+    assert game is not None and [g.game_id for g in listed] == ["play"] and not listed[0].rated
+    assert [e.kind for e in entrants].count("person") == 1
+    text = render_game(game)
+    assert text.startswith("Game play") and "Seats: 0 human" in text and "Final (" in text
+    built = build_report(session.stored, tmp_path / "report.html")
+    assert built.games == 1
+
+
 def test_no_move_within_the_deadline_hands_the_seat_to_the_autopilot(tmp_path: Path) -> None:
     """A tiny deadline (an option, not a wall-clock wait of seconds): the person never clicks, the autopilot
     plays every decision from the first one; the person takes the seat back and moves again."""

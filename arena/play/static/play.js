@@ -169,7 +169,8 @@
     }
     if (st.final) lines.push("<strong>Game over</strong>");
     else if (st.decision) lines.push(`<strong class="yourturn">Your turn</strong> <span id="clock" class="clock"></span>`);
-    else if (v && v.to_act >= 0) lines.push(`waiting for ${esc(name(v.to_act))}`);
+    else if (v && v.to_act === st.seat && st.away) lines.push(`the autopilot (${esc(st.autopilot)}) plays for you`);
+    else if (v && v.to_act >= 0 && v.to_act !== st.seat) lines.push(`waiting for ${esc(name(v.to_act))}`);
     document.getElementById("status").innerHTML = lines.join("<br>");
   }
 
