@@ -61,7 +61,13 @@ async def _serve(session: PlaySession, sock: socket.socket, url: str, browser: b
     from arena.play.web import create_play_app
 
     server = uvicorn.Server(
-        uvicorn.Config(create_play_app(session, key), log_level="warning", lifespan="off", access_log=False)
+        uvicorn.Config(
+            create_play_app(session, key),
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            timeout_graceful_shutdown=2,  # a page's long poll never holds the exit up
+        )
     )
     serving = asyncio.create_task(server.serve(sockets=[sock]))
     await asyncio.sleep(0)

@@ -108,6 +108,7 @@ def create_play_app(session: PlaySession, key: str, long_poll_s: float = LONG_PO
         if not allowed(request):
             return _error(403, "this page's key is missing or wrong")
         session.finished.set()
+        session.changed()  # every long poll answers now, so that the server stops without waiting for them
         return JSONResponse({"finished": True}, headers=SECURITY_HEADERS)
 
     return Starlette(
