@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import secrets
 import time
@@ -137,6 +138,19 @@ def next_directory(root: Path) -> Path:
     return root / f"{k:03d}"
 
 
+def _writable(directory: Path) -> None:
+    """Make ``directory`` (where the game's own directory will be) and check that it takes a new one.
+
+    :raises ConfigError: naming the directory and why.
+    """
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot store games in {str(directory)!r}: {exc.strerror}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot store games in {str(directory)!r}: it is not writable")
+
+
 class PlaySession:
     """One game between a person and bots, and what its page is told of it."""
 
@@ -150,6 +164,7 @@ class PlaySession:
         self.classes.setdefault(self.autopilot_spec[1], load_bot_class(self.autopilot_spec[1]))
         self.seed = settings.seed if settings.seed is not None else secrets.randbelow(2**63)
         self.directory = directory if directory is not None else next_directory(settings.output)
+        _writable(self.directory.parent)  # now, not after a whole game played for nothing
         outdir.check_own(self.directory)
         self.version = 0
         self._changed = asyncio.Event()

@@ -132,7 +132,7 @@ def test_ctrl_c_mid_game_stores_nothing_and_exits_130(tmp_path: Path) -> None:
     played.proc.send_signal(signal.SIGINT)
     assert played.proc.wait(30) == 130
     assert "the game was not finished, and is not stored" in played.proc.stderr.read()  # type: ignore[union-attr]
-    assert not (tmp_path / "results").exists()
+    assert not (tmp_path / "results/play/001").exists()
 
 
 @pytest.mark.parametrize(
@@ -156,6 +156,18 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], words
     assert done.returncode == 2, done
     assert done.stderr.startswith("error: ") and words in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_an_output_that_cannot_take_games_is_refused_before_the_game(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "--no-browser", "--output", "file/games"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "cannot store games in 'file/games'" in done.stderr, done
 
 
 def test_a_taken_port_is_one_line(tmp_path: Path) -> None:
