@@ -161,6 +161,10 @@ async def play_table(
             *(players[s].start(info[s], opening_news(state, s)) for s in range(n)), return_exceptions=True
         )
         _tell(watch, opening_news(state, 0), state.hands)
+        # Seats shown to a person (arena.play) follow the table between their turns: their own view only.
+        viewers = [s for s in range(n) if players[s].wants_views]
+        for s in viewers:
+            players[s].see(build_view(state, s))
         while not state.is_terminal():
             seat = state.current_player()
             legal = state.legal_actions()
@@ -199,6 +203,9 @@ async def play_table(
                         players[s].queue_news(events)
                     except Exception:  # local bookkeeping; a broken seat shows at its turn
                         pass
+            for s in viewers:
+                with contextlib.suppress(Exception):  # a page's bookkeeping never stops the game
+                    players[s].see(build_view(state, s))
         outcome = state.outcome
         assert outcome is not None
         ranks, winners = final_standings(outcome, forfeited)

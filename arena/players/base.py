@@ -47,6 +47,9 @@ class Player(ABC):
     """
 
     name: str
+    wants_views: bool = False
+    """True for a seat that shows its table to a person (``arena.play``): the table then hands it the seat's
+    own view after every action, through ``see``. Off for bots: they are given a view only when they act."""
 
     @abstractmethod
     async def start(self, info: GameInfo, news: Sequence[News]) -> None: ...
@@ -60,6 +63,9 @@ class Player(ABC):
 
     @abstractmethod
     async def finish(self, final: GameResult) -> None: ...
+
+    def see(self, view: View) -> None:  # noqa: B027 (called only when ``wants_views`` is set)
+        """The seat's own view after an action (its own view only, as ``decide`` is given)."""
 
     async def close(self) -> None:  # noqa: B027 (optional hook: most players hold nothing to release)
         """Release the seat's resources; safe to call more than once and after any failure."""
