@@ -68,7 +68,12 @@ _NORMAL = NormalDist()
 
 
 def resolve_method(method: str, duplicate: bool) -> str:
-    """ "auto" → "paired" in a duplicate event, else "points"; "paired" outside duplicate → "points"."""
+    """ "auto" → "paired" in a duplicate event, else "points"; "paired" outside duplicate → "points";
+    "trueskill" → "points": an event orders by points per hand whatever the method (docs/config.md; the
+    TrueSkill columns are shown anyway), and only the server's open ladder orders by TrueSkill
+    (arena.stats.skill), so an event's figures are never labelled as TrueSkill's."""
+    if method == "trueskill":
+        return "points"
     if method == "auto":
         return "paired" if duplicate else "points"
     if method == "paired" and not duplicate:

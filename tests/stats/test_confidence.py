@@ -93,6 +93,16 @@ def test_a_tally_fed_game_by_game_gives_the_figures_of_one_fed_at_once() -> None
     assert full.adjacent == look(running, "points", 0.9, 2).adjacent
 
 
+def test_an_event_with_method_trueskill_orders_and_states_as_points() -> None:
+    """docs/config.md: "trueskill" orders an event as "points" does; it raised KeyError in the look."""
+    rng = Random(4)
+    games = [game(i, ("a", "b", "c"), tuple(rng.randint(0, 12) for _ in range(3))) for i in range(40)]
+    tally = Tally(["a", "b", "c"], keep_rows=True).add(games).close()
+    assert look(tally, "trueskill", 0.95, 3) == look(tally, "points", 0.95, 3)
+    full = confidence(tally.units(), "trueskill", 0.95, 3, tally=tally)
+    assert full.method == "points" and full.order == look(tally, "points", 0.95, 3).order
+
+
 def test_the_verdicts_by_hand() -> None:
     """Above: the interval clears zero; tied: it lies inside ± the margin; open otherwise; and nothing is
     decided on fewer than MIN_UNITS units."""
