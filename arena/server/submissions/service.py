@@ -110,7 +110,19 @@ def launch_command(runtime: Runtime, directory: Path) -> str:
         # env sets the two paths with or without the sandbox (which clears the environment first)
         paths = f"NODE_PATH={shlex.quote(str(NODE_PACKAGES))} ARENA_PROTO={shlex.quote(str(PROTO))}"
         return f"/usr/bin/env {paths} node {entry} --address {{address}}"
+    if runtime is Runtime.EXECUTABLE_PORT:  # a TCP port inside the sandbox, relayed to the arena's socket
+        return f"{entry} --port {{port}}"
     return f"{entry} --address {{address}}"
+
+
+ASK_COMMAND = {
+    Runtime.PYTHON: "{python} bot.py --address {address}",
+    Runtime.EXECUTABLE: "./run --address {address}",
+    Runtime.EXECUTABLE_PORT: "./run --port {port}",
+    Runtime.NODE: "node bot.js --address {address}",
+}
+"""How ``arena ask --command`` starts a runtime's bot from the directory of its files, as the server does
+(``launch_command``), for the command line a failed decision's page shows."""
 
 
 class Submissions:
