@@ -13,14 +13,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from arena.conductor.requests import Decision
 from arena.errors import FaultKind
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.record import Fault
 from arena.server import access
 from arena.server.errors import not_found
-from arena.server.ladder import gamelogs
+from arena.server.ladder import decisions, gamelogs
 from arena.server.ladder.ratings import conservative, rating_key
+from arena.server.settings import Runtime
 from arena.server.submissions.checks import public_text, version_log
+from arena.server.submissions.service import ASK_COMMAND
+from arena.server.web import asks
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
 
@@ -158,7 +162,47 @@ def game_context(web: Web, game_id: str, viewer: access.Viewer) -> dict[str, obj
         ],
     }  # fmt: skip
     logs = {s.seat for s in game.seats if s.user_id is not None and access.may_see_private(viewer, s.user_id)}
-    return {"detail": detail, "replay": pack(replay), "logs": logs}
+    asks: set[int] = set()
+    ask_list: list[Decision] = []
+    if viewer.logged_in:  # a spectator's page (cached for all of them) offers no decision
+        found = decisions.seat_decisions(detail, web.config)
+        asks = found.mine(viewer)
+        ask_list = [d for d in found.decisions if d.seat in asks]
+        if asks:  # beside each of the viewer's seats' decisions in the replay (static/replay.js)
+            entry = replay["games"][0]  # type: ignore[index]
+            entry["decisions"] = decisions.per_action(found.decisions, len(detail.hands))
+            entry["ask"] = {"url": f"/games/{game.id}/decisions/", "seats": sorted(asks)}
+    return {"detail": detail, "replay": pack(replay), "logs": logs, "asks": asks, "ask_list": ask_list}
+
+
+def _decision(web: Web, request: Request, visit: Visit) -> tuple[decisions.SeatDecisions, Decision]:
+    """The game's decision of the path, if the visitor may take it (404 otherwise, as for no game)."""
+    detail = web.server.games.detail(request.path_params["id"])
+    if detail is None:
+        raise not_found("decision")
+    found = decisions.seat_decisions(detail, web.config)
+    return found, found.find(visit.viewer, int(request.path_params["decision"]))
+
+
+async def decision_page(web: Web, request: Request, visit: Visit) -> Response:
+    """A decision of a stored game as its seat received it, for ``arena ask``: its owner's and the
+    organiser's (``arena.server.ladder.decisions``)."""
+    found, d = _decision(web, request, visit)
+    seat = found.detail.game.seats[d.seat]
+    version = web.server.submissions.get(seat.version_id) if seat.version_id is not None else None
+    game_id = found.detail.game.id
+    return asks.page(
+        web, request, visit, found.decisions, d,
+        title=f"Game {game_id}, decision {d.decision_id}: {seat.label}",
+        back=(f"/games/{game_id}", f"back to game {game_id}"),
+        export_url=f"/games/{game_id}/decisions/{d.decision_id}/export",
+        launch=ASK_COMMAND[Runtime(version.runtime)] if version is not None else None,
+    )  # fmt: skip
+
+
+async def decision_export(web: Web, request: Request, visit: Visit) -> Response:
+    found, d = _decision(web, request, visit)
+    return asks.download(found.decisions, d, request.query_params.get("hand") == "1")
 
 
 async def game_log(web: Web, request: Request, visit: Visit) -> Response:
@@ -185,4 +229,6 @@ def routes(web: Web) -> list[BaseRoute]:
         Route("/entrants/{id:int}/logs", web.route(logs_page), methods=["GET"]),
         Route("/games/{id}", web.route(game_page), methods=["GET"]),
         Route("/games/{id}/logs/{version:int}", web.route(game_log), methods=["GET"]),
+        Route("/games/{id}/decisions/{decision:int}", web.route(decision_page), methods=["GET"]),
+        Route("/games/{id}/decisions/{decision:int}/export", web.route(decision_export), methods=["GET"]),
     ]

@@ -29,6 +29,9 @@ from arena.server.settings import CompetitionConfig, NewVersion, Runtime
 from arena.server.submissions.unpack import ENTRY, Limits, unpack
 
 SUBMISSIONS = "submissions"
+KEPT = "kept"
+"""The check report's key for the games a violation was found in, packed (gzipped JSON, base64:
+``checks.keep_failed``); they hold every seat's cards, so the API's report leaves them out."""
 RATE_WINDOW_S = 3600.0
 
 
@@ -65,7 +68,7 @@ class VersionView:
             "status": self.status,
             "active": self.active,
             "note": self.note,
-            "check": self.report,
+            "check": {k: v for k, v in self.report.items() if k != KEPT},
         }
 
 
