@@ -31,7 +31,7 @@ from arena.protocol.v1 import player_pb2 as pb
 from tests.conductor.test_ask import cards_in, secrets_of
 from tests.conftest import missing
 from tests.helpers import arena_cli
-from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
+from tests.server.conftest import PASSWORD, SAMPLE_BOT, Client, ServerProcess
 
 COMPETITION = {"ladder": {"tables": 1, "house": "sample_bots.random:RandomBot", "match_on_activate": False}}
 SQLITE_ONLY = True  # what is tested is the pages and the requests, not the database
@@ -292,3 +292,55 @@ def test_the_leak_check_bites(server: ServerProcess, people: dict[str, Client], 
     index, other = next((i, a["seat"]) for i, a in enumerate(hand["actions"]) if a["seat"] != first.seat)
     assert leaks([first], hands) == []
     assert leaks([dataclasses.replace(first, seat=other, action_index=index)], hands)
+
+
+@pytest.mark.needs_chromium
+def test_the_replay_offers_each_of_the_owners_moves_and_names_the_faults_decision(
+    server: ServerProcess, people: dict[str, Client]
+) -> None:
+    """In a real browser: alice's replay of the game puts "ask again" beside her seat's moves (the faulted
+    one's link leads to its decision's page) and names the fault's decision; carol's shows neither link."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright (the test extra) is not installed"
+    )
+    from tests.report.test_browser import ARGS, CHROMIUM
+
+    game, seat, decision, _ = ladder_fault(server)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            logs = {}
+            for who in ("alice", "carol"):
+                page = browser.new_page(viewport={"width": 390, "height": 844})
+                errors: list[str] = []
+                page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+                page.goto(f"{server.url}/login")
+                page.fill("input[name=name]", who)
+                page.fill("input[name=password]", PASSWORD)
+                page.click("button:has-text('log in')")
+                page.wait_for_url(re.compile(r"/me$"))
+                page.goto(f"{server.url}/games/{game}")
+                data = page.evaluate("window.arenaReplay.ready.then((d) => d.games[0])")
+                h, i = next((f[0], f[1]) for f in data["faults"] if f[6] == decision)
+                step = page.evaluate(  # step by step to just after the faulted action, as a person does
+                    "([g, h, i]) => window.arenaReplay.open(g, undefined, 0).then(() => {"
+                    " for (let k = 0; k < 100000; k++) { const s = window.arenaReplay.state();"
+                    " if (s.hand === h && s.step === i + 1) return s.global; window.arenaReplay.go('next'); }"
+                    " return -1; })",
+                    [game, h, i],
+                )
+                assert step > 0
+                logs[who] = page.inner_html("#replay-log")
+                if who == "alice":
+                    link = page.locator(f'#replay-log a.ask[href="/games/{game}/decisions/{decision}"]')
+                    assert link.count() == 1, logs[who]
+                    link.click()
+                    page.wait_for_url(re.compile(rf"/games/{game}/decisions/{decision}$"))
+                    assert f"seat {seat}" in page.text_content("main")
+                    assert page.locator("#request-text").count() == 1
+                assert errors == [], errors
+        finally:
+            browser.close()
+    assert f"the arena played for it at decision {decision}" in logs["alice"]
+    assert f"the arena played for it at decision {decision}" in logs["carol"]  # the fault is public
+    assert 'class="ask"' in logs["alice"] and 'class="ask"' not in logs["carol"]

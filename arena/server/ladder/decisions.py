@@ -54,6 +54,12 @@ class SeatDecisions:
         raise not_found("decision")
 
 
+def may_ask_any(detail: GameDetail, viewer: access.Viewer) -> bool:
+    """Whether ``viewer`` may take some seat's requests of the game (without replaying it)."""
+    owners = [s.user_id for s in detail.game.seats]
+    return viewer.organiser or any(o is not None and access.may_see_private(viewer, o) for o in owners)
+
+
 def timing_of(config: CompetitionConfig) -> Timing:
     """The figures of ``[faults]`` the ladder's tables play under (``Ladder.play``)."""
     f = config.faults

@@ -7,6 +7,8 @@ spectator's leaderboard and game pages are rendered once for all spectators (``a
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
 
 from starlette.requests import Request
@@ -14,7 +16,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from arena.conductor.requests import Decision
-from arena.errors import FaultKind
+from arena.errors import FaultKind, StoreError
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.record import Fault
 from arena.server import access
@@ -28,6 +30,7 @@ from arena.server.web import asks
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
 
+log = logging.getLogger("arena.server")
 LOG_TAIL_BYTES = 20_000
 BOARD_TTL_S = 1.0  # a spectator's leaderboard is at most this old (``arena.server.web.cache``)
 
@@ -128,12 +131,31 @@ async def logs_page(web: Web, request: Request, visit: Visit) -> Response:
 async def game_page(web: Web, request: Request, visit: Visit) -> Response:
     access.require_public(visit.viewer, web.config)
     game_id = request.path_params["id"]
+    found = None
+    if visit.viewer.logged_in:  # replayed in a thread: the loop is the ladder's games' too (web/budget.py)
+        found = await asyncio.to_thread(_own_decisions, web, game_id, visit.viewer)
     return web.public_page(request, visit, ("game", game_id), None, "game.html",
-                           lambda: game_context(web, game_id, visit.viewer))  # fmt: skip
+                           lambda: game_context(web, game_id, visit.viewer, found))  # fmt: skip
 
 
-def game_context(web: Web, game_id: str, viewer: access.Viewer) -> dict[str, object]:
-    """A stored game's page: its seats, its replay, and the logs ``viewer`` may open.
+def _own_decisions(web: Web, game_id: str, viewer: access.Viewer) -> decisions.SeatDecisions | None:
+    """The game's decisions when ``viewer`` may take some of them (None otherwise, or for a record that
+    does not replay: the page then shows the game without them, and the log says why)."""
+    detail = web.server.games.detail(game_id)
+    if detail is None or not decisions.may_ask_any(detail, viewer):
+        return None
+    try:
+        return decisions.seat_decisions(detail, web.config)
+    except StoreError as exc:
+        log.warning("game %s: its decisions are not offered: %s", game_id, exc)
+        return None
+
+
+def game_context(
+    web: Web, game_id: str, viewer: access.Viewer, found: decisions.SeatDecisions | None = None
+) -> dict[str, object]:
+    """A stored game's page: its seats, its replay, the logs ``viewer`` may open, and the decisions of
+    ``found`` (``_own_decisions``) that ``viewer`` may take.
 
     :raises Refused: 404, no such game.
     """
@@ -164,8 +186,7 @@ def game_context(web: Web, game_id: str, viewer: access.Viewer) -> dict[str, obj
     logs = {s.seat for s in game.seats if s.user_id is not None and access.may_see_private(viewer, s.user_id)}
     asks: set[int] = set()
     ask_list: list[Decision] = []
-    if viewer.logged_in:  # a spectator's page (cached for all of them) offers no decision
-        found = decisions.seat_decisions(detail, web.config)
+    if found is not None and viewer.logged_in:  # a spectator's page (cached for all) offers no decision
         asks = found.mine(viewer)
         ask_list = [d for d in found.decisions if d.seat in asks]
         if asks:  # beside each of the viewer's seats' decisions in the replay (static/replay.js)
@@ -175,19 +196,19 @@ def game_context(web: Web, game_id: str, viewer: access.Viewer) -> dict[str, obj
     return {"detail": detail, "replay": pack(replay), "logs": logs, "asks": asks, "ask_list": ask_list}
 
 
-def _decision(web: Web, request: Request, visit: Visit) -> tuple[decisions.SeatDecisions, Decision]:
+async def _decision(web: Web, request: Request, visit: Visit) -> tuple[decisions.SeatDecisions, Decision]:
     """The game's decision of the path, if the visitor may take it (404 otherwise, as for no game)."""
     detail = web.server.games.detail(request.path_params["id"])
-    if detail is None:
+    if detail is None or not decisions.may_ask_any(detail, visit.viewer):
         raise not_found("decision")
-    found = decisions.seat_decisions(detail, web.config)
+    found = await asyncio.to_thread(decisions.seat_decisions, detail, web.config)
     return found, found.find(visit.viewer, int(request.path_params["decision"]))
 
 
 async def decision_page(web: Web, request: Request, visit: Visit) -> Response:
     """A decision of a stored game as its seat received it, for ``arena ask``: its owner's and the
     organiser's (``arena.server.ladder.decisions``)."""
-    found, d = _decision(web, request, visit)
+    found, d = await _decision(web, request, visit)
     seat = found.detail.game.seats[d.seat]
     version = web.server.submissions.get(seat.version_id) if seat.version_id is not None else None
     game_id = found.detail.game.id
@@ -201,7 +222,7 @@ async def decision_page(web: Web, request: Request, visit: Visit) -> Response:
 
 
 async def decision_export(web: Web, request: Request, visit: Visit) -> Response:
-    found, d = _decision(web, request, visit)
+    found, d = await _decision(web, request, visit)
     return asks.download(found.decisions, d, request.query_params.get("hand") == "1")
 
 

@@ -7,6 +7,8 @@ with the same ``upload``, so the two cannot differ.
 
 from __future__ import annotations
 
+import asyncio
+
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
@@ -58,19 +60,23 @@ async def version_page(web: Web, request: Request, visit: Visit) -> Response:
                     matches=server.unrated.of_version(version.id), baselines=others)  # fmt: skip
 
 
-def _check_decision(web: Web, request: Request, visit: Visit) -> tuple[VersionView, list[Decision], Decision]:
+async def _check_decision(
+    web: Web, request: Request, visit: Visit
+) -> tuple[VersionView, list[Decision], Decision]:
     """A decision of a version's check, from the games its violations were found in (``checks``), for the
     version's owner and the organiser (404 for anybody else, as for no such decision)."""
     version = web.server.submissions.get(int(request.path_params["id"]))
     access.require_owner(visit.viewer, version.user_id, "decision")
-    found = check_decisions(version.report, web.config.checks.decision_ms, request.path_params["game"])
+    found = await asyncio.to_thread(  # a replay of the game: off the loop the ladder shares (web/budget.py)
+        check_decisions, version.report, web.config.checks.decision_ms, request.path_params["game"]
+    )
     if found is None:
         raise not_found("decision")
     return version, found, asks.find(found, int(request.path_params["decision"]))
 
 
 async def check_decision_page(web: Web, request: Request, visit: Visit) -> Response:
-    version, found, d = _check_decision(web, request, visit)
+    version, found, d = await _check_decision(web, request, visit)
     base = f"/versions/{version.id}/check/{d.game_id}/{d.decision_id}"
     return asks.page(
         web, request, visit, found, d,
@@ -82,7 +88,7 @@ async def check_decision_page(web: Web, request: Request, visit: Visit) -> Respo
 
 
 async def check_decision_export(web: Web, request: Request, visit: Visit) -> Response:
-    _, found, d = _check_decision(web, request, visit)
+    _, found, d = await _check_decision(web, request, visit)
     return asks.download(found, d, request.query_params.get("hand") == "1")
 
 
