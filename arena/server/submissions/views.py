@@ -65,7 +65,10 @@ async def _check_decision(
 ) -> tuple[VersionView, list[Decision], Decision]:
     """A decision of a version's check, from the games its violations were found in (``checks``), for the
     version's owner and the organiser (404 for anybody else, as for no such decision)."""
-    version = web.server.submissions.get(int(request.path_params["id"]))
+    try:  # one answer whether the version exists or is another's (``access``)
+        version = web.server.submissions.get(int(request.path_params["id"]))
+    except Refused:
+        raise not_found("decision") from None
     access.require_owner(visit.viewer, version.user_id, "decision")
     found = await asyncio.to_thread(  # a replay of the game: off the loop the ladder shares (web/budget.py)
         check_decisions, version.report, web.config.checks.decision_ms, request.path_params["game"]
