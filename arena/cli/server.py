@@ -146,7 +146,9 @@ def submit(
     file: Path = typer.Argument(..., help="bot.py, a program, or a .zip / .tar.gz"),
     server: str = typer.Option(..., "--server", help="the server's URL, e.g. http://127.0.0.1:8000"),
     token: str | None = typer.Option(None, "--token", help="your API token (or ARENA_TOKEN)"),
-    runtime: str = typer.Option("python", help="python or executable (as the competition offers)"),
+    runtime: str = typer.Option(
+        "python", help="python, executable, executable-port or node (as the competition offers)"
+    ),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="wait for the check's verdict"),
     note: str = typer.Option("", "--note", help="what changed in this version (at most 120 characters)"),
 ) -> None:

@@ -31,7 +31,7 @@ from arena.players.process import ManagedBot, expand_command
 from arena.protocol import convert
 from arena.protocol.v1 import player_pb2 as pb
 from arena.results.queries import Queries
-from arena.results.record import GameRecord, ScheduledGame
+from arena.results.record import Fault, GameRecord, ScheduledGame
 from arena.results.store import Store
 from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
 from arena.sandbox.bubblewrap import bot_view
@@ -140,6 +140,7 @@ def export(decisions: Sequence[Decision]) -> dict[str, Any]:
                 "entrant": d.entrant,
                 "hand_index": d.hand_index,
                 "decision_id": d.decision_id,
+                "action_index": d.action_index,
                 "kind": d.kind,
                 "legal": list(d.legal),
                 "played": d.played,
@@ -219,6 +220,7 @@ def load_export(path: Path) -> list[Decision]:
                     opening=start if e["stream_opened"] else None,
                     game_start=start,
                     exact=bool(e["exact"]),
+                    action_index=int(e.get("action_index", -1)),
                 )
             )
     except Exception as exc:  # any damage to the file: say what, never a traceback
@@ -352,6 +354,38 @@ def decisions_of_record(record: GameRecord, timing: Timing) -> list[Decision]:
     except ValueError:
         raise StoreError(f"game {record.game_id}: its decision times are damaged") from None
     return _counted(game_decisions(record.game_id, seats, hands, faults, timing, times), record.decisions)
+
+
+def kept_record(record: GameRecord) -> dict[str, Any]:
+    """A game in the form a server keeps a failed check's game (plain JSON): what ``decisions_of_kept``
+    rebuilds its decisions from."""
+    return {
+        "game_id": record.game_id,
+        "seats": list(record.result["seats"]),
+        "hands": [text for _, text in record.hands],
+        "faults": [f.to_dict() for f in record.faults],
+        "decision_times": record.decision_times,
+        "decisions": record.decisions,
+    }
+
+
+def decisions_of_kept(data: dict[str, Any], timing: Timing) -> list[Decision]:
+    """Every decision of a game kept by ``kept_record``.
+
+    :raises StoreError: the kept game is damaged (it does not replay, or not to its decisions' count).
+    """
+    try:
+        game_id = str(data["game_id"])
+        faults = [
+            Fault(**{k: v for k, v in f.items() if k != "kind"}, kind=FaultKind(f["kind"]))
+            for f in data["faults"]
+        ]
+        hands = [json.loads(text) for text in data["hands"]]
+        times = json.loads(data["decision_times"])
+        seats, stored = list(data["seats"]), int(data["decisions"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"a kept game of the check is damaged ({exc!r})") from None
+    return _counted(game_decisions(game_id, seats, hands, faults, timing, times), stored)
 
 
 @contextlib.asynccontextmanager

@@ -76,6 +76,9 @@ class CheckReport:
     launch: str = ""  # how the bot was launched (--command), or "" for a bot already running
     crash: str = ""  # one line when the failure is the bot's crash (its process exited), with its log's end
     kept: str = ""  # where the games are kept for ``arena ask`` when a decision failed
+    violation_at: dict[int, tuple[str, int]] = field(default_factory=dict)
+    """For each violation that is a failed decision (its index in ``violations``): its game's id and the
+    decision's number, where ``arena ask`` finds the request (the server offers it beside the violation)."""
     records: list[tuple[ScheduledGame, GameRecord]] = field(default_factory=list)
 
     @property
@@ -235,7 +238,7 @@ async def _check(
                     result = await play_table(spec, players)
                     _keep(report, spec, result)
                     faults = [f for f in result.faults if f.seat == seat]
-                    report.violations += [_describe(f) for f in faults if f.charged]
+                    _violations(report, [f for f in faults if f.charged])
                     report.warnings += [
                         f"the checking machine was too busy: {_describe(f)}" for f in faults if not f.charged
                     ]
@@ -279,7 +282,7 @@ async def _parallel(
     for spec, result in zip(specs, results, strict=True):
         _keep(report, spec, result)
         charged = [f for f in result.faults if f.charged]
-        report.violations += [f"with {streams} streams open at once: {_describe(f)}" for f in charged[:3]]
+        _violations(report, charged[:3], f"with {streams} streams open at once: ")
         if len(charged) > 3:
             report.violations.append(f"... and {len(charged) - 3} more faults in game {spec.game_id}")
         report.warnings += [
@@ -302,6 +305,13 @@ async def _parallel(
             f"it must serve concurrent PlayGame streams ({streams} here; a server with one worker thread, or "
             "one that handles one stream at a time, cannot)"
         )
+
+
+def _violations(report: CheckReport, faults: list[Fault], prefix: str = "") -> None:
+    """Each charged fault as a violation, remembering the decision it was (``violation_at``)."""
+    for f in faults:
+        report.violation_at[len(report.violations)] = (f.game_id, f.decision_id)
+        report.violations.append(prefix + _describe(f))
 
 
 def _keep(report: CheckReport, spec: TableSpec, result: TableResult) -> None:

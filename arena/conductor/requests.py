@@ -102,6 +102,7 @@ class Decision:
     opening: bytes | None
     game_start: bytes  # a resumed GameStart without events: how a stream starts at this decision alone
     exact: bool = True
+    action_index: int = -1  # the action's place in its hand's record (-1: not known, e.g. from an export)
 
 
 def _replay_error(game_id: str, why: str) -> StoreError:
@@ -129,7 +130,11 @@ def game_decisions(
         config = GameConfig.from_dict(dict(hands[0]["config"]))
         decks = [[parse_card_id(c) for c in h["deck"]] for h in hands]
         state = GameState(config, seed=None, decks=decks, dealer=int(hands[0]["dealer"]))
-        actions = [(int(a["seat"]), parse_action_id(a["action"])) for h in hands for a in h["actions"]]
+        actions = [
+            (i, int(a["seat"]), parse_action_id(a["action"]))
+            for h in hands
+            for i, a in enumerate(h["actions"])
+        ]
     except (KeyError, TypeError, ValueError, RuleError) as exc:
         raise _replay_error(game_id, repr(exc)) from None
     n = config.num_players
@@ -153,7 +158,7 @@ def game_decisions(
     exact = [True] * n
     decision_id = 0
     out: list[Decision] = []
-    for step, (seat, action) in enumerate(actions):
+    for step, (action_index, seat, action) in enumerate(actions):
         if state.is_terminal():
             raise _replay_error(game_id, f"action {step} comes after the game ended")
         if state.current_player() != seat:
@@ -206,6 +211,7 @@ def game_decisions(
                     opening=opening[seat],
                     game_start=_start(infos[seat], [], resumed=True),
                     exact=exact[seat],
+                    action_index=action_index,
                 )
             )
             opening[seat] = None

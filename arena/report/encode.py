@@ -99,7 +99,8 @@ def decode_hand(code: list[Any]) -> dict[str, Any]:
 def place_faults(
     hands: Sequence[dict[str, Any]], faults: Sequence[Fault], max_faults: int
 ) -> list[list[Any]]:
-    """Each fault as [hand index, action index in that hand or -1, seat, kind, detail, substitute].
+    """Each fault as [hand index, action index in that hand or -1, seat, kind, detail, substitute, decision
+    number] (the number ``arena ask --decision`` takes, shown by the replay beside the fault).
 
     ``decision_id`` counts the decisions the arena asked for in the game; a forfeiter's seat is played by the
     autopilot without asking, so walking the actions and forfeiting seats as the referee did (more than
@@ -132,6 +133,7 @@ def place_faults(
             f.kind.value,
             printable(f.detail),  # shown by the replay, and shown as the arena's listings show it
             f.substitute,
+            f.decision_id,
         ]
         for f in faults
     ]

@@ -46,6 +46,9 @@ class Runtime(StrEnum):
 
     PYTHON = "python"  # bot.py on arena.bot, run by the arena's interpreter, as launched entrants are
     EXECUTABLE = "executable"  # a Linux program or script `run` that takes --address
+    # `run` that takes --port (TCP, relayed to the arena in the sandbox): for a gRPC stack that cannot listen
+    # on a Unix socket (Debian's grpc-java); docs/bot-authors.md, "How a compiled bot goes through the server"
+    EXECUTABLE_PORT = "executable-port"
     NODE = "node"  # bot.js on the organiser's @grpc/grpc-js (sample_bots/node's packages)
 
 

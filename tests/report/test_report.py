@@ -194,7 +194,7 @@ def test_every_fault_is_placed_on_the_action_it_replaced(five: Path) -> None:
         for game in store.games_overview():
             data = store.game(game.game_id)
             assert data is not None
-            for h, i, seat, _kind, _detail, substitute in place_faults(data.hands, data.faults, 1):
+            for h, i, seat, _kind, _detail, substitute, _decision in place_faults(data.hands, data.faults, 1):
                 action = data.hands[h]["actions"][i]
                 assert i >= 0 and action == {"seat": seat, "action": substitute}
                 placed += 1

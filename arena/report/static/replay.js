@@ -58,11 +58,12 @@
       points.forEach((p, s) => { scores[s] += p; });
       return { index, dealer, deck, dealt, up: deck[5 * n], kitty: deck.slice(5 * n + 1), actions: decodeActions(actionCode),
         trump, maker, partner, out, winners: Array.from(winners, Number), outcome: OUTCOME[outcome], points,
-        before, after: scores.slice(), faults: [], times: g.times ? g.times[index] : null };
+        before, after: scores.slice(), faults: [], times: g.times ? g.times[index] : null,
+        decisions: g.decisions ? g.decisions[index] || [] : [] };
     });
     const loose = [];
-    for (const [h, i, seat, kind, detail, substitute] of g.faults) {
-      const f = { h, i, seat, kind, detail, substitute };
+    for (const [h, i, seat, kind, detail, substitute, decision] of g.faults) {
+      const f = { h, i, seat, kind, detail, substitute, decision };
       if (hands[h]) hands[h].faults.push(f); else loose.push(f);
     }
     return { ...g, np: n, hands, loose };
@@ -128,10 +129,14 @@
         default: line = `${who} ${a.text}`;
       }
       const ms = H.times ? H.times[i] : null;
-      st.log.push({ text: line, i, ms: ms === null || ms === undefined ? null : ms });
+      // The server's game page, for the seats whose requests the visitor may take (arena ask): a link beside
+      // each of their moves to the decision's page.
+      const d = H.decisions[i], ask = game.ask && d && game.ask.seats.includes(a.seat) ? game.ask.url + d : null;
+      st.log.push({ text: line, i, ms: ms === null || ms === undefined ? null : ms, ask, d });
       for (const f of H.faults.filter((f) => f.i === i)) {
         const mine = all || v === f.seat;
-        st.log.push({ text: `fault: ${seatName(f.seat)} ${f.kind}${mine ? " — " + f.detail : ""}; the arena played for it`, fault: true });
+        const at = f.decision ? ` at decision ${f.decision}` : "";
+        st.log.push({ text: `fault: ${seatName(f.seat)} ${f.kind}${mine ? " — " + f.detail : ""}; the arena played for it${at}`, fault: true });
       }
     }
     if (all && st.called !== null) st.partnerShown = H.partner;
@@ -205,7 +210,8 @@
     }
     document.getElementById("replay-status").innerHTML = status.join("<br>");
     const log = st.log.map((l) => `<li class="${l.fault ? "fault" : ""}${l.i === step - 1 ? " now" : ""}">${esc(l.text)}` +
-      `${l.ms !== null && l.ms !== undefined ? `<span class="ms" title="time the bot took to answer">${fmtMs(l.ms)}</span>` : ""}</li>`);
+      `${l.ms !== null && l.ms !== undefined ? `<span class="ms" title="time the bot took to answer">${fmtMs(l.ms)}</span>` : ""}` +
+      `${l.ask ? ` <a class="ask" href="${esc(l.ask)}" title="decision ${l.d}: the request this seat received, for arena ask">ask again</a>` : ""}</li>`);
     if (step === A) {
       for (const f of H.faults.filter((f) => f.i < 0)) {
         log.push(`<li class="fault">fault: ${esc(game.seats[f.seat])} ${esc(f.kind)}${all || viewer === f.seat ? " — " + esc(f.detail) : ""}</li>`);

@@ -51,6 +51,7 @@ class GameDetail:
     game: GameView
     hands: tuple[dict[str, Any], ...]  # the v1 hand records
     faults: tuple[dict[str, Any], ...]
+    public_seed: int = 0  # the table named the game L + its hex (``Ladder.play``), as its bots were told
 
 
 class Games:
@@ -128,6 +129,7 @@ class Games:
                  "detail": f.detail, "elapsed_ms": f.elapsed_ms, "substitute": f.substitute}
                 for f in faults
             ),
+            game.public_seed,
         )  # fmt: skip
 
     def head_to_head(self, user_id: int) -> list[tuple[str, int, int, int]]:

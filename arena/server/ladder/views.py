@@ -7,6 +7,8 @@ spectator's leaderboard and game pages are rendered once for all spectators (``a
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,20 +16,25 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from arena.errors import ConfigError, FaultKind
+from arena.conductor.requests import Decision
+from arena.errors import ConfigError, FaultKind, StoreError
 from arena.report.encode import CARD_LIST, encode_hand, pack, place_faults
 from arena.results.record import Fault
 from arena.server import access
 from arena.server.errors import not_found
-from arena.server.ladder import gamelogs
+from arena.server.ladder import decisions, gamelogs
 from arena.server.ladder.ratings import ladder_columns, rating_key
+from arena.server.settings import Runtime
 from arena.server.submissions.checks import public_text, version_log
+from arena.server.submissions.service import ASK_COMMAND
+from arena.server.web import asks
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
 from arena.stats.rating import conservative
 from arena.text import printable
 from arena.userfiles import read_user_tail
 
+log = logging.getLogger("arena.server")
 LOG_TAIL_BYTES = 20_000
 BOARD_TTL_S = 1.0  # a spectator's leaderboard is at most this old (``arena.server.web.cache``)
 
@@ -134,12 +141,31 @@ async def logs_page(web: Web, request: Request, visit: Visit) -> Response:
 async def game_page(web: Web, request: Request, visit: Visit) -> Response:
     access.require_public(visit.viewer, web.config)
     game_id = request.path_params["id"]
+    found = None
+    if visit.viewer.logged_in:  # replayed in a thread: the loop is the ladder's games' too (web/budget.py)
+        found = await asyncio.to_thread(_own_decisions, web, game_id, visit.viewer)
     return web.public_page(request, visit, ("game", game_id), None, "game.html",
-                           lambda: game_context(web, game_id, visit.viewer))  # fmt: skip
+                           lambda: game_context(web, game_id, visit.viewer, found))  # fmt: skip
 
 
-def game_context(web: Web, game_id: str, viewer: access.Viewer) -> dict[str, object]:
-    """A stored game's page: its seats, its replay, and the logs ``viewer`` may open.
+def _own_decisions(web: Web, game_id: str, viewer: access.Viewer) -> decisions.SeatDecisions | None:
+    """The game's decisions when ``viewer`` may take some of them (None otherwise, or for a record that
+    does not replay: the page then shows the game without them, and the log says why)."""
+    detail = web.server.games.detail(game_id)
+    if detail is None or not decisions.may_ask_any(detail, viewer):
+        return None
+    try:
+        return decisions.seat_decisions(detail, web.config)
+    except StoreError as exc:
+        log.warning("game %s: its decisions are not offered: %s", game_id, exc)
+        return None
+
+
+def game_context(
+    web: Web, game_id: str, viewer: access.Viewer, found: decisions.SeatDecisions | None = None
+) -> dict[str, object]:
+    """A stored game's page: its seats, its replay, the logs ``viewer`` may open, and the decisions of
+    ``found`` (``_own_decisions``) that ``viewer`` may take.
 
     :raises Refused: 404, no such game.
     """
@@ -168,7 +194,46 @@ def game_context(web: Web, game_id: str, viewer: access.Viewer) -> dict[str, obj
         ],
     }  # fmt: skip
     logs = {s.seat for s in game.seats if s.user_id is not None and access.may_see_private(viewer, s.user_id)}
-    return {"detail": detail, "replay": pack(replay), "logs": logs}
+    asks: set[int] = set()
+    ask_list: list[Decision] = []
+    if found is not None and viewer.logged_in:  # a spectator's page (cached for all) offers no decision
+        asks = found.mine(viewer)
+        ask_list = [d for d in found.decisions if d.seat in asks]
+        if asks:  # beside each of the viewer's seats' decisions in the replay (static/replay.js)
+            entry = replay["games"][0]  # type: ignore[index]
+            entry["decisions"] = decisions.per_action(found.decisions, len(detail.hands))
+            entry["ask"] = {"url": f"/games/{game.id}/decisions/", "seats": sorted(asks)}
+    return {"detail": detail, "replay": pack(replay), "logs": logs, "asks": asks, "ask_list": ask_list}
+
+
+async def _decision(web: Web, request: Request, visit: Visit) -> tuple[decisions.SeatDecisions, Decision]:
+    """The game's decision of the path, if the visitor may take it (404 otherwise, as for no game)."""
+    detail = web.server.games.detail(request.path_params["id"])
+    if detail is None or not decisions.may_ask_any(detail, visit.viewer):
+        raise not_found("decision")
+    found = await asyncio.to_thread(decisions.seat_decisions, detail, web.config)
+    return found, found.find(visit.viewer, int(request.path_params["decision"]))
+
+
+async def decision_page(web: Web, request: Request, visit: Visit) -> Response:
+    """A decision of a stored game as its seat received it, for ``arena ask``: its owner's and the
+    organiser's (``arena.server.ladder.decisions``)."""
+    found, d = await _decision(web, request, visit)
+    seat = found.detail.game.seats[d.seat]
+    version = web.server.submissions.get(seat.version_id) if seat.version_id is not None else None
+    game_id = found.detail.game.id
+    return asks.page(
+        web, request, visit, found.decisions, d,
+        title=f"Game {game_id}, decision {d.decision_id}: {seat.label}",
+        back=(f"/games/{game_id}", f"back to game {game_id}"),
+        export_url=f"/games/{game_id}/decisions/{d.decision_id}/export",
+        launch=ASK_COMMAND[Runtime(version.runtime)] if version is not None else None,
+    )  # fmt: skip
+
+
+async def decision_export(web: Web, request: Request, visit: Visit) -> Response:
+    found, d = await _decision(web, request, visit)
+    return asks.download(found.decisions, d, request.query_params.get("hand") == "1")
 
 
 async def game_log(web: Web, request: Request, visit: Visit) -> Response:
@@ -198,4 +263,6 @@ def routes(web: Web) -> list[BaseRoute]:
         Route("/entrants/{id:int}/logs", web.route(logs_page), methods=["GET"]),
         Route("/games/{id}", web.route(game_page), methods=["GET"]),
         Route("/games/{id}/logs/{version:int}", web.route(game_log), methods=["GET"]),
+        Route("/games/{id}/decisions/{decision:int}", web.route(decision_page), methods=["GET"]),
+        Route("/games/{id}/decisions/{decision:int}/export", web.route(decision_export), methods=["GET"]),
     ]

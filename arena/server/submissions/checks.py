@@ -15,23 +15,30 @@ p99, and the last lines of the bot's stderr (escaped by the page like every text
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import gzip
+import json
 import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.conductor import ask as asking
 from arena.conductor.checkbot import check_bot
-from arena.errors import ArenaError
+from arena.conductor.requests import Decision, Timing
+from arena.errors import ArenaError, StoreError
+from arena.event.faults import FaultPolicy
 from arena.players.process import ManagedBot
 from arena.players.shim import STARTING_MARK
+from arena.results.record import GameRecord, ScheduledGame
 from arena.sandbox import SandboxSpec
 from arena.server.db.models import VersionStatus
 from arena.server.db.multi import CheckClaims, shared
 from arena.server.errors import Refused
 from arena.server.settings import CompetitionConfig, Runtime
-from arena.server.submissions.service import Submissions, launch_command
+from arena.server.submissions.service import KEPT, Submissions, launch_command
 
 log = logging.getLogger("arena.server")
 STDERR_TAIL_BYTES = 4000
@@ -106,6 +113,13 @@ async def check_version(
             "p50_ms": None if not found.latencies_ms else round(found.percentile(0.5), 2),
             "p99_ms": None if not found.latencies_ms else round(found.percentile(0.99), 2),
             "passed": found.passed,
+            # each violation's failed decision (or None), and the games they are in: the request the bot
+            # received is offered beside the violation, for `arena ask` (``check_decisions``)
+            "violation_decisions": [
+                list(found.violation_at[i]) if i in found.violation_at else None
+                for i in range(len(found.violations))
+            ],
+            KEPT: keep_failed(found.records, {game for game, _ in found.violation_at.values()}),
         }
     finally:
         await bot.close()
@@ -117,6 +131,39 @@ async def check_version(
     )
     report["seconds"] = round(time.perf_counter() - started, 2)
     return report
+
+
+CHECK_TIMING = FaultPolicy()
+"""The fault policy of the check's games but their time per decision (``[checks] decision_ms``):
+check-bot plays them under ``FaultPolicy(decision_ms=...)``."""
+
+
+def keep_failed(records: list[tuple[ScheduledGame, GameRecord]], games: set[str]) -> str:
+    """The check's ``games`` in which a decision failed, packed for the report (every decision of them
+    rebuilds from it: ``check_decisions``)."""
+    kept = [asking.kept_record(record) for _, record in records if record.game_id in games]
+    data = json.dumps(kept, separators=(",", ":")).encode()
+    return base64.b64encode(gzip.compress(data, mtime=0)).decode()
+
+
+def check_decisions(report: dict[str, Any], decision_ms: int, game_id: str) -> list[Decision] | None:
+    """Every decision of game ``game_id`` of a version's check, as the bot was asked them, or None when
+    the check kept no such game (only the games a violation was found in are kept).
+
+    :raises StoreError: the kept game is damaged.
+    """
+    packed = report.get(KEPT)
+    if not isinstance(packed, str) or not packed:
+        return None
+    try:
+        kept = json.loads(gzip.decompress(base64.b64decode(packed, validate=True)))
+    except (ValueError, OSError, EOFError) as exc:
+        raise StoreError(f"the check's kept games are damaged ({exc!r})") from None
+    timing = Timing(decision_ms, CHECK_TIMING.time_bank_ms, CHECK_TIMING.max_faults_per_game)
+    for data in kept:
+        if isinstance(data, dict) and data.get("game_id") == game_id:
+            return asking.decisions_of_kept(data, timing)
+    return None
 
 
 class CheckQueue:

@@ -29,6 +29,9 @@ from arena.server.settings import CompetitionConfig, NewVersion, Runtime
 from arena.server.submissions.unpack import ENTRY, Limits, unpack
 
 SUBMISSIONS = "submissions"
+KEPT = "kept"
+"""The check report's key for the games a violation was found in, packed (gzipped JSON, base64:
+``checks.keep_failed``); they hold every seat's cards, so the API's report leaves them out."""
 RATE_WINDOW_S = 3600.0
 
 
@@ -65,7 +68,7 @@ class VersionView:
             "status": self.status,
             "active": self.active,
             "note": self.note,
-            "check": self.report,
+            "check": {k: v for k, v in self.report.items() if k != KEPT},
         }
 
 
@@ -110,7 +113,19 @@ def launch_command(runtime: Runtime, directory: Path) -> str:
         # env sets the two paths with or without the sandbox (which clears the environment first)
         paths = f"NODE_PATH={shlex.quote(str(NODE_PACKAGES))} ARENA_PROTO={shlex.quote(str(PROTO))}"
         return f"/usr/bin/env {paths} node {entry} --address {{address}}"
+    if runtime is Runtime.EXECUTABLE_PORT:  # a TCP port inside the sandbox, relayed to the arena's socket
+        return f"{entry} --port {{port}}"
     return f"{entry} --address {{address}}"
+
+
+ASK_COMMAND = {
+    Runtime.PYTHON: "{python} bot.py --address {address}",
+    Runtime.EXECUTABLE: "./run --address {address}",
+    Runtime.EXECUTABLE_PORT: "./run --port {port}",
+    Runtime.NODE: "node bot.js --address {address}",
+}
+"""How ``arena ask --command`` starts a runtime's bot from the directory of its files, as the server does
+(``launch_command``), for the command line a failed decision's page shows."""
 
 
 class Submissions:

@@ -37,8 +37,16 @@ from typing import IO
 from arena.server.errors import Refused
 from arena.server.settings import Runtime
 
-ENTRY = {Runtime.PYTHON: "bot.py", Runtime.EXECUTABLE: "run", Runtime.NODE: "bot.js"}
-"""The file each runtime starts: ``python bot.py``, ``./run`` or ``node bot.js``, with ``--address A``."""
+ENTRY = {
+    Runtime.PYTHON: "bot.py",
+    Runtime.EXECUTABLE: "run",
+    Runtime.EXECUTABLE_PORT: "run",
+    Runtime.NODE: "bot.js",
+}
+"""The file each runtime starts: ``python bot.py``, ``./run`` or ``node bot.js``, with ``--address A`` (or
+``--port P``: ``executable-port``)."""
+PROGRAMS = frozenset({Runtime.EXECUTABLE, Runtime.EXECUTABLE_PORT})
+"""The runtimes whose entry is itself the program: made executable whatever the upload's modes say."""
 MAX_DEPTH = 16
 CHUNK = 64 * 1024
 
@@ -264,7 +272,7 @@ def unpack(data: bytes, filename: str, dest: Path, runtime: Runtime, limits: Lim
         elif data[:2] == b"\x1f\x8b":
             _unpack_tar(data, writer)
         else:
-            writer.file(PurePosixPath(entry), io.BytesIO(data), runtime is Runtime.EXECUTABLE)
+            writer.file(PurePosixPath(entry), io.BytesIO(data), runtime in PROGRAMS)
         _hoist(dest, entry)
         path = dest / entry
         if not path.is_file() or path.is_symlink():
@@ -272,7 +280,7 @@ def unpack(data: bytes, filename: str, dest: Path, runtime: Runtime, limits: Lim
                 f"the {runtime} runtime starts {entry!r}, and the archive has none at its top "
                 f"(upload one file, or an archive with {entry} at its top or in its only folder)"
             )
-        if runtime is Runtime.EXECUTABLE:
+        if runtime in PROGRAMS:
             os.chmod(path, 0o755)
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)

@@ -7,14 +7,21 @@ with the same ``upload``, so the two cannot differ.
 
 from __future__ import annotations
 
+import asyncio
+
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from arena.conductor.requests import Decision
 from arena.server import access
 from arena.server.db.models import NOTE_MAX, VersionStatus
-from arena.server.errors import Refused
+from arena.server.errors import Refused, not_found
+from arena.server.settings import Runtime
+from arena.server.submissions.checks import check_decisions
+from arena.server.submissions.service import ASK_COMMAND, VersionView
+from arena.server.web import asks
 from arena.server.web.forms import text
 from arena.server.web.site import Visit, Web
 
@@ -53,6 +60,41 @@ async def version_page(web: Web, request: Request, visit: Visit) -> Response:
                     matches=server.unrated.of_version(version.id), baselines=others)  # fmt: skip
 
 
+async def _check_decision(
+    web: Web, request: Request, visit: Visit
+) -> tuple[VersionView, list[Decision], Decision]:
+    """A decision of a version's check, from the games its violations were found in (``checks``), for the
+    version's owner and the organiser (404 for anybody else, as for no such decision)."""
+    try:  # one answer whether the version exists or is another's (``access``)
+        version = web.server.submissions.get(int(request.path_params["id"]))
+    except Refused:
+        raise not_found("decision") from None
+    access.require_owner(visit.viewer, version.user_id, "decision")
+    found = await asyncio.to_thread(  # a replay of the game: off the loop the ladder shares (web/budget.py)
+        check_decisions, version.report, web.config.checks.decision_ms, request.path_params["game"]
+    )
+    if found is None:
+        raise not_found("decision")
+    return version, found, asks.find(found, int(request.path_params["decision"]))
+
+
+async def check_decision_page(web: Web, request: Request, visit: Visit) -> Response:
+    version, found, d = await _check_decision(web, request, visit)
+    base = f"/versions/{version.id}/check/{d.game_id}/{d.decision_id}"
+    return asks.page(
+        web, request, visit, found, d,
+        title=f"{version.user} {version.label}: check game {d.game_id}, decision {d.decision_id}",
+        back=(f"/versions/{version.id}", f"back to {version.label}'s check"),
+        export_url=f"{base}/export",
+        launch=ASK_COMMAND[Runtime(version.runtime)],
+    )  # fmt: skip
+
+
+async def check_decision_export(web: Web, request: Request, visit: Visit) -> Response:
+    _, found, d = await _check_decision(web, request, visit)
+    return asks.download(found, d, request.query_params.get("hand") == "1")
+
+
 async def activate(web: Web, request: Request, visit: Visit) -> Response:
     await web.form(request, visit)
     user_id = access.require_login(visit.viewer)
@@ -66,4 +108,12 @@ def routes(web: Web) -> list[BaseRoute]:
         Route("/submit", web.route(submit), methods=["POST"]),
         Route("/versions/{id:int}", web.route(version_page), methods=["GET"]),
         Route("/versions/{id:int}/activate", web.route(activate), methods=["POST"]),
+        Route(
+            "/versions/{id:int}/check/{game}/{decision:int}", web.route(check_decision_page), methods=["GET"]
+        ),
+        Route(
+            "/versions/{id:int}/check/{game}/{decision:int}/export",
+            web.route(check_decision_export),
+            methods=["GET"],
+        ),
     ]
