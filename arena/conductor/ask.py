@@ -388,6 +388,21 @@ def decisions_of_kept(data: dict[str, Any], timing: Timing) -> list[Decision]:
     return _counted(game_decisions(game_id, seats, hands, faults, timing, times), stored)
 
 
+def launch_spec(command: str, sandbox: SandboxMode, workdir: Path | None, where: Path) -> SandboxSpec:
+    """How a bot given as a command is confined when check-bot or ``arena ask`` starts it from ``where``:
+    the one rule for both, so that a decision asked again meets the bot exactly as its check did.
+
+    :raises ConfigError: the sandbox cannot run here.
+    """
+    spec = SandboxSpec(mode=sandbox)
+    if not spec.sandboxed:
+        return spec
+    if (problem := bubblewrap_problem()) is not None:
+        raise ConfigError(f"cannot sandbox the bot: {problem}")
+    view = bot_view(expand_command(command, 0), workdir, where)
+    return SandboxSpec(mode=sandbox, workdir=workdir.resolve() if workdir else None, view=view)
+
+
 @contextlib.asynccontextmanager
 async def launched(
     command: str, sandbox: SandboxMode, workdir: Path | None, logs: Path
@@ -399,12 +414,7 @@ async def launched(
     :raises BotError: the bot did not start (the message has its log's last lines).
     """
     where = Path.cwd()
-    spec = SandboxSpec(mode=sandbox)
-    if spec.sandboxed:
-        if (problem := bubblewrap_problem()) is not None:
-            raise ConfigError(f"cannot sandbox the bot: {problem}")
-        view = bot_view(expand_command(command, 0), workdir, where)
-        spec = SandboxSpec(mode=sandbox, workdir=workdir.resolve() if workdir else None, view=view)
+    spec = launch_spec(command, sandbox, workdir, where)
     bot = ManagedBot("ask", command, logs / "bot.log", startup_timeout_s=20.0, sandbox=spec, cwd=where)
     try:
         await bot.start()

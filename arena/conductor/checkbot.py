@@ -24,21 +24,20 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.bot import Bot
-from arena.conductor.ask import Timing, keep_games
+from arena.conductor.ask import Timing, keep_games, launch_spec
 from arena.engine.cards import JOKER, TWO_HEARTS, TWO_SPADES
 from arena.engine.config import GameConfig, Variant
 from arena.engine.dealing import deal_order
 from arena.engine.state import Phase
-from arena.errors import ArenaError, BotError, ConfigError
+from arena.errors import ArenaError, BotError
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table, record_of
 from arena.players.connection import BotConnection, BotIdentity
 from arena.players.inprocess import InProcessPlayer
-from arena.players.process import ManagedBot, expand_command
+from arena.players.process import ManagedBot
 from arena.players.remote import RemotePlayer
 from arena.results.record import Fault, GameRecord, ScheduledGame
-from arena.sandbox import SandboxMode, SandboxSpec, bubblewrap_problem
-from arena.sandbox.bubblewrap import bot_view
+from arena.sandbox import SandboxMode
 from arena.text import printable
 
 STARTING_S = 10.0
@@ -475,12 +474,7 @@ async def check_command(
     """
     say = progress or (lambda _line: None)
     where = Path.cwd()
-    spec = SandboxSpec(mode=sandbox)
-    if spec.sandboxed:
-        if (problem := bubblewrap_problem()) is not None:
-            raise ConfigError(f"cannot sandbox the bot: {problem}")
-        view = bot_view(expand_command(command, 0), workdir, where)
-        spec = SandboxSpec(mode=sandbox, workdir=workdir.resolve() if workdir else None, view=view)
+    spec = launch_spec(command, sandbox, workdir, where)
     launch = f"launched as `{command}` ({'in the sandbox' if spec.sandboxed else 'without a sandbox'})"
     logs = Path(tempfile.mkdtemp(prefix="arena-check-bot-"))
     bot = ManagedBot(
