@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 
 from arena.conductor import ask as asking
 from arena.conductor import requests
-from arena.conductor.checkbot import check_bot
+from arena.conductor.checkbot import check_bot, check_command
 from arena.engine.config import GameConfig
-from arena.errors import StoreError
+from arena.errors import ConfigError, StoreError
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableSpec, play_table, record_of
 from arena.players.connection import BotConnection
@@ -35,6 +35,7 @@ from arena.players.inprocess import InProcessPlayer
 from arena.players.process import ManagedBot
 from arena.players.remote import RemotePlayer
 from arena.protocol.v1 import player_pb2 as pb
+from arena.sandbox import SandboxMode
 from sample_bots.random import RandomBot
 from tests.helpers import CHAOS, arena_cli, chaos_entrant, chaos_event, launched
 
@@ -386,3 +387,16 @@ def test_the_replay_marks_the_play_a_fault_happened_at(event_dir: Path) -> None:
     for fault in faults:
         card = fault["substitute"][len("PLAY(") : -1]
         assert f"chaos {card} (fault at decision {fault['decision_id']})" in text, text
+
+
+def test_check_bot_and_ask_refuse_to_launch_unsandboxed_where_bubblewrap_cannot_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No silent downgrade for either command: one line that says why, and --sandbox none still launches."""
+    monkeypatch.setattr("arena.conductor.ask.bubblewrap_problem", lambda: "bwrap is not on PATH")
+    with pytest.raises(ConfigError, match=r"^cannot sandbox the bot: bwrap is not on PATH$"):
+        asking.launch_spec("python bot.py --address {address}", SandboxMode.BUBBLEWRAP, None, tmp_path)
+    spec = asking.launch_spec("python bot.py --address {address}", SandboxMode.NONE, None, tmp_path)
+    assert not spec.sandboxed
+    with pytest.raises(ConfigError, match="cannot sandbox the bot"):
+        asyncio.run(check_command("python bot.py --address {address}"))
