@@ -227,7 +227,8 @@ VARIANTS = [
 @settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(VARIANTS), st.integers(min_value=0, max_value=2**31))
 def test_no_request_holds_a_card_its_seat_could_not_see(variant: Any, seed: int) -> None:
-    decisions, hands = played_decisions(*variant, seed)
+    name, options = variant
+    decisions, hands = played_decisions(name, options, seed)
     assert decisions
     assert leaks(decisions, hands) == []
 
