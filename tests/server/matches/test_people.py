@@ -285,3 +285,29 @@ def _nobody_else_acts(people: dict[str, Client], plan_id: int, key: str) -> None
     again = _play(alice)
     assert again.status_code == 409, again.text
     assert f"your game {plan_id} is still on" in again.text
+
+
+def test_a_game_in_flight_when_the_server_stops_is_ended_and_another_may_start(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """kill -9 mid-game: after the restart the game is ended (its plan says why, nothing is kept), its
+    address leads to its page, and the person may start another (no game is left 'on' forever)."""
+    server, people = _start(tmp_path_factory.mktemp("restart"), "classic")
+    try:
+        alice = people["alice"]
+        asked = _play(alice)
+        assert asked.status_code == 303, asked.text
+        plan_id = int(asked.headers["location"].rsplit("/", 1)[1])
+        _poll(lambda: True if alice.http.get(f"/play/{plan_id}/state").json()["decision"] else None)
+        server.kill()
+        server.start()
+        alice.login("alice")
+        result = _stored(server, plan_id)
+        assert result == {"decision": "ended: the server stopped during the game"}
+        assert server.rows(f"SELECT count(*) FROM unrated_games WHERE match_id = {plan_id}") == [(0,)]
+        back = alice.get(f"/play/{plan_id}")
+        assert back.status_code == 303 and back.headers["location"] == f"/play/{plan_id}/game"
+        assert "ended: the server stopped" in alice.get(f"/play/{plan_id}/game").text
+        assert _play(alice).status_code == 303
+    finally:
+        server.stop()
