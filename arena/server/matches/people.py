@@ -17,6 +17,7 @@ stops is ended, not resumed (a person is not there to pick it up), and the perso
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import secrets
@@ -45,6 +46,7 @@ from arena.server.ladder import gamelogs
 from arena.server.ladder.service import Ladder
 from arena.server.matches.plans import DONE, PERSON, RUNNING, PlannedGame, person_name, side_name
 from arena.server.settings import CompetitionConfig
+from arena.server.submissions.checks import public_text
 from arena.server.submissions.service import Submissions
 
 ABANDONED = "ended: the server stopped during the game"
@@ -223,6 +225,7 @@ class PersonGames:
             "house",
             ladder.person_deadline_s,
             lambda: table.feed.changed(),
+            labels,
         )
         table = PersonTable(plan_id, user_id, seat_index, labels, seat, self.config.game)
         return table
@@ -378,5 +381,9 @@ class PersonGames:
             )
 
     def log(self, view: PersonGameView, name: str) -> gamelogs.GameLog:
-        """A seated version's stderr during the game (the span between its marks)."""
-        return gamelogs.read_span(gamelogs.log_path(self.ladder.log_dir, name), view.logs.get(name, {}))
+        """A seated version's stderr during the game (the span between its marks, and what followed it),
+        as an entrant may read it: no path of the server's machine (``public_text``, as the ladder's)."""
+        span = gamelogs.read_span(gamelogs.log_path(self.ladder.log_dir, name), view.logs.get(name, {}))
+        upload = self.submissions.directory(self.submissions.get(view.versions[name]))
+        text, after = (public_text(t, self.config.data_dir, upload) for t in (span.text, span.after))
+        return dataclasses.replace(span, text=text, after=after)

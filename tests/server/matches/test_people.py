@@ -37,7 +37,7 @@ class Talker(Bot):
     name = "talker"
 
     async def act(self, view):
-        print(f"talker decides at hand {view.hand_index}", file=sys.stderr, flush=True)
+        print(f"talker decides at hand {view.hand_index} in {__file__}", file=sys.stderr, flush=True)
         return view.legal_actions[0]
 
 
@@ -185,6 +185,9 @@ def test_a_whole_game_by_clicks_on_the_server_replays_and_is_never_rated(
             turn += 1
         assert {"key", "enter"} <= ways and ways & {"card", "click"}
         assert (page.text_content(".centre .final") or "").startswith("Final")
+        news = page.eval_on_selector_all("#log li", "ls => ls.map(l => l.textContent)")
+        assert any("dave v1" in line for line in news), news  # the seats by their labels, as on the table
+        assert not [line for line in news if re.search(r"\bs\d+\b|house-\d|\bp\d+\b", line)], news
         assert page.is_hidden("#finish")  # nothing to stop: the server goes on
         page.click("#stored-link")
         page.wait_for_url(re.compile(rf".*/play/{plan_id}/game$"))
@@ -243,9 +246,17 @@ def test_the_autopilot_plays_a_seat_left_idle_and_the_game_ends_kept(
     assert _board(server) == before
 
     # the seated bot's owner sees the game and its log; the organiser too; nobody else
-    page = people["dave"].get(f"/play/{plan_id}/game")
-    assert page.status_code == 200
-    assert "talker decides at hand" in page.text and "The autopilot played" in page.text
+    # the bot's stderr reaches its log through the shim's pipe, a little after the game's end on a busy
+    # machine: the page shows it within the game's span or just after it; polled, not timed
+    page = _poll(
+        lambda: (
+            r if "talker decides at hand" in (r := people["dave"].get(f"/play/{plan_id}/game")).text else None
+        ),
+        60,
+    )
+    assert page.status_code == 200 and "The autopilot played" in page.text
+    # the bot's own path is shown as the owner knows it, never as a path of the server's machine
+    assert "in &lt;your upload&gt;/bot.py" in page.text and str(server.directory) not in page.text
     assert f'href="/play/{plan_id}/game"' in people["dave"].get("/play").text  # listed for its owner
     assert people["organiser"].get(f"/play/{plan_id}/game").status_code == 200
     for path in (f"/play/{plan_id}/game", f"/play/{plan_id}", f"/play/{plan_id}/state"):
