@@ -164,12 +164,18 @@ def test_a_whole_game_by_clicks_on_the_server_replays_and_is_never_rated(
         _nobody_else_acts(people, plan_id, key)
         assert "alice (a person)" in (page.text_content("#sub") or "")
         prev, turn, ways = "", 0, set()
+        seen: list[list[Any]] = []  # (hand, the cards the page was shown) at each of alice's decisions
         while True:
             page.wait_for_function(NEXT, arg=prev, timeout=120_000)
             if page.evaluate("document.body.dataset.over") == "stored":
                 break
             prev = page.evaluate("document.body.dataset.decision")
             legal = page.evaluate("window.arenaPlay.state().view.legal_actions")
+            seen.append(
+                page.evaluate(
+                    "[window.arenaPlay.state().view.hand_index, window.arenaPlay.state().view.hand]"
+                )
+            )
             shown = page.eval_on_selector_all("#actions button", "bs => bs.map(b => b.dataset.action)")
             assert shown == legal  # every legal action, and only those, is offered
             if turn == 0:  # a move the engine refuses: the page says why, and the decision stays open
@@ -198,6 +204,10 @@ def test_a_whole_game_by_clicks_on_the_server_replays_and_is_never_rated(
         result = _stored(server, plan_id)
         _replays(server, result)
         assert sum(1 for h in result["hands"] for a in h["actions"] if a["seat"] == 1) == turn  # each move
+        for hand_index, cards in seen:  # the page showed alice her own cards only (and the up-card taken)
+            dealt = result["hands"][hand_index]
+            assert set(cards or ()) <= {*dealt["dealt"][1], dealt["up_card"]}, (hand_index, cards)
+        assert any(cards for _, cards in seen)
         assert result["labels"][1] == "alice (a person)" and "dave v1" in result["labels"]
         assert server.rows(f"SELECT rated FROM unrated_games WHERE match_id = {plan_id}") == [(False,)]
         assert _board(server) == before  # no rating, board or TrueSkill changed
