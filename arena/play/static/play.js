@@ -188,7 +188,7 @@
     const v = st.view;
     const legal = st.decision && v ? v.legal_actions : [];
     document.getElementById("sub").textContent =
-      `${st.config.variant}, ${st.seats.length} seats, to ${st.config.target} points · you (${st.seats[st.seat]}) are seat ${st.seat}`;
+      `${st.config.variant}, ${st.seats.length} seats, to ${st.config.target} points · you are seat ${st.seat}: ${st.seats[st.seat]}`;
     document.getElementById("rule").textContent =
       `You have ${st.deadline_s} s for each decision; after that the autopilot (the ${st.autopilot} bot) plays your seat ` +
       "until you take it back. The arena's engine judges every move, as it judges a bot's.";
