@@ -282,6 +282,11 @@ def test_a_visitor_cannot_start_or_follow_one(quick: tuple[ServerProcess, dict[s
     assert visitor.http.get("/play/1/state").status_code == 401
     assert visitor.http.post("/play/1/move", json={"action": "PASS"}).status_code == 401
     assert visitor.get("/play/1/game").status_code == 404
+    # the organiser (no bot of its own) may play too: anyone logged in
+    organiser = people["organiser"]
+    assert organiser.get("/play").status_code == 200
+    started = _play(organiser)
+    assert started.status_code == 303 and started.headers["location"].startswith("/play/"), started.text
 
 
 def _nobody_else_acts(people: dict[str, Client], plan_id: int, key: str) -> None:
