@@ -8,7 +8,7 @@ import io
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 from arena.cli.app import app, fail, one_line_errors
 from arena.errors import ConfigError
+from arena.text import printable
 from arena.userfiles import LIST_LIMIT, UPLOAD_LIMIT, check_user_file, read_user_text
 
 T = TypeVar("T")
@@ -141,6 +142,21 @@ def _token(token: str | None) -> str:
     return token
 
 
+def _violations(server: str, version: dict[str, Any], indent: str = "  ") -> list[str]:
+    """Each violation of a version's check, and beside it the page of the request the bot received at
+    that decision (``/versions/ID/check/GAME/N``: its download is what ``arena ask`` sends again)."""
+    check = version.get("check") or {}
+    at = check.get("violation_decisions") or []
+    lines = []
+    for k, line in enumerate(check.get("violations") or []):
+        lines.append(f"{indent}violation: {printable(str(line))}")
+        where = at[k] if k < len(at) else None
+        if isinstance(where, list) and len(where) == 2:
+            url = f"{server.rstrip('/')}/versions/{version['id']}/check/{where[0]}/{where[1]}"
+            lines.append(f"{indent}  the request it received (for arena ask): {printable(url)}")
+    return lines
+
+
 @app.command()
 def submit(
     file: Path = typer.Argument(..., help="bot.py, a program, or a .zip / .tar.gz"),
@@ -166,9 +182,8 @@ def submit(
         if not wait:
             return
         version = wait_verdict(server, key, version["id"])
-        check = version["check"]
-        for line in check.get("violations", []):
-            typer.echo(f"  violation: {line}")
+        for line in _violations(server, version):
+            typer.echo(line)
         typer.echo(f"VERDICT: {'PASS' if version['status'] == 'passed' else 'FAIL'} ({version['status']})")
     raise typer.Exit(0 if version["status"] == "passed" else 1)
 
@@ -194,3 +209,5 @@ def status(
     )
     for v in reply["versions"]:
         typer.echo(f"  {v['version']}\t{v['status']}{'  (active)' if v['active'] else ''}\t{v['filename']}")
+        for line in _violations(server, v, "    "):
+            typer.echo(line)

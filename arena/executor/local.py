@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -279,6 +279,8 @@ class LocalExecutor:
         disqualified: Collection[str],
         public_seed: int,
         watch: TableWatch | None = None,
+        people: Mapping[str, Player] | None = None,
+        around: Callable[[Player], Player] | None = None,
     ) -> GameRecord:
         """Play one scheduled game here, on this process's event loop: the executor seam's one call.
 
@@ -286,8 +288,15 @@ class LocalExecutor:
         seats, so that their play is the same whoever runs the table. The game comes back as the store
         will keep it, made here (``arena.results.record``: on a Dask worker, not on the conductor).
         ``watch`` follows the game move by move (``arena.event.table.TableWatch``: a live table).
+        ``people`` seats the given players (a person's seat, ``arena.play.seat.HumanSeat``) in place of the
+        entrants of those names: only here, on this process, where the person's moves arrive; ``around``
+        wraps every other seat's player (a person's game paces the bots: ``arena.play.seat.PacedPlayer``).
         """
-        players = [self.player(name, name in disqualified, public_seed) for name in spec.seat_names]
+        seated = people or {}
+        players = [
+            seated[name] if name in seated else self.player(name, name in disqualified, public_seed)
+            for name in spec.seat_names
+        ]
         # Each launched bot's log gets a line as its seat begins and ends the game, so the organiser's
         # report can show what the bot printed during each game (arena.results.botlog).
         logged = [
@@ -295,6 +304,8 @@ class LocalExecutor:
             for seat, name in enumerate(spec.seat_names)
             if name in self.managed and isinstance(players[seat], RemotePlayer)
         ]
+        if around is not None:
+            players = [p if n in seated else around(p) for p, n in zip(players, spec.seat_names, strict=True)]
         for seat, bot in logged:
             bot.note(botlog.start_line(spec.game_id, seat))
         try:

@@ -75,8 +75,12 @@ class HumanSeat(Player):
         autopilot_name: str,
         deadline_s: float,
         changed: Callable[[], None],
+        labels: Sequence[str] | None = None,
     ) -> None:
+        """``labels``: each seat as the person's news names it, when not the table's seat names (the
+        server's seats are ``s12`` and ``house-1`` to the table, ``dave v3`` and ``house`` to a person)."""
         self.name = name
+        self.labels = list(labels) if labels is not None else None
         self.autopilot = autopilot
         self.autopilot_name = autopilot_name
         self.deadline_s = deadline_s
@@ -185,6 +189,8 @@ class HumanSeat(Player):
     # ------------------------------------------------------------------ bookkeeping
 
     def _name(self, seat: int) -> str:
+        if self.labels is not None:
+            return self.labels[seat]
         return self.info.seat_names[seat] if self.info is not None else f"seat {seat}"
 
     def _note(self, news: Sequence[News], tell_autopilot: bool) -> None:
@@ -193,7 +199,8 @@ class HumanSeat(Player):
                 self.autopilot.queue_news(news)
         if self.info is None:
             return
-        names = ["you" if s == self.info.seat else n for s, n in enumerate(self.info.seat_names)]
+        seats = self.labels if self.labels is not None else self.info.seat_names
+        names = ["you" if s == self.info.seat else n for s, n in enumerate(seats)]
         for item in news:
             self.log.append(news_line(item, names, self.info.seat))
             if isinstance(item, TrickCompleted):

@@ -14,11 +14,9 @@ comes as soon as anything changed, so the page needs no timer of its own to stay
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import secrets
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +29,7 @@ from arena.engine.state import GameState
 from arena.errors import ConfigError, RuleError
 from arena.event.faults import FaultPolicy
 from arena.event.table import TableResult, TableSpec, play_table, record_of
-from arena.play.board import hand_end_json, trick_json, view_json
+from arena.play.feed import SeatFeed, seat_state
 from arena.play.seat import HumanSeat, PacedPlayer
 from arena.players.base import Player
 from arena.players.inprocess import InProcessPlayer, load_bot_class
@@ -51,7 +49,6 @@ HOUSE_BOTS: dict[str, str] = {
 GAME_ID = "play"
 DEFAULT_DEADLINE_S = 60.0
 DEFAULT_PACE_S = 0.6
-LOG_TAIL = 60  # lines of the seat's news the page is sent each time
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 
 
@@ -166,8 +163,7 @@ class PlaySession:
         self.directory = directory if directory is not None else next_directory(settings.output)
         _writable(self.directory.parent)  # now, not after a whole game played for nothing
         outdir.check_own(self.directory)
-        self.version = 0
-        self._changed = asyncio.Event()
+        self.feed = SeatFeed()
         self.stored: Path | None = None
         self.error: str | None = None
         self.finished = asyncio.Event()  # the page said it is done (or the game could not be played)
@@ -248,46 +244,22 @@ class PlaySession:
     # ------------------------------------------------------------------ the page
 
     def changed(self) -> None:
-        self.version += 1
-        self._changed.set()
-        self._changed = asyncio.Event()
+        self.feed.changed()
+
+    @property
+    def version(self) -> int:
+        return self.feed.version
 
     async def wait_for(self, since: int, timeout_s: float) -> None:
         """Return once the state is newer than ``since``, or after ``timeout_s``."""
-        if self.version != since:
-            return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), timeout_s)
+        await self.feed.wait_for(since, timeout_s)
 
     def state(self) -> dict[str, Any]:
-        """What the page shows: the seat's view and news, the last trick and hand, the end of the game."""
-        seat, view = self.seat, self.seat.view
-        final = seat.final
-        pending = seat.decision_id != 0
-        return {
-            "version": self.version,
-            "game": GAME_ID,
-            "config": self.config.to_dict(),
-            "seat": self.settings.seat,
-            "seats": list(self.seat_names),
-            "deadline_s": self.settings.deadline_s,
-            "autopilot": self.autopilot_spec[0],
-            "away": seat.away,
-            "decision": seat.decision_id,
-            "remaining_s": round(max(0.0, seat.deadline_at - time.monotonic()), 1) if pending else None,
-            "view": None if view is None else view_json(view),
-            "log": seat.log[-LOG_TAIL:],
-            "last_trick": None if seat.last_trick is None else trick_json(seat.last_trick),
-            "last_hand": None if seat.last_hand is None else hand_end_json(seat.last_hand),
-            "final": None
-            if final is None
-            else {
-                "scores": list(final.scores),
-                "ranks": list(final.ranks),
-                "winners": list(final.winners),
-                "termination": final.termination,
-                "seed": self.seed,
-            },
+        """What the page shows (``arena.play.feed.seat_state``), and where the game was stored."""
+        state = seat_state(
+            self.seat, self.version, GAME_ID, self.config, self.settings.seat, self.seat_names, self.seed
+        )
+        return state | {
             "stored": None
             if self.stored is None
             else {"directory": str(self.stored), "replay": f"arena replay {self.stored} {GAME_ID}"},

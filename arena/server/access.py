@@ -9,6 +9,7 @@ makes public: the leaderboard, entrants' pages (names, versions' verdicts, games
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from arena.server.db.models import ORGANISER
@@ -79,3 +80,13 @@ def require_owner(viewer: Viewer, owner_id: int, what: str) -> None:
 
 def may_see_private(viewer: Viewer, owner_id: int) -> bool:
     return viewer.organiser or (viewer.user_id is not None and viewer.user_id == owner_id)
+
+
+def require_at_table(viewer: Viewer, person_id: int, owner_ids: Collection[int], what: str) -> None:
+    """A person's game (``arena.server.matches.people``): the person who played it, the organiser, and
+    each owner of a version seated at it (who sees it, and its version's log, as any game of its bot's).
+
+    :raises Refused: 404 for anybody else (see the module's docstring).
+    """
+    if not (viewer.organiser or (viewer.user_id is not None and viewer.user_id in {person_id, *owner_ids})):
+        raise not_found(what)

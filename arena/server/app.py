@@ -44,6 +44,8 @@ STATIC = {
     "live_table.js": ("arena.server.web", "static/live_table.js", "text/javascript"),
     "replay.js": ("arena.report", "static/replay.js", "text/javascript"),
     "report.css": ("arena.report", "static/report.css", "text/css"),
+    "play.js": ("arena.play", "static/play.js", "text/javascript"),  # a person's seat (/play): one page
+    "play.css": ("arena.play", "static/play.css", "text/css"),  # with arena play's
 }
 
 

@@ -171,6 +171,16 @@ class LadderSpec:
     )
     challenges_per_day: int = option(5, Range(0, 10_000), "challenges an entrant may ask for per day")
     challenge_games: int = option(20, Range(1, 10_000), "most games one challenge may ask for")
+    person_deadline_s: float = option(
+        60.0,
+        Range(0, 3600, "seconds", integer=False, open_lo=True, to_float=True),
+        "a person's time for each decision of a game they play (/play); then the autopilot plays the seat",
+    )
+    person_pace_s: float = option(
+        0.6,
+        Range(0, 10, "seconds", integer=False, to_float=True),
+        "the wait before each bot's move in a person's game, so that the person can follow the table",
+    )
 
     live_open_hands: bool = option(
         False, Flag(), "everybody watching a live table sees every seat's cards (else the organiser only)"

@@ -38,6 +38,7 @@ from arena.server.ladder import gamelogs
 from arena.server.ladder.games import Games, SeatLog
 from arena.server.ladder.ratings import Board
 from arena.server.ladder.service import Ladder
+from arena.server.matches.people import PersonGames
 from arena.server.matches.service import UnratedGames
 from arena.server.settings import CompetitionConfig, Runtime
 from arena.server.submissions.checks import CheckQueue, public_text
@@ -120,7 +121,10 @@ class Server:
         claims = CheckClaims(self.db)  # this process's advisory locks: checks, plans, its log directory
         slot = claims.slot() if role.plays else None
         self.ladder = Ladder(config, self.db, self.submissions, self.board, key, slot)
-        self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key, claims)
+        self.people = PersonGames(config, self.db, self.submissions, self.ladder, key)
+        self.unrated = UnratedGames(
+            config, self.db, self.submissions, self.board, self.ladder, key, claims, self.people
+        )
         self.finals = Finals(config, self.submissions, self.ladder, claims)
         self.checks = CheckQueue(config, self.submissions, self._verdict, claims)
         self.games = Games(self.db)

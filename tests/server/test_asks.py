@@ -347,3 +347,35 @@ def test_the_replay_offers_each_of_the_owners_moves_and_names_the_faults_decisio
     assert f"the arena played for it at decision {decision}" in logs["alice"]
     assert f"the arena played for it at decision {decision}" in logs["carol"]  # the fault is public
     assert 'class="ask"' in logs["alice"] and 'class="ask"' not in logs["carol"]
+
+
+def test_submit_and_status_print_each_violations_request_page(
+    server: ServerProcess, people: dict[str, Client], bot_dirs: dict[str, Path]
+) -> None:
+    """``arena submit`` (waiting for the verdict) and ``arena status`` print, under each violation of a
+    failed check, the address of the request page the version's own page links beside it."""
+    from tests.server.matches.test_matches import token
+
+    bob = people["bob"]
+    key = token(bob)["Authorization"].split(" ", 1)[1]
+    submitted = arena_cli(
+        "submit", str(bot_dirs["check"] / "bot.py"), "--server", server.url, "--token", key, timeout=240
+    )
+    assert submitted.returncode == 1 and "VERDICT: FAIL" in submitted.stdout, submitted.stdout
+    version = int(re.findall(r"uploaded bob v(\d+)", submitted.stdout)[0])
+    query = "SELECT v.id FROM versions v JOIN users u ON u.id = v.user_id WHERE u.name = 'bob' AND number = "
+    ((version_id,),) = server.rows(query + str(version))
+    page = bob.get(f"/versions/{version_id}").text
+    linked = [f"{server.url}{link}" for link in ask_links(page)]
+    assert linked
+    printed = re.findall(r"the request it received \(for arena ask\): (\S+)", submitted.stdout)
+    assert printed == linked, submitted.stdout
+    status = arena_cli("status", "--server", server.url, "--token", key)
+    assert status.returncode == 0
+    for url in linked:
+        assert url in status.stdout, status.stdout
+    assert bob.get(httpx_path(linked[0])).status_code == 200
+
+
+def httpx_path(url: str) -> str:
+    return "/" + url.split("/", 3)[3]

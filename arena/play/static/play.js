@@ -11,7 +11,10 @@
     DISCARD: "the dealer discards", CALL: "the maker calls a partner or goes alone", PLAY: "play",
     GAME_OVER: "game over",
   };
-  const key = new URLSearchParams(location.search).get("key") || "";
+  // arena play: the API at /api, the key in the page's address. On the competition server the page is given
+  // its game's API (data-api) and the visitor's CSRF token (data-key), and its game is kept on the server.
+  const key = document.body.dataset.key || new URLSearchParams(location.search).get("key") || "";
+  const base = document.body.dataset.api || "/api";
   let st = null, version = -1, shownDecision = 0, tick = null, receivedAt = 0, done = false;
 
   function esc(s) { return String(s).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";"); }
@@ -75,7 +78,7 @@
   }
 
   async function move(action) {
-    const { ok, data } = await api("/api/move", { action, decision: st.decision });
+    const { ok, data } = await api(`${base}/move`, { action, decision: st.decision });
     notice(ok ? "" : `refused: ${data.error}`);
   }
 
@@ -185,7 +188,7 @@
     const v = st.view;
     const legal = st.decision && v ? v.legal_actions : [];
     document.getElementById("sub").textContent =
-      `${st.config.variant}, ${st.seats.length} seats, to ${st.config.target} points · you are seat ${st.seat}`;
+      `${st.config.variant}, ${st.seats.length} seats, to ${st.config.target} points · you are seat ${st.seat}: ${st.seats[st.seat]}`;
     document.getElementById("rule").textContent =
       `You have ${st.deadline_s} s for each decision; after that the autopilot (the ${st.autopilot} bot) plays your seat ` +
       "until you take it back. The arena's engine judges every move, as it judges a bot's.";
@@ -195,11 +198,13 @@
     document.getElementById("away-text").textContent = `The autopilot (the ${st.autopilot} bot) is playing your seat.`;
     const over = document.getElementById("over");
     over.hidden = !st.final;
+    document.getElementById("finish").hidden = !!document.body.dataset.api;  // the server's game needs no Finish
     if (st.error) { over.hidden = false; document.getElementById("over-text").textContent = `The game stopped: ${st.error}`; }
     else if (st.final) {
-      document.getElementById("over-text").innerHTML = st.stored
-        ? `Stored in <code>${esc(st.stored.directory)}</code>. Replay it with <code>${esc(st.stored.replay)}</code>.`
-        : "Storing the game…";
+      document.getElementById("over-text").innerHTML = !st.stored ? "Storing the game…"
+        : st.stored.url ? `Kept on the server, unrated: <a id="stored-link" href="${esc(st.stored.url)}">the game's page</a>.`
+        : `Stored in <code>${esc(st.stored.directory)}</code>. Replay it with <code>${esc(st.stored.replay)}</code>.`;
+
     }
     const log = document.getElementById("log");
     log.innerHTML = st.log.map((l) => `<li>${esc(l)}</li>`).join("");
@@ -222,7 +227,7 @@
   async function poll() {
     while (!done) {
       try {
-        const { ok, data } = await api(`/api/state?since=${version}`);
+        const { ok, data } = await api(`${base}/state?since=${version}`);
         if (!ok) { notice(data.error); await new Promise((r) => setTimeout(r, 2000)); continue; }
         st = data; version = data.version; receivedAt = Date.now();
         render();
@@ -237,10 +242,10 @@
   document.addEventListener("click", (e) => {
     const b = e.target.closest("button[data-action]");
     if (b) { move(b.dataset.action); return; }
-    if (e.target.id === "take-back") api("/api/back", {}).then(({ ok, data }) => notice(ok ? "" : data.error));
+    if (e.target.id === "take-back") api(`${base}/back`, {}).then(({ ok, data }) => notice(ok ? "" : data.error));
     if (e.target.id === "finish") {
       done = true;
-      api("/api/finish", {}).then(() => { notice(""); document.getElementById("over-text").textContent += " arena play has stopped: you may close this page."; });
+      api(`${base}/finish`, {}).then(() => { notice(""); document.getElementById("over-text").textContent += " arena play has stopped: you may close this page."; });
     }
   });
   document.addEventListener("keydown", (e) => {

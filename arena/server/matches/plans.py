@@ -21,7 +21,7 @@ from arena.server.db.models import UnratedGame, UnratedMatch
 from arena.stats.rating import RatedGame
 from arena.stats.sprt import SprtResult, SprtSettings, SprtState, run_sprt
 
-SPRT, CHALLENGE = "sprt", "challenge"
+SPRT, CHALLENGE, PERSON = "sprt", "challenge", "person"
 RUNNING, DONE = "running", "done"
 DECISIONS = {SprtResult.H1: "better", SprtResult.H0: "not better", SprtResult.UNDECIDED: "undecided"}
 
@@ -29,6 +29,11 @@ DECISIONS = {SprtResult.H1: "better", SprtResult.H0: "not better", SprtResult.UN
 def side_name(version_id: int) -> str:
     """The executor's name of a version in unrated games (``v12`` is its ladder name)."""
     return f"s{version_id}"
+
+
+def person_name(user_id: int) -> str:
+    """The seat name of a person playing a game on the server (``arena.server.matches.people``)."""
+    return f"p{user_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,10 @@ def planned(plan: Plan, idx: int, seats: int) -> PlannedGame | None:
         return PlannedGame(plan.id, idx, f"M{plan.id}-{game.game_id}", order, game.seed, game.block)
     if idx >= plan.budget:
         return None
+    if plan.kind == PERSON:  # one game: the person in the seat they chose, the others as they were asked
+        lineup = list(plan.field)
+        lineup.insert(int(plan.settings["seat"]), person_name(plan.user_id))
+        return PlannedGame(plan.id, idx, f"P{plan.id}", tuple(lineup), game_seed(plan.seed, "person"))
     seed = game_seed(plan.seed, f"c{idx:05d}")
     lineup = [side_name(plan.version_id), *plan.field]
     lineup += [f"house-{i}" for i in range(1, seats - len(lineup) + 1)]

@@ -60,10 +60,12 @@ from arena.server.db.multi import LOOK_S, CheckClaims, shared
 from arena.server.errors import Refused, not_found
 from arena.server.ladder.ratings import Board
 from arena.server.ladder.service import Ladder
+from arena.server.matches.people import PersonGames
 from arena.server.matches.plans import (
     CHALLENGE,
     DECISIONS,
     DONE,
+    PERSON,
     RUNNING,
     SPRT,
     MatchView,
@@ -126,8 +128,12 @@ class UnratedGames:
         ladder: Ladder,
         key: bytes,
         claims: CheckClaims | None = None,
+        people: PersonGames | None = None,
     ) -> None:
         self.config = config
+        self.people = people
+        if people is not None:
+            people.asked = self.wake
         self.db = db
         self.submissions = submissions
         self.board = board
@@ -274,9 +280,13 @@ class UnratedGames:
             s.add(row)
             s.flush()
             match_id = row.seed = row.id  # public, as a ladder game's seed is: its deals need the secret key
-        self.pending = True
-        self.ladder.changed.set()  # an idle table wakes up for it
+        self.wake()
         return match_id
+
+    def wake(self) -> None:
+        """A plan was asked for: the tables look for its games (an idle one wakes up for it)."""
+        self.pending = True
+        self.ladder.changed.set()
 
     def ask_challenge(self, user_id: int, opponents: Sequence[int], games: int) -> int:
         """Unrated games of the entrant's active version against other entrants' active versions
@@ -384,7 +394,11 @@ class UnratedGames:
                     .order_by(UnratedMatch.id)
                 )
             )
-            plans = [plan_of(r) for r in rows]
+            # a person waiting at a page comes first; a person's game is played where its seat is held
+            plans = sorted((plan_of(r) for r in rows), key=lambda p: p.kind != PERSON)
+            plans = [
+                p for p in plans if p.kind != PERSON or (self.people is not None and self.people.plays(p.id))
+            ]
             for gone in self.claimed - {r.id for r in rows}:  # ended (here, or stopped by another process)
                 self.claimed.discard(gone)
                 self.claims.release_plan(gone)
@@ -406,6 +420,10 @@ class UnratedGames:
             if not any(m == plan.id for m, _ in self.in_flight):
                 self._settle(plan.id, every=True)  # every game stored (a restart after the last one)
         return None
+
+    def _holds(self, plan_id: int) -> bool:
+        """Whether this process holds the person's seat of a person's plan (only it can play the game)."""
+        return self.people is not None and self.people.plays(plan_id)
 
     def _mine(self, plan_id: int) -> bool:
         """Whether this process plays the plan: it holds the plan's lock, or takes it now."""
@@ -444,6 +462,8 @@ class UnratedGames:
                 return
             view = self._view(s, row)
             plan = view.plan
+            if plan.kind == PERSON:
+                return  # ended when its one game is kept (arena.server.matches.people)
             if plan.kind == SPRT:
                 state = view.state
                 assert state is not None
@@ -475,20 +495,26 @@ class UnratedGames:
             await self._release()
             return False
         key = (game.match_id, game.idx)
+        person = self.people if self._holds(game.match_id) else None
+        if person is not None:
+            self.finished.add(key)  # its plan ends with its one game: the bots no plan needs are let go
         self.in_flight.add(key)
         self.share.started(now, True, ladder_waiting)
         self.started += 1
         try:
             await self._ensure(game.seats)
-            executor = ladder.executor
-            absent = frozenset(n for n in game.seats if n in executor.unavailable())
-            policy = ladder.tournament.faults
-            spec = TableSpec(
-                game.game_id, ladder.tournament.game, deal_seed(self.key, game.seed), game.seats, policy
-            )
-            record = await executor.play(spec, absent, game.seed)
-            void = policy.forfeit_result is ForfeitResult.VOID and bool(record.forfeited)
-            self.store(game, record, void)
+            if person is not None:  # a person's game: played and kept by its own service
+                await person.play(game)
+            else:
+                executor = ladder.executor
+                absent = frozenset(n for n in game.seats if n in executor.unavailable())
+                policy = ladder.tournament.faults
+                spec = TableSpec(
+                    game.game_id, ladder.tournament.game, deal_seed(self.key, game.seed), game.seats, policy
+                )
+                record = await executor.play(spec, absent, game.seed)
+                void = policy.forfeit_result is ForfeitResult.VOID and bool(record.forfeited)
+                self.store(game, record, void)
             self.played += 1
         except ArenaError as exc:  # nothing stored: the same game is played again later
             log.warning("an unrated game was not played: %s", exc)
