@@ -27,6 +27,10 @@ a composite one (pairs taken as if independent): it estimates the spread of the 
 The same prior also gives the P of non-adjacent pairs (the matrix), whose gaps are wider than any atom:
 those P come out near 0 or 1, as the data say, but their calibration is not measured.
 
+The leaderboard's P itself comes from a prior on the entrants' *strengths* (``fit_strengths``, below): the
+NPMLE's atoms or Efron's smooth g-model, whichever has the smaller BIC; the gap priors above are the ones
+it replaced, kept for the benchmark's comparison (bench/ranking.py, bench/ranking_priors.py).
+
 Pure and deterministic (no randomness): the same gaps give the same prior and the same probabilities.
 """
 
