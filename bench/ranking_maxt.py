@@ -95,7 +95,7 @@ def main() -> None:
                 stat = np.where(np.eye(k, dtype=bool), -np.inf, (s[:, None] - s[None, :]) / se)
                 df = np.minimum(unit[:, None], unit[None, :]) - 1.0
                 rng = np.random.default_rng(event.seed)
-                z = rng.multivariate_normal(np.zeros(k), cov, size=args.draws, method="cholesky")
+                z = rng.multivariate_normal(np.zeros(k), cov, size=args.draws, method="eigh")
                 t = (z[:, :, None] - z[:, None, :]) / se[None]
 
                 def holm(remaining: np.ndarray) -> float:
