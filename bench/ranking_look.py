@@ -3,15 +3,17 @@ the 30-entrant class field (goal: under 50 ms, docs/ranking.md "Class fields: me
 
 Usage::
 
-    python bench/ranking_look.py [--games 360] [--mode plain|duplicate] [--seed 1] [--repeat 5]
+    python bench/ranking_look.py [--games 360] [--mode plain|duplicate] [--seed 1] [--repeat 5] [--load F]
 
-Plays one seeded class30 event in-process (bench/ranking_fields.py), then times ``look`` at every 60
+Plays one seeded class30 event in-process (bench/ranking_fields.py), or with ``--load`` takes every class30
+event of that mode from a file of ``bench/ranking.py --save`` (no playing), then times ``look`` at every 60
 games (``time.process_time``, the best of ``--repeat``): the statistics only, not the playing.
 """
 
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -20,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.append(str(Path(__file__).resolve().parent))
 
 from ranking import per_round
-from ranking_fields import EventTask, names, play_event
+from ranking_fields import EventTask, PlayedEvent, names, play_event
 
 from arena.stats.confidence import TIE_MARGIN, look
 from arena.stats.leaderboard import PLANNED_RHO
@@ -34,18 +36,34 @@ def main() -> None:
     parser.add_argument("--mode", choices=("plain", "duplicate"), default="plain")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--load", type=Path, help="saved events (bench/ranking.py --save) instead of playing")
     args = parser.parse_args()
-    event = play_event(EventTask("class30", args.mode, args.seed, args.games))
-    plan = LookPlan(100, 1.5, args.games, PLANNED_RHO)
-    rg = per_round("class30", args.mode, args.seed)
+    if args.load:
+        saved = pickle.loads(args.load.read_bytes())
+        played = saved["played"] if isinstance(saved, dict) else saved
+        for event in played:
+            if event.field == "class30" and event.mode == args.mode:
+                time_looks(event, args.mode, min(args.games, len(event.games)), args.repeat)
+    else:
+        time_looks(
+            play_event(EventTask("class30", args.mode, args.seed, args.games)),
+            args.mode,
+            args.games,
+            args.repeat,
+        )
+
+
+def time_looks(event: PlayedEvent, mode: str, games: int, repeat: int) -> None:
+    plan = LookPlan(100, 1.5, games, PLANNED_RHO)
+    rg = per_round("class30", mode, event.seed)
     tally = Tally(names("class30"))
     last = 0
-    print(f"class30, {args.mode}, seed {args.seed}: CPU of one look (best of {args.repeat})")
-    for b in range(60, args.games + 1, 60):
+    print(f"class30, {mode}, seed {event.seed}: CPU of one look (best of {repeat})")
+    for b in range(60, games + 1, 60):
         tally.add(event.games[last:b]).close()
         last = b
         best = float("inf")
-        for _ in range(args.repeat):
+        for _ in range(repeat):
             started = time.process_time()
             look(tally, "auto", 0.95, event.seed, TIE_MARGIN, plan=plan, round_games=rg)
             best = min(best, time.process_time() - started)

@@ -27,6 +27,10 @@ a composite one (pairs taken as if independent): it estimates the spread of the 
 The same prior also gives the P of non-adjacent pairs (the matrix), whose gaps are wider than any atom:
 those P come out near 0 or 1, as the data say, but their calibration is not measured.
 
+The leaderboard's P itself comes from a prior on the entrants' *strengths* (``fit_strengths``, below): the
+NPMLE's atoms or Efron's smooth g-model, whichever has the smaller BIC; the gap priors above are the ones
+it replaced, kept for the benchmark's comparison (bench/ranking.py, bench/ranking_priors.py).
+
 Pure and deterministic (no randomness): the same gaps give the same prior and the same probabilities.
 """
 
@@ -273,23 +277,154 @@ class StrengthPrior:
     weights: tuple[float, ...]
 
 
+SMOOTH_DEGREE = 5
+"""Degree of the log-polynomial of the smooth strength prior (Efron's g-modelling uses a spline of five
+degrees of freedom): enough for six or ten evenly spaced tiers to come out as a broad, lumpy density,
+few enough to estimate from 12 scores."""
+SMOOTHING = 1.0
+"""Ridge penalty on the smooth prior's coefficients (Efron's c0, on standardised columns)."""
+SMOOTH_ATOMS = 24
+"""Grid points of the smooth prior: a smooth density needs fewer than the NPMLE's atoms, and each pair's
+posterior costs atoms² (60 made a look of 30 entrants cost 80-120 ms of CPU, 24 keeps it under 50)."""
+NEWTON_STEPS = 40
+"""Newton steps of the smooth prior's penalised likelihood (it converges in 5-15 on the benchmark)."""
+
+
 def fit_strengths(
     scores: Sequence[float], ses: Sequence[float], count: int = STRENGTH_ATOMS
 ) -> StrengthPrior:
+    """The leaderboard's prior on the entrants' true scores: the discrete NPMLE (``fit_atoms``) or the
+    smooth log-polynomial prior (``fit_smooth``), whichever has the smaller BIC (its maximised
+    log-likelihood less half the log of the entrants per parameter: the NPMLE's atoms, clusters of the
+    grid counted as one, two parameters each less one; the smooth prior's ``SMOOTH_DEGREE``).
+
+    Why two: the NPMLE is sparse by nature, and from 12 or 30 noisy scores it merges neighbouring tiers
+    into one atom, so P of a pair from two neighbouring tiers came out near 1/2 where 0.7-0.86 held
+    (docs/ranking.md, "Class fields: measured"); the smooth prior keeps mass between the tiers and is
+    calibrated there. But a smooth density cannot be a point, so on a field of copies (every entrant the
+    same) it spreads and puts P 0.8 on far-apart copies, where the NPMLE's single atom rightly says 1/2.
+    The BIC picks the point mass when the scores are consistent with few values and the smooth prior when
+    they spread (chosen by measurement over the class, ladder, twin, same5 and near fields)."""
+    s, e = _clean(scores, ses)
+    atoms_ = fit_atoms(scores, ses, count)
+    if s.size < 3:
+        return atoms_
+    smooth = fit_smooth(scores, ses)
+    n = math.log(s.size)
+    bic_atoms = -2 * log_likelihood(atoms_, s, e) + (2 * _clusters(atoms_) - 1) * n
+    bic_smooth = -2 * log_likelihood(smooth, s, e) + SMOOTH_DEGREE * n
+    return atoms_ if bic_atoms <= bic_smooth else smooth
+
+
+def _grid(s: np.ndarray, e: np.ndarray, count: int) -> np.ndarray:
+    """The strength priors' grid: ``count`` points over the range of the scores ± two standard errors."""
+    lo, hi = float(np.min(s - 2 * e)), float(np.max(s + 2 * e))
+    return np.linspace(lo, hi, count) if hi > lo else np.array([lo])
+
+
+def fit_atoms(scores: Sequence[float], ses: Sequence[float], count: int = STRENGTH_ATOMS) -> StrengthPrior:
     """The prior on the entrants' true scores, fitted to the whole field: a discrete distribution on a grid
     (the NPMLE, Kiefer and Wolfowitz 1956; Koenker and Mizera 2014), weights by EM on the likelihood of
-    each entrant's score with its own standard error. Copies share an atom; distinct tiers get their own."""
+    each entrant's score with its own standard error. Copies share an atom; distinct tiers get their own
+    when the scores tell them apart."""
     s, e = _clean(scores, ses)
     if s.size == 0:
         return StrengthPrior((0.0,), (1.0,))
-    lo, hi = float(np.min(s - 2 * e)), float(np.max(s + 2 * e))
-    grid_ = np.linspace(lo, hi, count) if hi > lo else np.array([lo])
+    grid_ = _grid(s, e, count)
     log = -0.5 * ((s[:, None] - grid_[None, :]) / e[:, None]) ** 2
     like = np.exp(log - log.max(axis=1, keepdims=True))
     w = _em(like, np.zeros(grid_.size), 2000, tol=1e-8)
     keep = w > PRUNE
     w = w[keep] / w[keep].sum()
     return StrengthPrior(tuple(float(x) for x in grid_[keep]), tuple(float(x) for x in w))
+
+
+def fit_smooth(
+    scores: Sequence[float],
+    ses: Sequence[float],
+    degree: int = SMOOTH_DEGREE,
+    penalty: float = SMOOTHING,
+    count: int = SMOOTH_ATOMS,
+) -> StrengthPrior:
+    """A smooth prior on the entrants' true scores: Efron's g-modelling ("Empirical Bayes deconvolution
+    estimates", Biometrika 2016): on the grid, g ∝ exp(Qα) with Q the Legendre polynomials of degrees 1 to
+    ``degree`` (standardised columns), α maximising the log-likelihood of the scores less
+    ``penalty`` · |α|² / 2, by Newton's method with step halving (the Hessian is exact for this
+    exponential family: the posterior's covariance of Q less the prior's)."""
+    s, e = _clean(scores, ses)
+    if s.size == 0:
+        return StrengthPrior((0.0,), (1.0,))
+    grid_ = _grid(s, e, count)
+    if grid_.size < degree + 2:
+        return fit_atoms(scores, ses, count)
+    x = 2 * (grid_ - grid_[0]) / (grid_[-1] - grid_[0]) - 1
+    q = np.polynomial.legendre.legvander(x, degree)[:, 1:]
+    q = (q - q.mean(axis=0)) / q.std(axis=0)
+    log = -0.5 * ((s[:, None] - grid_[None, :]) / e[:, None]) ** 2
+    like = np.exp(log - log.max(axis=1, keepdims=True))
+    n = s.size
+    ridge = penalty * np.eye(degree)
+
+    def objective(a: np.ndarray) -> tuple[float, np.ndarray]:
+        eta = q @ a
+        g = np.exp(eta - eta.max())
+        g /= g.sum()
+        return float(np.sum(np.log(like @ g)) - 0.5 * penalty * (a @ a)), g
+
+    a = np.zeros(degree)
+    f, g = objective(a)
+    for _ in range(NEWTON_STEPS):
+        post = like * g[None, :] / (like @ g)[:, None]  # entrant x grid: each entrant's posterior
+        seen = post.sum(axis=0)
+        grad = q.T @ (seen - n * g) - penalty * a
+        mean_post = post @ q
+        mean_prior = q.T @ g
+        hess = (
+            q.T @ (seen[:, None] * q)
+            - mean_post.T @ mean_post
+            - n * (q.T @ (g[:, None] * q) - np.outer(mean_prior, mean_prior))
+            - ridge
+        )
+        try:
+            step = np.linalg.solve(hess, -grad)
+        except np.linalg.LinAlgError:
+            step = grad / (n + penalty)
+        if grad @ step <= 0:  # not an ascent direction (the Hessian is not negative definite here)
+            step = grad / (n + penalty)
+        t = 1.0
+        for _ in range(20):
+            f_new, g_new = objective(a + t * step)
+            if f_new >= f:
+                break
+            t /= 2
+        else:
+            break
+        a = a + t * step
+        moved = f_new - f
+        f, g = f_new, g_new
+        if moved < 1e-9:
+            break
+    keep = g > PRUNE
+    w = g[keep] / g[keep].sum()
+    return StrengthPrior(tuple(float(v) for v in grid_[keep]), tuple(float(v) for v in w))
+
+
+def log_likelihood(prior: StrengthPrior, s: np.ndarray, e: np.ndarray) -> float:
+    """The log-likelihood of the scores ``s`` (standard errors ``e``) under ``prior`` (the constant of the
+    normal left out: only differences between priors matter)."""
+    a, w = np.asarray(prior.atoms), np.asarray(prior.weights)
+    like = np.exp(-0.5 * ((s[:, None] - a[None, :]) / e[:, None]) ** 2) / e[:, None]
+    return float(np.sum(np.log(np.maximum(like @ w, 1e-300))))
+
+
+def _clusters(prior: StrengthPrior, floor: float = 1e-3) -> int:
+    """The NPMLE's components: its atoms of weight at least ``floor``, neighbouring grid points counted as
+    one (the EM spreads one support point over two or three)."""
+    a = np.asarray(prior.atoms)[np.asarray(prior.weights) >= floor]
+    if a.size < 2:
+        return 1
+    step = float(np.min(np.diff(np.asarray(prior.atoms)))) if len(prior.atoms) > 1 else 0.0
+    return 1 + int(np.sum(np.diff(np.sort(a)) > 1.5 * step))
 
 
 def pair_probabilities(
