@@ -22,7 +22,9 @@ three times their CPU (a likely reason, not tested: a solved guess lets every se
 the cards, which a bid's whole hand of play magnifies; figures: ``bench/hands.py``).
 ``bidding="learned"`` (an option, not the default) makes round 1, round 2 and going alone by a model
 fitted to each option's value on real deals instead (``sample_bots.learned``, ``bench/train_bidding.py``;
-its figures are in ``sample_bots/learned/bidding.md``). ``guesses="learned"`` (an option, not the default)
+its figures are in ``sample_bots/learned/bidding.md``); ``bidding="blend"`` (an option too) runs the
+rollouts and adds the model's advantage to each option as a prior worth ``prior_samples`` guesses
+(``blend_choice``). ``guesses="learned"`` (an option, not the default)
 draws every search's guesses from the learned inference (``montecarlo.MonteCarloBot.guesses``; figures in
 ``sample_bots/learned/inference.md``).
 
