@@ -2,7 +2,8 @@
 load and cover the three trained variants, and make the decisions recorded when they were shipped; a tiny
 training run goes end to end, resumes, and is a function of its seed; the champion with
 ``bidding="learned"`` plays legal hands in every variant, falls back where the weights do not reach, and
-passes check-bot."""
+passes check-bot; ``bidding="blend"`` is the model at an overwhelming prior and the rollouts at none, and
+plays legal hands; ``bidding_weights`` picks the weights file."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from bench.hands import play_hand
 from bench.strength import VARIANTS
 from bench.train_bidding import chunk_path, deal_rows, main
 from sample_bots.champion import ChampionBot
-from sample_bots.learned import WEIGHTS, Bidder, config_key, shipped
+from sample_bots.learned import WEIGHTS, Bidder, Model, config_key, shipped
 from sample_bots.learned.features import NUM_INPUTS, inputs
 from sample_bots.policy import choose, seen_from_state, seen_from_view
 from tests.helpers import check_launched, configured_bot
@@ -281,3 +282,15 @@ def test_the_blended_champion_plays_legal_hands(variant: str) -> None:
     for deal in range(2):
         for seat in range(config.num_players):
             play_hand(config, deal, bot_class(seed=deal), seat)
+
+
+def test_bidding_weights_names_the_file_the_champion_bids_by(tmp_path: Path) -> None:
+    # Weights with every advantage negated bid the other way wherever the shipped ones decide.
+    flipped = Bidder({key: Model(-m.w, m.mean, m.scale) for key, m in shipped().models.items()})
+    flipped.save(tmp_path / "flipped.npz")
+    default = ChampionBot.configured(bidding="learned")()
+    other = ChampionBot.configured(bidding="learned", bidding_weights=str(tmp_path / "flipped.npz"))()
+    state = GameState(config_of("five-handed"), seed=3, single_hand=True)
+    k = seen_from_state(state, state.to_act)
+    assert default.bidder().decide(k) == shipped().decide(k) is not None
+    assert other.bidder().decide(k) != shipped().decide(k)
