@@ -22,7 +22,9 @@ three times their CPU (a likely reason, not tested: a solved guess lets every se
 the cards, which a bid's whole hand of play magnifies; figures: ``bench/hands.py``).
 ``bidding="learned"`` (an option, not the default) makes round 1, round 2 and going alone by a model
 fitted to each option's value on real deals instead (``sample_bots.learned``, ``bench/train_bidding.py``;
-its figures are in ``sample_bots/learned/bidding.md``). ``guesses="learned"`` (an option, not the default)
+its figures are in ``sample_bots/learned/bidding.md``); ``bidding="blend"`` (an option too) runs the
+rollouts and adds the model's advantage to each option as a prior worth ``prior_samples`` guesses
+(``blend_choice``). ``guesses="learned"`` (an option, not the default)
 draws every search's guesses from the learned inference (``montecarlo.MonteCarloBot.guesses``; figures in
 ``sample_bots/learned/inference.md``).
 
@@ -43,7 +45,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from arena.bot import run
 from arena.engine import ACTIONS, Action, Phase, View
@@ -66,6 +68,9 @@ from sample_bots.montecarlo import (
 from sample_bots.policy import Style, choose, choose_state, ismcts, seen_from_view
 from sample_bots.policy.solver import TRICKS, Position, SearchAborted, Solver
 
+if TYPE_CHECKING:
+    from sample_bots.learned import Bidder
+
 SAMPLE_WORK = 400
 """Work units charged per guess drawn (replaying the history with the inference checks costs about as much
 as this many solver nodes)."""
@@ -80,10 +85,12 @@ OWN_SETTINGS = (
     "ismcts_iterations",
     "ismcts_c",
     "bidding",
+    "bidding_weights",
+    "prior_samples",
 )
 
 
-BIDDINGS = ("rollouts", "learned")
+BIDDINGS = ("rollouts", "learned", "blend")
 
 
 class ChampionBot(MonteCarloBot):
@@ -116,8 +123,14 @@ class ChampionBot(MonteCarloBot):
     bidding: ClassVar[str] = "rollouts"
     """Round 1, round 2 and going alone: ``"rollouts"`` (the default: the Monte-Carlo bot's search) or
     ``"learned"`` (``sample_bots.learned``: a model fitted by ``bench/train_bidding.py``, a dot product per
-    option; in a configuration its weights do not cover, the rollouts). The discard, the called card and
-    the blind choices stay with the rollouts either way."""
+    option; in a configuration its weights do not cover, the rollouts) or ``"blend"`` (both: each option's
+    rollout total plus the model's advantage counted as ``prior_samples`` guesses, ``blend_choice``). The
+    discard, the called card and the blind choices stay with the rollouts either way."""
+    bidding_weights: ClassVar[str] = ""
+    """The learned bidder's weights file (``""``: the shipped ``sample_bots/learned/bidding.npz``); for
+    benchmarks of other fits (``bench/train_bidding.py --out``)."""
+    prior_samples: ClassVar[float] = 16.0
+    """``bidding="blend"``: how many rollout guesses the model's advantage weighs as."""
     budget_s = 0.25
     """CPU-time cap of a decision of any kind (this thread's ``time.thread_time``): a busy machine slows
     the clock the deadline is measured by, not the CPU a search may use, so the budget that shapes the
@@ -151,6 +164,10 @@ class ChampionBot(MonteCarloBot):
                 learned = self.learned_choice(view)
                 if learned is not None:
                     return learned
+            if self.bidding == "blend":
+                blended = self.blend_choice(view)
+                if blended is not None:
+                    return blended
             if self.bid_solver and (self.phases is None or view.phase in self.phases):
                 return ACTIONS[self.solve_choice(view)]
             return self.rollout_action(view, "bid")
@@ -162,10 +179,8 @@ class ChampionBot(MonteCarloBot):
         """The learned bidder's choice (``sample_bots.learned``), or ``None`` where it does not decide. When
         it declines to go alone, the card called is the rollouts' among the calls other than ALONE (the rules
         player's without ALONE where the call is not searched: ``phases``)."""
-        from sample_bots.learned import shipped
-
         seen = seen_from_view(view)
-        action = shipped().decide(seen)
+        action = self.bidder().decide(seen)
         if action is None:
             return None
         searched = self.phases is None or view.phase in self.phases
@@ -178,6 +193,46 @@ class ChampionBot(MonteCarloBot):
                 if results is not None:
                     return ACTIONS[pick(results, action, self.deviate)]
         return ACTIONS[action]
+
+    def bidder(self) -> Bidder:
+        """The learned bidder of ``bidding_weights`` (loaded once per process)."""
+        from sample_bots.learned import WEIGHTS, shipped
+
+        return shipped(self.bidding_weights or str(WEIGHTS))
+
+    def blend_choice(self, view: View) -> Action | None:
+        """Round 1, round 2 and the call by rollouts and the learned model together, or ``None`` where the
+        model does not decide. The rollouts run as usual (racing drops the options clearly worse); each
+        surviving option scores its total utility over the guesses plus ``prior_samples`` times the
+        model's advantage (0 for the options the model compares against), so the model is a prior that
+        the guesses outweigh as they accumulate; the best score is played, ties to the model's choice. With
+        no guess drawn in time, the model's choice."""
+        seen = seen_from_view(view)
+        bidder = self.bidder()
+        prior = bidder.scores(seen)
+        learned = bidder.decide(seen)
+        if prior is None or learned is None:
+            return None
+        if self.phases is not None and view.phase not in self.phases:
+            return ACTIONS[learned]
+        options = candidates(seen, choose(seen, self.style))
+        if learned not in options:
+            options.append(learned)
+        if len(options) < 2:
+            return ACTIONS[options[0]]
+        before = len(self.stopped)
+        results = self.evaluate(view, options, learned)
+        if len(self.stopped) > before:
+            why = self.stopped[-1]
+            self.stops.append(("bid", why if why in ("cpu", "wall") else "work"))
+        if results is None:
+            return ACTIONS[learned]
+        weight = self.prior_samples
+
+        def score(a: int) -> tuple[float, bool]:
+            return (sum(results[a]) + weight * prior.get(a, 0.0), a == learned)
+
+        return ACTIONS[max(results, key=score)]
 
     def _spent(
         self, done: int, work: int, budget: int, started: float, stop_at: float, cpu_stop: float

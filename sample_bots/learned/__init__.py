@@ -86,35 +86,47 @@ class Bidder:
         key = config_key(config)
         return all((key, kind) in self.models for kind in ("bid1", "bid2", "alone"))
 
-    def decide(self, k: Seen) -> int | None:
-        """The learned action at ``k`` (one of ``k.legal``), or ``None`` where the model does not decide:
-        another kind of decision, a configuration it was not fitted for, No-Trumps on offer."""
+    def scores(self, k: Seen) -> dict[int, float] | None:
+        """The model's advantage of each option it prices at ``k``, against the alternative at 0.0 (round
+        1: accepting the up-card, passing 0; round 2: each suit, passing 0; the call: ALONE, every other
+        call 0), or ``None`` where it does not decide: another kind of decision, a configuration it was not
+        fitted for, No-Trumps on offer."""
         key = config_key(k.config)
         if k.phase == P_BID1:
             model = self.models.get((key, "bid1"))
             accept = A.TAKE_UP if A.TAKE_UP in k.legal else A.ORDER_UP
             if model is None or accept not in k.legal or A.PASS not in k.legal:
                 return None
-            return accept if model.advantage(inputs(k, k.proposed)) > 0 else A.PASS
+            return {accept: model.advantage(inputs(k, k.proposed)), A.PASS: 0.0}
         if k.phase == P_BID2:
             model = self.models.get((key, "bid2"))
             names = [a for a in k.legal if A.NAME_BASE <= a < A.NAME_BASE + 4]
             if model is None or not names or A.NAME_BASE + NO_TRUMP in k.legal:
                 return None
-            scored = {a: model.advantage(inputs(k, a - A.NAME_BASE)) for a in names}
-            best = max(names, key=lambda a: (scored[a], -a))
-            if A.PASS in k.legal and scored[best] <= 0:
-                return A.PASS
-            return best
+            out = {a: model.advantage(inputs(k, a - A.NAME_BASE)) for a in names}
+            if A.PASS in k.legal:
+                out[A.PASS] = 0.0
+            return out
         if k.phase == P_CALL:
             model = self.models.get((key, "alone"))
             if model is None or A.ALONE not in k.legal or len(k.legal) < 2:
                 return None
-            if model.advantage(inputs(k, k.trump)) > 0:
+            return {A.ALONE: model.advantage(inputs(k, k.trump))}
+        return None
+
+    def decide(self, k: Seen) -> int | None:
+        """The learned action at ``k`` (one of ``k.legal``), or ``None`` where the model does not decide
+        (``scores``). Round 2's ties go to the lowest suit, and a pass wins a tie with a suit; at the
+        call, declining ALONE is the rules player's call without ALONE."""
+        scored = self.scores(k)
+        if scored is None:
+            return None
+        if k.phase == P_CALL:
+            if scored[A.ALONE] > 0:
                 return A.ALONE
             fallback = call(k, NO_ALONE)
             return fallback if fallback != A.ALONE and fallback in k.legal else None
-        return None
+        return max(scored, key=lambda a: (scored[a], a == A.PASS, -a))
 
 
 @lru_cache(maxsize=4)

@@ -1,6 +1,8 @@
-"""The house bots with the learned inference drawing their guesses (``guesses = "learned"``), as classes
-that ``arena match``, ``arena check-bot`` and event files can name (``sample_bots.learned.bots:...``).
-Their figures against the default bots are in ``sample_bots/learned/inference.md``."""
+"""The house bots with the learned models switched on, as classes that ``arena match``, ``arena check-bot``
+and event files can name (``sample_bots.learned.bots:...``): the learned inference drawing the guesses
+(``guesses = "learned"``; figures in ``sample_bots/learned/inference.md``), and the champion bidding by the
+learned model alone (``bidding = "learned"``) or by the model and its rollouts together (``bidding =
+"blend"``; figures in ``sample_bots/learned/bidding.md``)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,16 @@ from sample_bots.montecarlo import MonteCarloBot
 class LearnedGuessesChampion(ChampionBot):
     name = "champion-learned-guesses"
     guesses = "learned"
+
+
+class LearnedBiddingChampion(ChampionBot):
+    name = "champion-learned-bidding"
+    bidding = "learned"
+
+
+class BlendedBiddingChampion(ChampionBot):
+    name = "champion-blended-bidding"
+    bidding = "blend"
 
 
 class LearnedGuessesMonteCarlo(MonteCarloBot):

@@ -2,7 +2,8 @@
 load and cover the three trained variants, and make the decisions recorded when they were shipped; a tiny
 training run goes end to end, resumes, and is a function of its seed; the champion with
 ``bidding="learned"`` plays legal hands in every variant, falls back where the weights do not reach, and
-passes check-bot."""
+passes check-bot; ``bidding="blend"`` is the model at an overwhelming prior and the rollouts at none, and
+plays legal hands; ``bidding_weights`` picks the weights file."""
 
 from __future__ import annotations
 
@@ -11,15 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena.engine import ACTIONS, GameConfig, GameState
+from arena.engine import ACTIONS, Action, GameConfig, GameState, View
+from arena.engine.actions import encode
 from arena.engine.state import P_BID1, P_BID2, P_CALL, P_PLAY
 from bench.hands import play_hand
 from bench.strength import VARIANTS
 from bench.train_bidding import chunk_path, deal_rows, main
 from sample_bots.champion import ChampionBot
-from sample_bots.learned import WEIGHTS, Bidder, config_key, shipped
+from sample_bots.learned import WEIGHTS, Bidder, Model, config_key, shipped
 from sample_bots.learned.features import NUM_INPUTS, inputs
-from sample_bots.policy import choose, seen_from_state
+from sample_bots.policy import choose, seen_from_state, seen_from_view
 from tests.helpers import check_launched, configured_bot
 
 TRAINED = ("five-handed", "call-ace", "classic")
@@ -210,3 +212,85 @@ def test_inputs_have_the_declared_width() -> None:
         state.apply_unchecked(state.legal_actions()[0])
     k = seen_from_state(state, state.to_act)
     assert len(inputs(k, k.proposed)) == NUM_INPUTS
+
+
+def blend_records(prior_samples: float, variant: str = "five-handed") -> list[tuple[int, int, int | None]]:
+    """(blend's action, the model's action, the rollouts' best mean) at every decision the blend made in
+    a few hands of ``variant``; the rollouts' best is ``None`` where no guess was drawn."""
+    records: list[tuple[int, int, int | None]] = []
+
+    class Recording(
+        ChampionBot.configured(  # type: ignore[misc]
+            bidding="blend",
+            prior_samples=prior_samples,
+            samples=3,
+            bid_factor=2,
+            play_samples=3,
+            min_samples=2,
+            play_work=3000,
+            deviate=0.0,
+            budget_s=30.0,
+        )
+    ):
+        last: dict[int, list[float]] | None = None
+
+        def evaluate(self, view: View, actions: list[int], default: int) -> dict[int, list[float]] | None:
+            results = super().evaluate(view, actions, default)
+            self.last = results
+            return results
+
+        def blend_choice(self, view: View) -> Action | None:
+            self.last = None
+            action = super().blend_choice(view)
+            if action is not None:
+                learned = shipped().decide(seen_from_view(view))
+                best = None
+                if self.last:
+                    got = self.last
+                    best = max(got, key=lambda a: (sum(got[a]), a == learned))  # ties: the model's
+                records.append((encode(action), learned, best))
+            return action
+
+    config = config_of(variant)
+    for deal in range(4):
+        for seat in range(config.num_players):
+            play_hand(config, deal, Recording(seed=deal), seat)
+    return records
+
+
+def test_the_blend_follows_the_model_when_its_prior_outweighs_any_guesses() -> None:
+    records = blend_records(1e9)
+    assert len(records) >= 10
+    assert all(blend == learned for blend, learned, _ in records)
+
+
+def test_the_blend_follows_the_rollouts_when_the_prior_weighs_nothing() -> None:
+    records = blend_records(0.0)
+    searched = [(blend, best) for blend, _, best in records if best is not None]
+    assert searched
+    assert all(blend == best for blend, best in searched)
+    # and the two ends differ somewhere, or the test above could not tell them apart
+    assert any(best != learned for _, learned, best in records if best is not None)
+
+
+@pytest.mark.parametrize("variant", [*TRAINED, "call-ace-7"])
+def test_the_blended_champion_plays_legal_hands(variant: str) -> None:
+    bot_class = ChampionBot.configured(
+        bidding="blend", samples=4, play_samples=4, min_samples=2, play_work=3000, bid_work=3000
+    )
+    config = config_of(variant)
+    for deal in range(2):
+        for seat in range(config.num_players):
+            play_hand(config, deal, bot_class(seed=deal), seat)
+
+
+def test_bidding_weights_names_the_file_the_champion_bids_by(tmp_path: Path) -> None:
+    # Weights with every advantage negated bid the other way wherever the shipped ones decide.
+    flipped = Bidder({key: Model(-m.w, m.mean, m.scale) for key, m in shipped().models.items()})
+    flipped.save(tmp_path / "flipped.npz")
+    default = ChampionBot.configured(bidding="learned")()
+    other = ChampionBot.configured(bidding="learned", bidding_weights=str(tmp_path / "flipped.npz"))()
+    state = GameState(config_of("five-handed"), seed=3, single_hand=True)
+    k = seen_from_state(state, state.to_act)
+    assert default.bidder().decide(k) == shipped().decide(k) is not None
+    assert other.bidder().decide(k) != shipped().decide(k)
