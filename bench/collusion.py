@@ -24,10 +24,11 @@ game: each posts the cards it holds whenever it is dealt or acts) and soft-play 
 
 Into each honest field's games it also injects a pair of known effect (``INJECTED``: the pair of
 ``INJECT_INTO`` given +g points per hand each wherever both sit at the table, taken equally from the three
-others there). ``--interaction`` runs the statistics with the strength interaction (docs/ranking.md, "Graded
-fields"). Per field and look (the event's first ``b`` games) it prints how often the colluding pair is flagged
-(power), how often any honest pair is flagged (false alarms: family-wise, the share of events with at least
-one), and for ``colluders`` each colluder's points per hand against the same seat's in the honest replay.
+others there). ``--additive`` runs the statistics without the strength interaction (docs/ranking.md,
+"Graded fields"). Per field and look (the event's first ``b`` games) it prints how often the colluding pair
+is flagged (power), how often any honest pair is flagged (false alarms: family-wise, the share of events
+with at least one), and for ``colluders`` each colluder's points per hand against the same seat's in the
+honest replay.
 """
 
 from __future__ import annotations
@@ -283,7 +284,9 @@ def inject(games: Sequence[RatedGame], gain: float, pair: tuple[str, str] = PAIR
     return out
 
 
-def analyse(played: list[Played], alpha: float, interaction: bool = False) -> None:
+def analyse(
+    played: list[Played], alpha: float, interaction: bool = True, looks: Sequence[int] = LOOKS
+) -> None:
     by_field: dict[str, list[Played]] = {}
     for p in played:
         by_field.setdefault(p.field, []).append(p)
@@ -301,7 +304,7 @@ def analyse(played: list[Played], alpha: float, interaction: bool = False) -> No
         print(f"\n{field}: {len(events)} events, {per_game:.1f} ms CPU per game")
         print("  games  pair flagged  any honest pair flagged  mean joint z of the pair (sd)  ms per look")
         ever = [False] * len(events)
-        for look in LOOKS:
+        for look in looks:
             if any(len(e.games) < look for e in events):
                 continue
             hit = false = 0
@@ -360,7 +363,11 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--save", type=Path)
     parser.add_argument(
-        "--interaction", action="store_true", help="fit the strength interaction too (arena.stats.collusion)"
+        "--additive", action="store_true", help="the additive model alone (no strength interaction)"
+    )
+    parser.add_argument("--only", help="analyse only these fields (comma-separated)")
+    parser.add_argument(
+        "--looks", default=",".join(map(str, LOOKS)), help="the looks (games), comma-separated"
     )
     parser.add_argument("--load", type=Path, action="append")
     args = parser.parse_args()
@@ -378,7 +385,9 @@ def main() -> None:
                 played.append(event)
                 if args.save:  # after every event, so an interrupted run keeps what it played
                     args.save.write_bytes(pickle.dumps(played))
-    analyse(played, args.alpha, args.interaction)
+    if args.only:
+        played = [p for p in played if p.field in args.only.split(",")]
+    analyse(played, args.alpha, not args.additive, [int(v) for v in args.looks.split(",")])
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def test_a_gain_only_with_b_is_recovered_exactly() -> None:
     for seq, seats in enumerate(round_robin(SIX, 5, 120)):
         scores = [15.0 if s == "a" and "b" in seats else 10.0 for s in seats]
         games.append(seated(seq, seats, scores))
-    result = collusion(games, SIX)
+    result = collusion(games, SIX, interaction=False)
     ab = next(p for p in result.pairs if (p.a, p.b) == ("a", "b"))
     assert ab.a_gain == pytest.approx(0.5, abs=1e-9) and ab.b_gain == pytest.approx(0.0, abs=1e-9)
     assert ab.together == 80 and ab.a_apart == ab.b_apart == 20
@@ -82,7 +82,7 @@ def test_the_strength_interaction_keeps_a_graded_honest_field_unflagged() -> Non
     """Issue 42: an honest field of graded strengths where a strong bot gains less from a weak table than a
     weak one does (points of i = t_i - t/4 + λ t_i t, t the table's summed strengths: like with like gains,
     as the bench's ladder showed) has no colluding pair. The additive model reads the like-with-like gain as
-    pairs gaining together and flags three; with the strength interaction fitted, none is flagged."""
+    pairs gaining together and flags three; the default model (the strength interaction fitted) none."""
     strength = dict(zip(SIX, (0.3, 0.2, 0.1, -0.1, -0.2, -0.3), strict=True))
     rng = Random(1)
     games = []
@@ -92,8 +92,8 @@ def test_the_strength_interaction_keeps_a_graded_honest_field_unflagged() -> Non
             table = sum(strength[m] for m in seats if m != name)
             scores.append(10 * (1 + strength[name] - table / 4 + strength[name] * table) + rng.gauss(0, 3))
         games.append(seated(seq, seats, scores))
-    assert len(collusion(games, SIX).flagged) == 3  # the additive model: e-f, d-e, d-f
-    assert collusion(games, SIX, interaction=True).flagged == ()
+    assert len(collusion(games, SIX, interaction=False).flagged) == 3  # the additive model: e-f, d-e, d-f
+    assert collusion(games, SIX).flagged == ()
 
 
 def test_five_entrants_always_share_the_table_and_nothing_is_tested() -> None:
@@ -143,7 +143,7 @@ def test_the_gains_and_their_standard_errors_match_an_independent_dense_fit() ->
         hands = rng.randint(8, 16)
         scores = [rng.randint(0, 12) + (3 if s == "c" and "e" in seats else 0) for s in seats]
         games.append(seated(seq, seats, scores, hands))
-    result = collusion(games, SIX)
+    result = collusion(games, SIX, interaction=False)
     ce = next(p for p in result.pairs if (p.a, p.b) == ("c", "e"))
     gain, se = dense_fit(games, SIX, ("c", "e"))
     assert (ce.a_gain, ce.b_gain) == pytest.approx(tuple(gain), abs=1e-9)
