@@ -71,7 +71,10 @@ CONFIG = GameConfig.from_dict({"variant": "call-ace"})
 SEATS = 5
 PAIR = ("col_a", "col_b")
 HONEST = ("hon1", "hon2", "hon3", "hon4")
-FIELDS = ("colluders", "honest", "ladder", "class")
+FIELDS = ("colluders", "honest", "ladder", "class", "together", "weakpair")
+WEAK = ("pair1", "pair2")
+"""The two entrants of ``together`` (tests/stats/test_collusion.py's ``Together`` bots: random moves apart,
+the rules bot's together) and of ``weakpair`` (two honest random bots), beside ``HONEST``'s rules bots."""
 LADDER = tuple((f"eps{round(e * 100):03d}", e) for e in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0))
 CLASS = tuple(
     (f"s{k:02d}_eps{round(e * 100):03d}", e)
@@ -217,13 +220,18 @@ def entrants(field: str) -> tuple[str, ...]:
         return tuple(n for n, _ in LADDER)
     if field == "class":
         return tuple(n for n, _ in CLASS)
+    if field in ("together", "weakpair"):
+        return (*WEAK, *HONEST)
     return (*PAIR, *HONEST)
 
 
-def watched(field: str) -> tuple[str, str]:
-    """The pair whose flag is power, not a false alarm: the colluders, or the pair injected into the field."""
+def watched(field: str) -> tuple[str, ...]:
+    """The pair whose flag is power, not a false alarm: the colluders, the ``Together`` pair, or the pair
+    injected into the field (none in ``weakpair``: its two random bots are honest)."""
     base, _, injected = field.partition(" + ")
-    return INJECT_INTO[base] if injected else PAIR
+    if injected:
+        return INJECT_INTO[base]
+    return {"together": WEAK, "weakpair": ()}.get(base, PAIR)
 
 
 async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
@@ -237,6 +245,12 @@ async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
             classes: dict[str, type[Bot]] = graded
         elif field == "colluders":
             classes = {n: RulesBot for n in HONEST} | colluding_pair()
+        elif field == "together":
+            from tests.stats.test_collusion import Together1, Together2  # the tests' pair, exactly
+
+            classes = {n: RulesBot for n in HONEST} | {"pair1": Together1, "pair2": Together2}
+        elif field == "weakpair":
+            classes = {n: RulesBot for n in HONEST} | {n: noisy(1.0) for n in WEAK}
         else:
             classes = {n: RulesBot for n in names}
         players = [InProcessPlayer(classes[n], n) for n in g.seats]
@@ -323,7 +337,9 @@ def analyse(
             ms = (time.process_time() - started) / len(events) * 1e3
             mean = sum(zs) / len(zs) if zs else float("nan")
             sd = math.sqrt(sum((z - mean) ** 2 for z in zs) / max(1, len(zs) - 1)) if zs else float("nan")
-            power = f"{hit / len(events):.2f}" if field == "colluders" or " + " in field else "  – "
+            power = (
+                f"{hit / len(events):.2f}" if pair and field not in ("honest", "ladder", "class") else "  – "
+            )
             print(f"  {look:5d}  {power:>12}  {false / len(events):23.2f}  "
                   f"{mean:16.2f} ({sd:.2f})  {ms:18.0f}")  # fmt: skip
         print(f"  any honest pair flagged at any of those looks: {sum(ever) / len(events):.2f}")
