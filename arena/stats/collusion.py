@@ -51,7 +51,7 @@ SILENT = 1e-9
 """A standard error below this (points per hand) is rounding, not variation: the points fit the model
 exactly, and a z-score would be noise divided by noise."""
 LAMBDA_MAX = 2.0
-"""The most λ may be (points per hand per (point per hand)²): honest graded call-ace fields measured 0.3
+"""The most λ may be (points per hand per (point per hand)²): honest graded call-ace fields measured -0.1
 to 1.3; a larger λ is noise (among equal bots, where every product s_ij s_ji is near 0, λ is anything) or
 a pair's gain being read as an interaction."""
 COLLINEAR = 0.25
@@ -388,9 +388,9 @@ class _Design:
         Measured with the pair's own rows, λ can explain a colluding pair away: in a field of equals plus a
         pair that is weak apart and strong together, the pair's rows are the only ones where the interaction
         differs from the additive model, so λ is fitted to the pair's gain and the pair's columns are left
-        collinear with it (docs/ranking.md, Collusion, has the figures). The other rows
-        say how much like gains with like in this field; where they cannot say (their interaction is
-        additive, as among equal bots), the prior keeps λ small."""
+        collinear with it (docs/ranking.md, Collusion, has the figures). The other rows say how much like
+        gains with like in this field; where they cannot say (their interaction is additive, as among equal
+        bots), the prior keeps λ small."""
         keep = (self.entrant != a) & (self.entrant != b)
         beta, pinv, *_ = self._solve(extra, True, self.y, keep, self.ridge)
         return float(beta[-1]) + LAMBDA_SDS * math.sqrt(max(float(pinv[-1, -1]) * self.noise, 0.0))
