@@ -30,6 +30,7 @@ from arena.stats.collusion import collusion, flag_lines, holm, upper_tail
 from arena.stats.rating import RatedGame
 from sample_bots.noisy import noisy
 from sample_bots.policy import DEFAULT_STYLE, choose_view
+from sample_bots.rules import RulesBot
 from tests.helpers import call_ace_event
 
 SIX = ("a", "b", "c", "d", "e", "f")
@@ -227,6 +228,33 @@ def test_an_injected_colluding_pair_is_flagged(honest_events: list[list[RatedGam
         lines = flag_lines(result)
         assert lines[0].startswith("Collusion? ") and "eps020 and eps060" in " ".join(lines)
         assert max(len(line) for line in lines) <= 80
+
+
+WEAK_FIELD = ("rules1", "rules2", "rules3", "rules4", "rand1", "rand2")
+
+
+async def _play_weak(seed: int, games: int) -> list[RatedGame]:
+    classes = {n: RulesBot for n in WEAK_FIELD[:4]} | {n: noisy(1.0) for n in WEAK_FIELD[4:]}
+    out = []
+    for g in make_schedule(list(WEAK_FIELD), 5, games, seed)[:games]:
+        players = [InProcessPlayer(classes[n], n) for n in g.seats]
+        r = await play_table(TableSpec(g.game_id, CONFIG, g.seed, g.seats), players)
+        out.append(RatedGame(g.seq, g.game_id, g.seats, r.ranks, r.scores, block=g.block, hands=len(r.hands)))
+    return out
+
+
+def test_two_honest_weak_bots_among_equals_are_not_flagged() -> None:
+    """Issue 42: four rules bots and two honest random bots, four seeded events of 250 games. The two weak
+    bots gain about 0.2 points per hand at the same table (like with like), which the additive model reads
+    as a pair: it flags them in 3 of the 4 (bench/collusion.py ``weakpair``: 6 of 6 at 200 games). The
+    default model flags no pair in any (the bench: 0 of 6 at 200 games, 1 of 6 at 300)."""
+    additive = 0
+    for seed in (1, 2, 3, 4):
+        games = asyncio.run(_play_weak(seed, 250))
+        assert collusion(games, WEAK_FIELD).flagged == (), seed
+        flagged = collusion(games, WEAK_FIELD, interaction=False).flagged
+        additive += [(p.a, p.b) for p in flagged] == [("rand1", "rand2")]
+    assert additive >= 3  # the field does show the like-with-like gain the default must not flag
 
 
 # ----------------------------------------------------------------- the leaderboard, its JSON, the report
