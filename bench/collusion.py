@@ -4,13 +4,15 @@ honest field?
 Usage::
 
     python bench/collusion.py [--events E] [--games G] [--fields F,...] [--workers W] [--save F]
-    python bench/collusion.py --load F [--alpha A]    # the statistics again on saved games
+    python bench/collusion.py --load F [--alpha A] [--looks 500,1000] [--only FIELD,...] [--additive]
 
 Fields (call-ace, five seats, six entrants, so each game one entrant sits out and every pair shares a table in
 about 2 of 3 games): ``colluders`` (two colluding rules bots, ``col_a`` and ``col_b``, among four honest rules
 bots), ``honest`` (the same six names, all honest rules bots: a field of equals), ``ladder`` (the six noisy
 rules bots of bench/ranking.py, ε = 0 ... 1: an honest field of very different strengths, where additive
-models are most easily wrong) and ``class`` (``CLASS``: ten graded entrants, three of them twice). Every
+models are most easily wrong), ``class`` (``CLASS``: ten graded entrants, three of them twice),
+``together`` (the tests' ``Together`` pair, random apart and the rules bot together, among four rules bots)
+and ``weakpair`` (two honest random bots among four rules bots: honest, but like gains with like). Every
 field's events use the same seeds, so ``colluders`` and ``honest`` play the same schedules and deals: the
 colluders' gain is measured against exactly the games they would have played honestly.
 
