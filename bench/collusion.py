@@ -4,13 +4,15 @@ honest field?
 Usage::
 
     python bench/collusion.py [--events E] [--games G] [--fields F,...] [--workers W] [--save F]
-    python bench/collusion.py --load F [--alpha A]    # the statistics again on saved games
+    python bench/collusion.py --load F [--alpha A] [--looks 500,1000] [--only FIELD,...] [--additive]
 
 Fields (call-ace, five seats, six entrants, so each game one entrant sits out and every pair shares a table in
 about 2 of 3 games): ``colluders`` (two colluding rules bots, ``col_a`` and ``col_b``, among four honest rules
 bots), ``honest`` (the same six names, all honest rules bots: a field of equals), ``ladder`` (the six noisy
 rules bots of bench/ranking.py, ε = 0 ... 1: an honest field of very different strengths, where additive
-models are most easily wrong) and ``class`` (``CLASS``: ten graded entrants, three of them twice). Every
+models are most easily wrong), ``class`` (``CLASS``: ten graded entrants, three of them twice),
+``together`` (the tests' ``Together`` pair, random apart and the rules bot together, among four rules bots)
+and ``weakpair`` (two honest random bots among four rules bots: honest, but like gains with like). Every
 field's events use the same seeds, so ``colluders`` and ``honest`` play the same schedules and deals: the
 colluders' gain is measured against exactly the games they would have played honestly.
 
@@ -24,10 +26,11 @@ game: each posts the cards it holds whenever it is dealt or acts) and soft-play 
 
 Into each honest field's games it also injects a pair of known effect (``INJECTED``: the pair of
 ``INJECT_INTO`` given +g points per hand each wherever both sit at the table, taken equally from the three
-others there). ``--interaction`` runs the statistics with the strength interaction (docs/ranking.md, "Graded
-fields"). Per field and look (the event's first ``b`` games) it prints how often the colluding pair is flagged
-(power), how often any honest pair is flagged (false alarms: family-wise, the share of events with at least
-one), and for ``colluders`` each colluder's points per hand against the same seat's in the honest replay.
+others there). ``--additive`` runs the statistics without the strength interaction (docs/ranking.md,
+"Graded fields"). Per field and look (the event's first ``b`` games) it prints how often the colluding pair
+is flagged (power), how often any honest pair is flagged (false alarms: family-wise, the share of events
+with at least one), and for ``colluders`` each colluder's points per hand against the same seat's in the
+honest replay.
 """
 
 from __future__ import annotations
@@ -70,7 +73,10 @@ CONFIG = GameConfig.from_dict({"variant": "call-ace"})
 SEATS = 5
 PAIR = ("col_a", "col_b")
 HONEST = ("hon1", "hon2", "hon3", "hon4")
-FIELDS = ("colluders", "honest", "ladder", "class")
+FIELDS = ("colluders", "honest", "ladder", "class", "together", "weakpair")
+WEAK = ("pair1", "pair2")
+"""The two entrants of ``together`` (tests/stats/test_collusion.py's ``Together`` bots: random moves apart,
+the rules bot's together) and of ``weakpair`` (two honest random bots), beside ``HONEST``'s rules bots."""
 LADDER = tuple((f"eps{round(e * 100):03d}", e) for e in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0))
 CLASS = tuple(
     (f"s{k:02d}_eps{round(e * 100):03d}", e)
@@ -216,13 +222,18 @@ def entrants(field: str) -> tuple[str, ...]:
         return tuple(n for n, _ in LADDER)
     if field == "class":
         return tuple(n for n, _ in CLASS)
+    if field in ("together", "weakpair"):
+        return (*WEAK, *HONEST)
     return (*PAIR, *HONEST)
 
 
-def watched(field: str) -> tuple[str, str]:
-    """The pair whose flag is power, not a false alarm: the colluders, or the pair injected into the field."""
+def watched(field: str) -> tuple[str, ...]:
+    """The pair whose flag is power, not a false alarm: the colluders, the ``Together`` pair, or the pair
+    injected into the field (none in ``weakpair``: its two random bots are honest)."""
     base, _, injected = field.partition(" + ")
-    return INJECT_INTO[base] if injected else PAIR
+    if injected:
+        return INJECT_INTO[base]
+    return {"together": WEAK, "weakpair": ()}.get(base, PAIR)
 
 
 async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
@@ -236,6 +247,12 @@ async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
             classes: dict[str, type[Bot]] = graded
         elif field == "colluders":
             classes = {n: RulesBot for n in HONEST} | colluding_pair()
+        elif field == "together":
+            from tests.stats.test_collusion import Together1, Together2  # the tests' pair, exactly
+
+            classes = {n: RulesBot for n in HONEST} | {"pair1": Together1, "pair2": Together2}
+        elif field == "weakpair":
+            classes = {n: RulesBot for n in HONEST} | {n: noisy(1.0) for n in WEAK}
         else:
             classes = {n: RulesBot for n in names}
         players = [InProcessPlayer(classes[n], n) for n in g.seats]
@@ -283,7 +300,9 @@ def inject(games: Sequence[RatedGame], gain: float, pair: tuple[str, str] = PAIR
     return out
 
 
-def analyse(played: list[Played], alpha: float, interaction: bool = False) -> None:
+def analyse(
+    played: list[Played], alpha: float, interaction: bool = True, looks: Sequence[int] = LOOKS
+) -> None:
     by_field: dict[str, list[Played]] = {}
     for p in played:
         by_field.setdefault(p.field, []).append(p)
@@ -301,7 +320,7 @@ def analyse(played: list[Played], alpha: float, interaction: bool = False) -> No
         print(f"\n{field}: {len(events)} events, {per_game:.1f} ms CPU per game")
         print("  games  pair flagged  any honest pair flagged  mean joint z of the pair (sd)  ms per look")
         ever = [False] * len(events)
-        for look in LOOKS:
+        for look in looks:
             if any(len(e.games) < look for e in events):
                 continue
             hit = false = 0
@@ -320,7 +339,9 @@ def analyse(played: list[Played], alpha: float, interaction: bool = False) -> No
             ms = (time.process_time() - started) / len(events) * 1e3
             mean = sum(zs) / len(zs) if zs else float("nan")
             sd = math.sqrt(sum((z - mean) ** 2 for z in zs) / max(1, len(zs) - 1)) if zs else float("nan")
-            power = f"{hit / len(events):.2f}" if field == "colluders" or " + " in field else "  – "
+            power = (
+                f"{hit / len(events):.2f}" if pair and field not in ("honest", "ladder", "class") else "  – "
+            )
             print(f"  {look:5d}  {power:>12}  {false / len(events):23.2f}  "
                   f"{mean:16.2f} ({sd:.2f})  {ms:18.0f}")  # fmt: skip
         print(f"  any honest pair flagged at any of those looks: {sum(ever) / len(events):.2f}")
@@ -360,7 +381,11 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--save", type=Path)
     parser.add_argument(
-        "--interaction", action="store_true", help="fit the strength interaction too (arena.stats.collusion)"
+        "--additive", action="store_true", help="the additive model alone (no strength interaction)"
+    )
+    parser.add_argument("--only", help="analyse only these fields (comma-separated)")
+    parser.add_argument(
+        "--looks", default=",".join(map(str, LOOKS)), help="the looks (games), comma-separated"
     )
     parser.add_argument("--load", type=Path, action="append")
     args = parser.parse_args()
@@ -378,7 +403,9 @@ def main() -> None:
                 played.append(event)
                 if args.save:  # after every event, so an interrupted run keeps what it played
                     args.save.write_bytes(pickle.dumps(played))
-    analyse(played, args.alpha, args.interaction)
+    if args.only:
+        played = [p for p in played if p.field in args.only.split(",")]
+    analyse(played, args.alpha, not args.additive, [int(v) for v in args.looks.split(",")])
 
 
 if __name__ == "__main__":

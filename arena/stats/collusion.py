@@ -50,6 +50,18 @@ ALPHA = 0.05
 SILENT = 1e-9
 """A standard error below this (points per hand) is rounding, not variation: the points fit the model
 exactly, and a z-score would be noise divided by noise."""
+LAMBDA_MAX = 2.0
+"""The most λ may be (points per hand per (point per hand)²): honest graded call-ace fields measured -0.1
+to 1.3; a larger λ is noise (among equal bots, where every product s_ij s_ji is near 0, λ is anything) or
+a pair's gain being read as an interaction."""
+COLLINEAR = 0.25
+"""A pair whose joint column keeps less than this share of its information once λ is fitted is one that λ
+rests on (``_Design.effects``): its test holds λ at ``_Design.lambda_bound``."""
+LAMBDA_SCALE = 0.5
+"""The prior scale of the strength interaction λ (per point per hand) where the bound on it is measured:
+λ ~ N(0, LAMBDA_SCALE²), the ridge σ²/LAMBDA_SCALE² with σ² the variance of one hand's points."""
+LAMBDA_SDS = 1.0
+"""The bound on λ is the other rows' posterior mean plus this many posterior standard deviations."""
 MIN_GAMES = 20
 """Games a pair must have shared, and each must have played without the other, to be tested: below that
 the clustered variance is itself too noisy for a tail probability of 1 in 1,000."""
@@ -174,13 +186,13 @@ def collusion(
     names: Sequence[str],
     alpha: float = ALPHA,
     min_games: int = MIN_GAMES,
-    interaction: bool = False,
+    interaction: bool = True,
 ) -> Collusion:
     """Every pair of ``names``: its effects and whether it is flagged at family-wise level ``alpha``.
 
-    ``interaction``: fit the strength interaction too (``_Design``; docs/ranking.md, "Collusion", has what
-    it fixes on graded fields and why it is not the default: a pair weak apart and strong together is read
-    as two weak bots that do better together).
+    ``interaction``: fit the strength interaction (``_Design``; docs/ranking.md, "Collusion", says what it
+    fixes on graded fields and how a pair that is weak apart and strong together is kept from being
+    explained away by it); False: the additive model alone.
 
     Void games and games without hands are left out; a seat played by the autopilot for a disqualified
     entrant (``excluded``) is neither a row nor a table-mate (its points are not the entrant's).
@@ -281,6 +293,12 @@ class _Design:
     read as pairs gaining together (docs/ranking.md, Collusion). Each strength is measured without the
     other of the pair so that a pair that gains only together is not made "strong" by that gain, which
     would let λ explain it away.
+
+    λ is fitted on every row and held within [0, ``LAMBDA_MAX``] (unlike gaining with like is not what
+    honest fields show; below 0 the additive model is used). A pair that λ rests on (its joint column keeps
+    less than ``COLLINEAR`` of its information once λ is fitted: among equal bots, a pair weak apart and
+    strong together is the only place λ can be measured, and λ would explain it away) is tested with λ
+    held at no more than what the other entrants' rows allow (``lambda_bound``).
     """
 
     def __init__(
@@ -296,14 +314,16 @@ class _Design:
     ) -> None:
         self.n, self.entrant, self.mates, self.y, self.w = n, entrant, mates, y, w
         self.cluster, self.n_clusters = cluster, n_clusters
+        self.noise = self.ridge = 0.0
         self.rows = len(entrant)
         self.mate_of = np.zeros((self.rows, n), dtype=bool)
         for r, m in enumerate(mates):
             self.mate_of[r, m] = True
         self.pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
         self.cross: np.ndarray | None = None  # None: the additive model alone
+        self.cross_row = np.zeros(self.rows)  # each row's Σ_j s_ij s_ji over its table-mates
         if interaction:
-            beta = self.fit([])[0]
+            beta = self._solve([], True, y)[0]
             phi = beta[n : 2 * n]
             own = y - self.mate_of.astype(float) @ phi  # each row's points less its table's φ: θ_i + noise
             onehot = np.zeros((self.rows, n))
@@ -319,14 +339,19 @@ class _Design:
             centre = float(weight @ theta) / float(weight.sum())
             strength -= centre  # [i, j]: i's strength measured in its games without j
             self.cross = strength * strength.T
+            self.cross_row = (self.mate_of * self.cross[entrant]).sum(axis=1)
+            residual = y - self.mate_of.astype(float) @ phi - theta[entrant]
+            noise = float(w @ residual**2) / max(self.rows - 2 * n, 1)  # σ² of a hand's points
+            self.noise, self.ridge = noise, noise / LAMBDA_SCALE**2
 
     def pair_of(self, k: int) -> tuple[int, int]:
         return self.pairs[k]
 
-    def columns(self, extra: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    def columns(self, extra: list[tuple[int, int]], free: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Each row's nonzero columns and their values: its entrant (θ), its table-mates (φ, offset n), for
         each pair (a, b) of ``extra`` the pair's two columns (a's rows with b, b's with a), all ones; and
-        the strength interaction ``s_i Σ s_j`` (last); -1 pads."""
+        the strength interaction ``Σ_j s_ij s_ji`` (last, unless ``free`` is False: λ then held fixed by
+        ``fit``); -1 pads."""
         n, rows = self.n, self.rows
         own: list[list[int]] = [[] for _ in range(rows)]
         for e, (a, b) in enumerate(extra):
@@ -340,71 +365,119 @@ class _Design:
             cols[r, 1 : 1 + len(m)] = np.asarray(m, dtype=np.int64) + n
             cols[r, 1 + len(m) : 1 + len(m) + len(own[r])] = own[r]
         vals = (cols >= 0).astype(float)
-        if self.cross is not None:
+        if self.cross is not None and free:
             last = 2 * n + 2 * len(extra)
-            cross = (self.mate_of * self.cross[self.entrant]).sum(axis=1)
             cols = np.concatenate([cols, np.full((rows, 1), last, dtype=np.int64)], axis=1)
-            vals = np.concatenate([vals, cross[:, None]], axis=1)
+            vals = np.concatenate([vals, self.cross_row[:, None]], axis=1)
         return cols, vals
 
     def fit(
-        self, extra: list[tuple[int, int]]
+        self, extra: list[tuple[int, int]], offset: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The weighted least-squares fit: β, (X'WX)⁺, the rows' columns and values (``columns``), and the
+        offset the points were fitted beside (given: the interaction with λ held, not a column; else 0)."""
+        if offset is None:
+            return (*self._solve(extra, True, self.y), np.zeros(self.rows))
+        return (*self._solve(extra, False, self.y - offset), offset)
+
+    def lambda_bound(self, a: int, b: int, extra: list[tuple[int, int]]) -> float:
+        """The most λ may be in the test of the pair (a, b): the upper end (``LAMBDA_SDS`` posterior
+        standard deviations) of what every other entrant's rows say of it (a and b still count as their
+        table-mates), with a prior of 0 ± ``LAMBDA_SCALE``: the pair's own rows may not make λ larger.
+
+        Measured with the pair's own rows, λ can explain a colluding pair away: in a field of equals plus a
+        pair that is weak apart and strong together, the pair's rows are the only ones where the interaction
+        differs from the additive model, so λ is fitted to the pair's gain and the pair's columns are left
+        collinear with it (docs/ranking.md, Collusion, has the figures). The other rows say how much like
+        gains with like in this field; where they cannot say (their interaction is additive, as among equal
+        bots), the prior keeps λ small."""
+        keep = (self.entrant != a) & (self.entrant != b)
+        beta, pinv, *_ = self._solve(extra, True, self.y, keep, self.ridge)
+        return float(beta[-1]) + LAMBDA_SDS * math.sqrt(max(float(pinv[-1, -1]) * self.noise, 0.0))
+
+    def _solve(
+        self,
+        extra: list[tuple[int, int]],
+        free: bool,
+        y: np.ndarray,
+        keep: np.ndarray | None = None,
+        ridge: float = 0.0,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The weighted least-squares fit: β, (X'WX)⁺, and the rows' columns and values (``columns``)."""
-        cols, vals = self.columns(extra)
+        cols, vals = self.columns(extra, free)
         valid = cols >= 0
-        p = 2 * self.n + 2 * len(extra) + (self.cross is not None)
-        wv = self.w[:, None] * vals
+        p = 2 * self.n + 2 * len(extra) + (self.cross is not None and free)
+        w = self.w if keep is None else self.w * keep
+        wv = w[:, None] * vals
         xtwx = np.zeros((p, p))
         xtwy = np.zeros(p)
         for c in range(cols.shape[1]):
             ok = valid[:, c]
-            np.add.at(xtwy, cols[ok, c], (wv[:, c] * self.y)[ok])
+            np.add.at(xtwy, cols[ok, c], (wv[:, c] * y)[ok])
             for d in range(cols.shape[1]):
                 both = ok & valid[:, d]
                 np.add.at(xtwx, (cols[both, c], cols[both, d]), (wv[:, c] * vals[:, d])[both])
+        if ridge:
+            xtwx[-1, -1] += ridge
         pinv = np.linalg.pinv(xtwx, rcond=1e-10, hermitian=True)
         return pinv @ xtwy, pinv, cols, vals, valid
 
-    def effects(self, names: Sequence[str], extra: list[tuple[int, int]], min_games: int) -> list[PairEffect]:
-        """Every pair's figures against the additive model plus ``extra``'s columns (z unadjusted)."""
-        n, w, y, cluster, entrant = self.n, self.w, self.y, self.cluster, self.entrant
-        beta, pinv, cols, vals, valid = self.fit(extra)
+    def _directed(
+        self, fitted: tuple[np.ndarray, ...], ordered: Iterable[tuple[int, int]]
+    ) -> tuple[dict[tuple[int, int], _Directed], np.ndarray]:
+        """The score test of each ordered pair (i, j) of ``ordered`` against the fit ``fitted``, and H.
+
+        Per ordered pair (i, j), the rows of i whose table held j: the pair's column z. Its score: Σ w z e;
+        its information z'Wz - S'(X'WX)⁺S with S = X'Wz, and its clustered variance Σ_c u_c² with
+        u_c = V_c - G_c·b (V_c: the cluster's Σ w z e; b = (X'WX)⁺S), expanded so that only the clusters
+        the pair shared are visited. (i, j) and (j, i) share those clusters: their covariance is as cheap."""
+        w, y, cluster, entrant = self.w, self.y, self.cluster, self.entrant
+        beta, pinv, cols, vals, valid, offset = fitted
         width, p = cols.shape[1], len(beta)
-        fitted = np.where(valid, beta[np.where(valid, cols, 0)] * vals, 0.0).sum(axis=1)
-        we = w * (y - fitted)  # weighted residual of each row
+        fit = offset + np.where(valid, beta[np.where(valid, cols, 0)] * vals, 0.0).sum(axis=1)
+        we = w * (y - fit)  # weighted residual of each row
         # Per cluster: Σ w e x over its rows (G), and H = Σ_c G_c G_cᵀ, for the sandwich.
         g_sum = np.zeros((self.n_clusters, p))
         for c in range(width):
             ok = valid[:, c]
             np.add.at(g_sum, (cluster[ok], cols[ok, c]), (we * vals[:, c])[ok])
-        h = g_sum.T @ g_sum
-        # Per ordered pair (i, j), the rows of i whose table held j: the pair's column z. Its score: Σ w z e;
-        # its information z'Wz - S'(X'WX)⁺S with S = X'Wz, and its clustered variance Σ_c u_c² with
-        # u_c = V_c - G_c·b (V_c: the cluster's Σ w z e; b = (X'WX)⁺S), expanded so that only the clusters
-        # the pair shared are visited. (i, j) and (j, i) share those clusters: their covariance is as cheap.
-        games_of = np.bincount(entrant, minlength=n)
-        together = np.zeros((n, n), dtype=np.int64)
         directed: dict[tuple[int, int], _Directed] = {}
-        for i in range(n):
-            mine = np.flatnonzero(entrant == i)
-            for j in range(n):
-                if j == i:
-                    continue
-                sel = mine[self.mate_of[mine, j]]
-                together[i, j] = len(sel)
-                if len(sel) == 0:
-                    continue
-                s_vec = np.zeros(p)
-                for c in range(width):
-                    ok = valid[sel, c]
-                    np.add.at(s_vec, cols[sel[ok], c], (w * vals[:, c])[sel[ok]])
-                visited, where = np.unique(cluster[sel], return_inverse=True)
-                v = np.bincount(where, weights=we[sel], minlength=len(visited))
-                coef = pinv @ s_vec
-                directed[i, j] = _Directed(
-                    float(v.sum()), float(w[sel].sum() - s_vec @ coef), v, v @ g_sum[visited], coef, s_vec
-                )
+        for i, j in ordered:
+            sel = np.flatnonzero((entrant == i) & self.mate_of[:, j])
+            if len(sel) == 0:
+                continue
+            s_vec = np.zeros(p)
+            for c in range(width):
+                ok = valid[sel, c]
+                np.add.at(s_vec, cols[sel[ok], c], (w * vals[:, c])[sel[ok]])
+            visited, where = np.unique(cluster[sel], return_inverse=True)
+            v = np.bincount(where, weights=we[sel], minlength=len(visited))
+            coef = pinv @ s_vec
+            directed[i, j] = _Directed(
+                float(v.sum()), float(w[sel].sum() - s_vec @ coef), v, v @ g_sum[visited], coef, s_vec
+            )
+        return directed, g_sum.T @ g_sum
+
+    def effects(self, names: Sequence[str], extra: list[tuple[int, int]], min_games: int) -> list[PairEffect]:
+        """Every pair's figures against the model plus ``extra``'s columns (z unadjusted): with the
+        interaction, each pair against its own fit, λ held at ``held_lambda``."""
+        n = self.n
+        games_of = np.bincount(self.entrant, minlength=n)
+        together = (self.mate_of[:, :, None] & (self.entrant[:, None, None] == np.arange(n))).sum(axis=0).T
+        ordered = [(i, j) for i in range(n) for j in range(n) if i != j]
+        lam = 0.0
+        held: dict[tuple[int, int], _Directed] = {}
+        if self.cross is None:
+            shared_fit = self._directed(self.fit(extra), ordered)
+        else:
+            free = self.fit(extra)
+            lam = float(free[0][-1])
+            if not 0 <= lam <= LAMBDA_MAX:  # held at the bound, as an offset (λ 0: the additive model)
+                lam = min(max(lam, 0.0), LAMBDA_MAX)
+                shared_fit = self._directed(self.fit(extra, lam * self.cross_row), ordered)
+                held = shared_fit[0]
+            else:
+                shared_fit = self._directed(free, ordered)
+                held = self._directed(self.fit(extra, lam * self.cross_row), ordered)[0]
         small = self.n_clusters / max(self.n_clusters - 1, 1)  # the usual factor of a clustered variance
         effects: list[PairEffect] = []
         for a, b in self.pairs:
@@ -419,9 +492,21 @@ class _Design:
             elif fewest < min_games:
                 effect = replace(effect, why=f"apart in only {fewest} games (fewer than {min_games})")
             else:
-                effect = _effect(effect, directed[a, b], directed[b, a], h, small, float(w.max()))
+                directed, h = shared_fit
+                if lam > 0 and _joint_info(directed, a, b) < COLLINEAR * _joint_info(held, a, b):
+                    bound = max(self.lambda_bound(a, b, extra), 0.0)
+                    if lam > bound:
+                        offset = bound * self.cross_row
+                        directed, h = self._directed(self.fit(extra, offset), [(a, b), (b, a)])
+                effect = _effect(effect, directed[a, b], directed[b, a], h, small, float(self.w.max()))
             effects.append(effect)
         return effects
+
+
+def _joint_info(directed: dict[tuple[int, int], _Directed], a: int, b: int) -> float:
+    """The information of the pair's joint column (one column for both)."""
+    da, db = directed[a, b], directed[b, a]
+    return da.info + db.info - 2 * float(da.s @ db.b)
 
 
 def _effect(
