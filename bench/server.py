@@ -52,6 +52,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -357,6 +358,7 @@ def main() -> None:
         "--rounds", type=int, default=1, help="--load-seconds cut into this many loaded spells"
     )
     parser.add_argument("--matches", type=int, default=0, help="new versions at once, each starting a match")
+    parser.add_argument("--keep", default=None, help="a directory to copy the server's log and database to")
     args = parser.parse_args()
     if (args.processes > 1 or args.web) and not args.database:
         parser.error("--processes above 1 needs --database postgresql+psycopg://... (SQLite is one process)")
@@ -449,6 +451,10 @@ def main() -> None:
             for other in others:
                 other.stop()
             server.stop()
+            if args.keep:  # the server's log and (SQLite) database, to look into afterwards
+                Path(args.keep).mkdir(parents=True, exist_ok=True)
+                for kept in [*Path(tmp).glob("serve-*.log"), *Path(tmp).glob("results/*/server.sqlite")]:
+                    shutil.copy(kept, args.keep)
     if args.compare:
         reference = arena_run_rate(args.bots, args.minutes * 60, sandbox)
         print(f"arena run, same bots: {reference:.1f} games per minute; ladder/run = {rate / reference:.2f}")
