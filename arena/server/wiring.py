@@ -123,6 +123,7 @@ class Server:
         self.unrated = UnratedGames(config, self.db, self.submissions, self.board, self.ladder, key, claims)
         self.finals = Finals(config, self.submissions, self.ladder, claims)
         self.checks = CheckQueue(config, self.submissions, self._verdict, claims)
+        self.ladder.checks = self.checks.idle  # the ladder waits for them (arena.server.submissions.checks)
         self.games = Games(self.db)
         self.summaries = Summaries(self.db, config.game.variant)
         self._listeners: list[Callable[[], None]] = []
@@ -155,7 +156,7 @@ class Server:
             "field": len(ladder.field),
             "in_flight": ladder.in_flight,
             "games": self.board.games,
-            "queue": len(self.checks.waiting) + (self.checks.current is not None),
+            "queue": self.checks.size,
         }
 
     def submit_version(self, user_id: int, filename: str, data: bytes, runtime: str, note: str) -> int:

@@ -56,6 +56,7 @@ Spare = Callable[[bool], Awaitable[bool]]
 argument: whether the ladder has a game to play."""
 PAUSED = "ladder_paused"
 IDLE_S = 2.0  # how often an idle ladder looks for a field again (besides being told)
+YIELD_S = 5.0  # while checks run or wait, a table starts no game for this long in a row (then plays one)
 SHARED_LOOK_S = LOOK_S  # on a shared database, how often the field, the pause and the counts are read again
 
 
@@ -90,6 +91,9 @@ class Ladder:
         self._syncing = asyncio.Lock()
         self.in_flight = 0
         self.held = False  # a final runs (arena.server.finals.service): no new ladder game starts
+        self.checks: asyncio.Event | None = None
+        """Set while no check runs or waits (``CheckQueue.idle``): until then a table waits, ``YIELD_S`` at
+        most in a row (arena.server.submissions.checks)."""
         self.played = 0
         self.live = LiveTables(config.ladder.live_watchers, config.ladder.live_open_hands)  # games in flight
         with db.session() as s:
@@ -240,6 +244,10 @@ class Ladder:
 
     async def _table(self, spare: Spare | None) -> None:
         while True:
+            if self.checks is not None and not self.checks.is_set():  # checks first (before a sync: its
+                # bots' starts would slow them too), but never the ladder stopped by a long queue of them
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.checks.wait(), YIELD_S)
             if self.shared and time.monotonic() - self._looked_at >= SHARED_LOOK_S:
                 # another process's verdicts, choices and pauses reach this one only through the database
                 self._looked_at = time.monotonic()
