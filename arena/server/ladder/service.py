@@ -146,8 +146,9 @@ class Ladder:
             s.merge(Setting(key=PAUSED, value="1" if paused else "0"))
         self.changed.set()
 
-    async def start(self) -> None:
-        """Start the executor (a Dask cluster is joined or started here) with the house bots.
+    async def start(self, launch: bool = False) -> None:
+        """Start the executor (a Dask cluster is joined or started here) with the house bots, and with
+        ``launch`` the active versions' bots too (the first table's sync finds them started).
 
         Called before the server serves, so that a cluster that cannot be reached is the organiser's one
         ``error:`` line at ``arena serve`` rather than a ladder that never plays.
@@ -159,6 +160,8 @@ class Ladder:
         self._started = True
         houses = [f"house-{i}" for i in range(1, self.tournament.game.num_players)]
         await self.executor.start(houses)  # in-process: loaded once, on every worker
+        if launch:
+            await self.sync()
 
     async def stop(self) -> None:
         """Stop every bot and leave (or shut down) the executor's cluster; once."""
