@@ -52,6 +52,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,10 +67,15 @@ from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition
 
 
 def upload_and_wait(
-    server: ServerProcess, name: str, times: list[float], clients: dict[str, Client] | None = None
+    server: ServerProcess,
+    name: str,
+    times: list[float],
+    clients: dict[str, Client] | None = None,
+    failed: list[str] | None = None,
 ) -> None:
     """``name`` signs up (unless in ``clients`` already) and uploads the sample random bot: the time to
-    its verdict in ``times``."""
+    its verdict in ``times``, and ``name`` in ``failed`` when the verdict is not a pass."""
+    failed = [] if failed is None else failed
     client = (clients or {}).get(name)
     if client is None:
         client = Client(server.url)
@@ -78,18 +84,26 @@ def upload_and_wait(
             clients[name] = client
     started = time.monotonic()
     page = client.upload("random.py", SAMPLE_BOT.read_bytes())
-    client.verdict(page.headers["location"], timeout_s=900)
+    verdict = client.verdict(page.headers["location"], timeout_s=900)
     times.append(time.monotonic() - started)
+    if "VERDICT: PASS" not in verdict:  # a check that cannot launch the bot is fast, and no measure
+        failed.append(name)
 
 
 def burst(server: ServerProcess, names: list[str], clients: dict[str, Client]) -> list[float]:
     """Every name uploads at once; the times to their verdicts."""
     times: list[float] = []
-    threads = [threading.Thread(target=upload_and_wait, args=(server, n, times, clients)) for n in names]
+    failed: list[str] = []
+    threads = [
+        threading.Thread(target=upload_and_wait, args=(server, n, times, clients, failed)) for n in names
+    ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if failed or len(times) < len(names):
+        lost = len(names) - len(times)
+        raise SystemExit(f"{len(failed)} checks failed and {lost} got no verdict: the figures are no measure")
     return sorted(times)
 
 
@@ -357,6 +371,8 @@ def main() -> None:
         "--rounds", type=int, default=1, help="--load-seconds cut into this many loaded spells"
     )
     parser.add_argument("--matches", type=int, default=0, help="new versions at once, each starting a match")
+    parser.add_argument("--parallel", type=int, default=None, help="[checks] parallel (default: its own)")
+    parser.add_argument("--keep", default=None, help="a directory to copy the server's log and database to")
     args = parser.parse_args()
     if (args.processes > 1 or args.web) and not args.database:
         parser.error("--processes above 1 needs --database postgresql+psycopg://... (SQLite is one process)")
@@ -366,7 +382,8 @@ def main() -> None:
         if args.matches:
             ladder["match_on_activate"] = True
         toml = competition_toml(
-            "bench", args.database, submissions={"per_hour": 1000}, checks={"queue": 1000},
+            "bench", args.database, submissions={"per_hour": 1000},
+            checks={"queue": 1000} | ({"parallel": args.parallel} if args.parallel else {}),
             ladder=ladder, **extra,
         )  # fmt: skip
         server = ServerProcess(Path(tmp), toml, args.database)
@@ -449,6 +466,10 @@ def main() -> None:
             for other in others:
                 other.stop()
             server.stop()
+            if args.keep:  # the server's log and (SQLite) database, to look into afterwards
+                Path(args.keep).mkdir(parents=True, exist_ok=True)
+                for kept in [*Path(tmp).glob("serve-*.log"), *Path(tmp).glob("results/*/server.sqlite")]:
+                    shutil.copy(kept, args.keep)
     if args.compare:
         reference = arena_run_rate(args.bots, args.minutes * 60, sandbox)
         print(f"arena run, same bots: {reference:.1f} games per minute; ladder/run = {rate / reference:.2f}")

@@ -117,7 +117,7 @@ def serve(
     logging.basicConfig(format="%(asctime)s %(levelname)s %(message)s", level=logging.WARNING)
     logging.getLogger("arena.server").setLevel(logging.INFO)
     base_url = config.base_url(host, port)
-    server = Server(config, base_url, role)
+    server = Server(config, base_url, role, board_later=True)
     if role is not Role.LADDER:  # where students reach the pages: `arena invite` and `login-link` use it
         config.record_address(base_url)
     link = server.accounts.organiser_link()
@@ -128,8 +128,7 @@ def serve(
     # joined or started) before the server serves, so that a bad ``[executor]`` is one line and exit 2.
     with asyncio.Runner(loop_factory=web.config.get_loop_factory()) as runner:
         try:
-            if role.plays:  # a web process starts no executor (arena.server.db.multi)
-                runner.run(server.ladder.start())
+            runner.run(server.start())
         except BaseException:
             runner.run(server.ladder.stop())
             server.close()

@@ -123,6 +123,7 @@ class CheckSpec:
     """``[checks]``: the check every new version gets (``arena check-bot``'s games) and its queue."""
 
     queue: int = option(100, Range(1, 100_000), "checks waiting at most; an upload beyond is refused")
+    parallel: int = option(2, Range(1, 64), "checks run at once")
     games_per_config: int = option(1, Range(1, 100), "games per option set of each variant")
     decision_ms: int = option(1000, Range(1, 600_000), "time per decision during the check")
 

@@ -81,7 +81,11 @@ def check_sandbox(config: CompetitionConfig) -> None:
 class Server:
     """The competition's parts, wired (see the module's docstring)."""
 
-    def __init__(self, config: CompetitionConfig, base_url: str, role: Role = Role.ALL) -> None:
+    def __init__(
+        self, config: CompetitionConfig, base_url: str, role: Role = Role.ALL, board_later: bool = False
+    ) -> None:
+        """``board_later``: the board's first look (a replay, or a resume from its snapshot) is left to
+        :meth:`start`, which makes it beside the ladder's bots' launch (``arena serve``)."""
         check_sandbox(config)
         self.config = config
         self.base_url = base_url
@@ -117,7 +121,9 @@ class Server:
         self.accounts = Accounts(self.db, config, self.session_key)
         self.submissions = Submissions(self.db, config)
         self.board = Board(self.db, config)
-        self.board.refresh(force=True)
+        self._board_later = board_later
+        if not board_later:
+            self.board.refresh(force=True)
         claims = CheckClaims(self.db)  # this process's advisory locks: checks, plans, its log directory
         slot = claims.slot() if role.plays else None
         self.ladder = Ladder(config, self.db, self.submissions, self.board, key, slot)
@@ -127,10 +133,28 @@ class Server:
         )
         self.finals = Finals(config, self.submissions, self.ladder, claims)
         self.checks = CheckQueue(config, self.submissions, self._verdict, claims)
+        self.ladder.checks = self.checks.idle  # the ladder waits for them (arena.server.submissions.checks)
         self.games = Games(self.db)
         self.summaries = Summaries(self.db, config.game.variant)
         self._listeners: list[Callable[[], None]] = []
         self.started_at = 0.0
+
+    async def start(self) -> None:
+        """Before serving: the ladder's executor (a Dask cluster joined or started) and its field's bots
+        launched, and meanwhile, in a thread, the board's first look (``board_later``): the two were most
+        of the time from a restart to the first game counted (docs/server.md, Speed).
+
+        :raises ConfigError: the executor cannot start (``Ladder.start``).
+        """
+        parts = []
+        if self._board_later:
+            parts.append(asyncio.to_thread(self.board.refresh, True))
+        if self.role.plays:  # a web process starts no executor (arena.server.db.multi)
+            parts.append(self.ladder.start(launch=True))
+        outcomes = await asyncio.gather(*parts, return_exceptions=True)  # both end before either is said
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     def on_change(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` whenever what the public pages show changed beyond their time to live (a
@@ -159,7 +183,7 @@ class Server:
             "field": len(ladder.field),
             "in_flight": ladder.in_flight,
             "games": self.board.games,
-            "queue": len(self.checks.waiting) + (self.checks.current is not None),
+            "queue": self.checks.size,
         }
 
     def submit_version(self, user_id: int, filename: str, data: bytes, runtime: str, note: str) -> int:

@@ -137,6 +137,27 @@ def test_the_migrations_create_exactly_the_declared_tables(tmp_path: Path) -> No
     again.close()
 
 
+def test_head_is_the_newest_migration_and_a_database_at_it_is_opened_without_alembic(tmp_path: Path) -> None:
+    """``database.HEAD`` lets a start skip alembic (a tenth of the server's start): it must be the newest
+    revision, or a database one migration behind would be opened unmigrated."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from arena.server.db import database
+
+    config = Config()
+    config.set_main_option("script_location", str(database.MIGRATIONS))
+    assert ScriptDirectory.from_config(config).get_heads() == [database.HEAD]
+    url = f"sqlite:///{tmp_path / 'x.sqlite'}"
+    database.open_database(url).close()  # created and migrated
+    code = (
+        "import sys; from arena.server.db.database import open_database; "
+        f"open_database({url!r}).close(); print(sorted(m for m in sys.modules if m.startswith('alembic')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 @pytest.mark.needs_postgres
 def test_the_migrations_create_exactly_the_declared_tables_on_postgresql(postgres: Postgres) -> None:
     db = open_database(postgres.url("migrations"))

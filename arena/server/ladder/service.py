@@ -56,6 +56,7 @@ Spare = Callable[[bool], Awaitable[bool]]
 argument: whether the ladder has a game to play."""
 PAUSED = "ladder_paused"
 IDLE_S = 2.0  # how often an idle ladder looks for a field again (besides being told)
+YIELD_S = 5.0  # while checks run or wait, a table starts no game for this long in a row (then plays one)
 SHARED_LOOK_S = LOOK_S  # on a shared database, how often the field, the pause and the counts are read again
 
 
@@ -90,6 +91,9 @@ class Ladder:
         self._syncing = asyncio.Lock()
         self.in_flight = 0
         self.held = False  # a final runs (arena.server.finals.service): no new ladder game starts
+        self.checks: asyncio.Event | None = None
+        """Set while no check runs or waits (``CheckQueue.idle``): until then a table waits, ``YIELD_S`` at
+        most in a row (arena.server.submissions.checks)."""
         self.played = 0
         self.live = LiveTables(config.ladder.live_watchers, config.ladder.live_open_hands)  # games in flight
         with db.session() as s:
@@ -142,8 +146,9 @@ class Ladder:
             s.merge(Setting(key=PAUSED, value="1" if paused else "0"))
         self.changed.set()
 
-    async def start(self) -> None:
-        """Start the executor (a Dask cluster is joined or started here) with the house bots.
+    async def start(self, launch: bool = False) -> None:
+        """Start the executor (a Dask cluster is joined or started here) with the house bots, and with
+        ``launch`` the active versions' bots too (the first table's sync finds them started).
 
         Called before the server serves, so that a cluster that cannot be reached is the organiser's one
         ``error:`` line at ``arena serve`` rather than a ladder that never plays.
@@ -155,6 +160,8 @@ class Ladder:
         self._started = True
         houses = [f"house-{i}" for i in range(1, self.tournament.game.num_players)]
         await self.executor.start(houses)  # in-process: loaded once, on every worker
+        if launch:
+            await self.sync()
 
     async def stop(self) -> None:
         """Stop every bot and leave (or shut down) the executor's cluster; once."""
@@ -240,6 +247,10 @@ class Ladder:
 
     async def _table(self, spare: Spare | None) -> None:
         while True:
+            if self.checks is not None and not self.checks.is_set():  # checks first (before a sync: its
+                # bots' starts would slow them too), but never the ladder stopped by a long queue of them
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.checks.wait(), YIELD_S)
             if self.shared and time.monotonic() - self._looked_at >= SHARED_LOOK_S:
                 # another process's verdicts, choices and pauses reach this one only through the database
                 self._looked_at = time.monotonic()

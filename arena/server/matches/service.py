@@ -20,11 +20,11 @@ rating, and a challenge cannot be used to farm one (Halite II's complaint, Halit
 **Spare capacity.** The games are played at the ladder's own tables, by its executor: a table about to
 start a game first offers its slot here (:meth:`UnratedGames.offer`). A table with no ladder game to play
 (fewer than two versions, or the ladder paused) is spare, and always takes an unrated game; otherwise
-unrated games take at most ``[ladder] match_share`` of the slots of the last minute (:class:`SlotShare`).
-So they never add concurrency beyond ``[ladder] tables`` (the machine is sized for it), and never take more
-than that share from the ladder: "only when the tables are idle" would starve them on a busy ladder,
-which is always busy. The bots of unrated games are the executor's entrants ``sID`` (``v`` is the
-ladder's), started when a game needs them and stopped when no running match does.
+unrated games take at most ``[ladder] match_share`` of every stretch of the last minute's slots
+(:class:`SlotShare`). So they never add concurrency beyond ``[ladder] tables`` (the machine is sized for
+it), and never take more than that share from the ladder: "only when the tables are idle" would starve them
+on a busy ladder, which is always busy. The bots of unrated games are the executor's entrants ``sID``
+(``v`` is the ladder's), started when a game needs them and stopped when no running match does.
 
 **Several processes** (``arena.server.db.multi``): a running plan is played by the one process holding its
 advisory lock (:meth:`CheckClaims.claim_plan`), taken when one of its tables first finds the plan and let go
@@ -87,12 +87,15 @@ SHARE_WINDOW_S = 60.0  # the share is kept over the slots of the last minute
 
 
 class SlotShare:
-    """Which of a busy ladder's slots unrated games may take: at most ``share`` of the slots started in the
-    last ``SHARE_WINDOW_S`` while ladder games were waiting (within one game). A window, not a count since
-    the server started: counted from the start, a long quiet spell became a debt that unrated games "repaid"
-    by taking every table as soon as many were asked at once (20 activations: no ladder game for 72 s).
-    Slots a table would have left idle (no ladder game waiting) are spare: unrated games always take them,
-    and they are not counted."""
+    """Which of a busy ladder's slots unrated games may take: in every stretch of the slots started in the
+    last ``SHARE_WINDOW_S`` while ladder games were waiting, the newest slot included, at most ``share`` of
+    them (within one game). Every stretch, not only the whole window: kept over the whole minute alone, the
+    ladder's slots at its start were credit that a burst of matches spent at once (twenty activations: 75
+    unrated games in a row and no ladder game for 35 s, since an unrated game, which starts its bots, takes
+    longer than a ladder game), and any minute beginning at the burst saw a majority of unrated games.
+    Nor a count since the server started: a long quiet spell became a debt that unrated games "repaid" by
+    taking every table (no ladder game for 72 s). Slots a table would have left idle (no ladder game
+    waiting) are spare: unrated games always take them, and they are not counted."""
 
     def __init__(self, window_s: float = SHARE_WINDOW_S) -> None:
         self.window_s = window_s
@@ -104,11 +107,16 @@ class SlotShare:
         return [unrated for _, unrated in self.slots]
 
     def takes(self, share: float, now: float, ladder_waiting: bool) -> bool:
-        """Whether the next slot may go to an unrated game."""
+        """Whether the next slot may go to an unrated game: with it, every stretch of the recent slots that
+        ends with it has fewer unrated games than ``share`` of its slots plus one."""
         if not ladder_waiting:
             return True
-        recent = self._recent(now)
-        return sum(recent) < share * (len(recent) + 1)
+        unrated = 0
+        for slots, taken in enumerate(reversed(self._recent(now)), start=1):  # stretches ending now
+            unrated += taken
+            if unrated >= share * (slots + 1):
+                return False
+        return share > 0
 
     def started(self, now: float, unrated: bool, ladder_waiting: bool) -> None:
         """A slot was given (to an unrated game, or else to the ladder); spare slots are not counted."""

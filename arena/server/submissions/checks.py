@@ -1,11 +1,16 @@
 """The check every new version gets, at once: ``arena check-bot``'s games, against the version launched
 in its sandbox exactly as the ladder will launch it.
 
-Checks run one at a time from a bounded queue (``[checks] queue``): on a 2-core machine two checks at
-once only make both slower, and thirty students uploading in the same minute are then served in turn, in
-upload order, each seeing its place while it waits. An upload beyond the queue's bound is refused at once
-(429) rather than accepted and forgotten. Versions whose check had not finished when the server stopped
-are queued again at the next start.
+Checks run ``[checks] parallel`` at a time (2) from a bounded queue (``[checks] queue``), in upload order,
+each entrant seeing its place while it waits. Two at once rather than one: a check's time is half its
+bot's start (a process of its own importing its runtime) and half its games (this process's loop), so a
+second check's start overlaps the first's games and the queue empties about twice as fast on 2 cores. An
+upload beyond the queue's bound is refused at once (429) rather than accepted and forgotten. Versions whose
+check had not finished when the server stopped are queued again at the next start.
+
+While a check runs or waits, the ladder starts no new game, for at most ``Ladder.YIELD_S`` in a row
+(``idle``): a verdict is what a person is waiting for, a ladder game is not, and with the ladder's games
+on the same loop and cores a check took three times as long (docs/server.md, Speed).
 
 What an entrant reads on the version's page is what :func:`check_version` returns: the verdict, every
 violation with the game, hand and decision it happened at (``arena.conductor.checkbot``), latency p50 and
@@ -167,7 +172,7 @@ def check_decisions(report: dict[str, Any], decision_ms: int, game_id: str) -> l
 
 
 class CheckQueue:
-    """The bounded, serial queue of checks (see the module's docstring)."""
+    """The bounded queue of checks, ``[checks] parallel`` at a time (see the module's docstring)."""
 
     def __init__(
         self,
@@ -186,7 +191,10 @@ class CheckQueue:
         self._wake = asyncio.Event()
         self.queue: asyncio.Queue[int] = asyncio.Queue(config.checks.queue)
         self.waiting: list[int] = []  # in order, for "your check is number 3 in the queue"
-        self.current: int | None = None
+        self.running: list[int] = []  # the checks under way, in the order they began
+        self.idle = asyncio.Event()
+        """Set while no check of this process runs or waits: the ladder waits for it (``Ladder.checks``)."""
+        self.idle.set()
         self.done = 0
 
     def put(self, version_id: int) -> None:
@@ -201,45 +209,60 @@ class CheckQueue:
         except asyncio.QueueFull:
             raise Refused(429, "the check queue is full: upload again in a minute", 60) from None
         self.waiting.append(version_id)
+        self.idle.clear()
 
     def place(self, version_id: int) -> int | None:
-        """1 for the check running now, 2 for the next ..., None when not waiting."""
+        """1 for the oldest check under way, 2 for the next (under way or waiting) ..., None when not
+        waiting."""
         if self.shared:  # in upload order among all the processes' waiting and running checks
             pending = self.submissions.pending()
             return pending.index(version_id) + 1 if version_id in pending else None
-        if version_id == self.current:
-            return 1
-        if version_id in self.waiting:
-            return self.waiting.index(version_id) + 1 + (self.current is not None)
-        return None
+        queue = self.running + self.waiting
+        return queue.index(version_id) + 1 if version_id in queue else None
+
+    @property
+    def size(self) -> int:
+        """Checks under way or waiting in this process."""
+        return len(self.running) + len(self.waiting)
 
     async def run(self) -> None:
-        """Check versions one at a time, forever (cancelled at shutdown: that check is redone at start)."""
+        """Check versions ``[checks] parallel`` at a time, forever (cancelled at shutdown: those checks are
+        redone at start)."""
+        workers = self.config.checks.parallel
         if self.shared:
-            await self._run_shared()
+            broken: set[int] = set()  # checks failed by a bug: not retried by this process until restart
+            await asyncio.gather(*(self._run_shared(broken) for _ in range(workers)))
             return
         for version_id in self.submissions.pending():
             self.put(version_id)
+        await asyncio.gather(*(self._run() for _ in range(workers)))
+
+    async def _run(self) -> None:
         while True:
             version_id = await self.queue.get()
             self.waiting.remove(version_id)
-            self.current = version_id
+            self.running.append(version_id)
             try:
                 await self._check(version_id)
             except Exception:  # a bug in the check must not stop the queue; the version stays queued
                 log.exception("the check of version %s failed", version_id)
             finally:
-                self.current = None
-                self.done += 1
+                self._ended(version_id)
 
-    async def _run_shared(self) -> None:
-        """Take the oldest version no other process is checking, check it, and again; when none is left,
-        wait to be woken by an upload here or look again in a second (an upload to another process)."""
-        broken: set[int] = set()  # a check that failed by a bug: not retried by this process until restart
+    def _ended(self, version_id: int) -> None:
+        self.running.remove(version_id)
+        self.done += 1
+        if not self.size:
+            self.idle.set()
+
+    async def _run_shared(self, broken: set[int]) -> None:
+        """Take the oldest version no process (nor another of this one's workers) is checking, check it, and
+        again; when none is left, wait to be woken by an upload here or look again in a second (an upload
+        to another process)."""
         while True:
             taken = None
             for version_id in self.submissions.pending():
-                if version_id in broken:
+                if version_id in broken or version_id in self.running:  # a lock is counted per taking
                     continue
                 if self.claims.claim(version_id):
                     if version_id in self.submissions.pending():  # not finished meanwhile by another
@@ -251,7 +274,8 @@ class CheckQueue:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), SHARED_POLL_S)
                 continue
-            self.current = taken
+            self.running.append(taken)
+            self.idle.clear()
             try:
                 await self._check(taken)
             except Exception:  # as in run: the version stays queued, for this process or another
@@ -259,8 +283,7 @@ class CheckQueue:
                 broken.add(taken)
             finally:
                 self.claims.release(taken)
-                self.current = None
-                self.done += 1
+                self._ended(taken)
 
     async def _check(self, version_id: int) -> None:
         version = self.submissions.get(version_id)

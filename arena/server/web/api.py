@@ -8,8 +8,10 @@ session cookie: so no other site can drive it from a browser, and it needs no CS
 
 from __future__ import annotations
 
+import functools
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -35,13 +37,18 @@ async def described(web: Web, request: Request, visit: Visit) -> Response:
         description: OpenAPI 3.1
         content: {application/json: {schema: {type: object}}}
     """
-    return JSONResponse(web.openapi)
+    return JSONResponse(web.openapi())
 
 
 def routes(web: Web, api: list[BaseRoute]) -> list[BaseRoute]:
     """``api`` (every domain's API routes, in order) and ``/api/openapi.json``, which describes them all."""
     own = Route("/api/openapi.json", web.route(described), methods=["GET"])
-    document = openapi.schema(api, _arena_version())
-    document["paths"] |= openapi.schema([own], "")["paths"]
+
+    @functools.cache
+    def document() -> dict[str, Any]:  # once, when first asked: not at every start
+        made = openapi.schema(api, _arena_version())
+        made["paths"] |= openapi.schema([own], "")["paths"]
+        return made
+
     web.openapi = document
     return [*api, own]

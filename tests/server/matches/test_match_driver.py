@@ -232,6 +232,32 @@ def test_a_quiet_spell_is_no_debt_repaid_later() -> None:
     assert all(spare.takes(0.25, float(t), False) for t in range(100))  # idle tables always go
 
 
+def test_a_minute_of_ladder_games_is_no_credit_for_a_burst_of_slower_unrated_games() -> None:
+    """One table: ladder games of 0.12 s for two minutes, then every slot offered to a pending match whose
+    games take 0.5 s (each starts its bots). In every stretch of consecutive games, unrated games have at
+    most a quarter plus one, and in every minute at least a quarter minus one. Kept over the whole last
+    minute only (the rule before), the minute of ladder games before the burst was credit: 75 unrated games
+    in a row (bench/server.py --matches 20 saw exactly that)."""
+    share, games, now = SlotShare(), [], 0.0
+    while now < 300:
+        pending = now >= 120
+        took = pending and share.takes(0.25, now, True)
+        share.started(now, took, True)
+        games.append((now, took))
+        now += 0.5 if took else 0.12
+    after = [(when, took) for when, took in games if when >= 120]
+    for i in range(len(after)):
+        unrated = 0
+        for j in range(i, len(after)):
+            if after[j][0] - after[i][0] >= 60:
+                break
+            unrated += after[j][1]
+            assert unrated < 0.25 * (j - i + 1) + 1, (i, j, unrated)
+    for start in range(120, 300 - 60, 5):
+        window = [took for when, took in after if start <= when < start + 60]
+        assert sum(window) >= 0.25 * len(window) - 1  # and they do get their share
+
+
 def test_a_challenge_plays_its_games_and_rates_nothing(make: Any) -> None:
     server = make(challenges_per_day=1, challenge_games=4)
     _entrant(server, 1, 1)
