@@ -398,10 +398,14 @@ class PersonGames:
         :raises MoveRefused: 409 not the person's turn (or the game is over), 400 no action, 422 not legal,
             503 the table did not take it in time; each with the reason.
         """
-        self.own(plan_id, user_id)
+        on = self.own(plan_id, user_id)
         found = relay.read(self.db, plan_id)
         if found is None:
             raise not_found("game")
+        if not on and plan_id not in self.tables:  # ended (kept, or ended with its process): nobody takes it
+            if kind == "back":
+                return "back"
+            raise MoveRefused(409, relay.GAME_OVER)
         if kind == "move":
             text = str(relay.check(*found, text, decision))
         elif not found[0].get("away") or found[0].get("final") is not None:

@@ -125,3 +125,68 @@ def test_a_person_plays_a_whole_game_through_two_processes(tmp_path: Path, postg
     finally:
         for process in (web, player):
             process.stop()
+
+
+@pytest.mark.needs_postgres
+def test_a_game_whose_playing_process_dies_is_ended_by_the_next_and_a_move_meanwhile_is_answered(
+    tmp_path: Path, postgres: Postgres
+) -> None:
+    """kill -9 of the process that plays the game while the person's decision is pending: a move posted to
+    the web process is checked (legal) and queued, and since no process takes it, answered 503 with the
+    reason (never a hang); the next ``all`` process to start picks up the plan and ends the game as the
+    one-process server does on a restart (not resumed, nothing kept), the page says why, and the person
+    may start another."""
+    url = postgres.url("people_dies")
+    toml = competition_toml(
+        "people-dies",
+        url,
+        game={"variant": "classic", "target": 5},
+        ladder={"person_pace_s": 0.0, "person_deadline_s": 600.0},
+    )
+    web = ServerProcess(tmp_path, toml, url, ("--role", "web"))
+    player = ServerProcess(tmp_path, toml, url, ("--role", "all"))
+    for process in (player, web):
+        process.start()
+    try:
+        organiser = Client(web.url)
+        assert web.organiser_link is not None
+        organiser.follow(web.organiser_link)
+        organiser.get("/admin")
+        assert organiser.post("/admin/ladder/pause").status_code == 303
+        alice = Client(web.url)
+        alice.sign_up("alice")
+        alice.get("/play")
+        asked = alice.post("/play", {})
+        assert asked.status_code == 303, asked.text
+        plan_id = int(asked.headers["location"].rsplit("/", 1)[1])
+        found = re.search(r'data-key="([^"]+)"', alice.get(f"/play/{plan_id}").text)
+        assert found is not None
+        key = {"X-Play-Key": found.group(1)}
+        version, state = -1, {}
+        deadline = time.monotonic() + 300
+        while not state.get("decision") and time.monotonic() < deadline:
+            state = alice.http.get(f"/play/{plan_id}/state", params={"since": version}, timeout=60).json()
+            version = state["version"]
+        assert state.get("decision"), state
+        player.kill()  # the seat is gone with it
+        move = {"action": state["view"]["legal_actions"][0], "decision": state["decision"]}
+        sent = alice.http.post(f"/play/{plan_id}/move", json=move, headers=key, timeout=60)
+        assert sent.status_code == 503 and "did not take the move" in sent.json()["error"], sent.text
+
+        player.start()  # another process that plays: it picks up the plan, and ends it
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and web.rows(
+            f"SELECT status FROM unrated_matches WHERE id = {plan_id}"
+        ) != [("done",)]:
+            time.sleep(0.2)
+        assert _stored(web, plan_id) == {"decision": "ended: the server stopped during the game"}
+        assert web.rows(f"SELECT count(*) FROM unrated_games WHERE match_id = {plan_id}") == [(0,)]
+        state = alice.http.get(f"/play/{plan_id}/state", params={"since": version}, timeout=60).json()
+        assert state["error"] == "ended: the server stopped during the game" and not state["decision"]
+        late = alice.http.post(f"/play/{plan_id}/move", json=move, headers=key)
+        assert late.status_code == 409, late.text
+        assert alice.get(f"/play/{plan_id}").status_code == 303
+        assert alice.post("/play", {}).status_code == 303  # another game may start
+    finally:
+        for process in (web, player):
+            process.stop()
