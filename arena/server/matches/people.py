@@ -269,7 +269,7 @@ class PersonGames:
         table = self._table(game.match_id, user_id, settings["seat"], settings["labels"])
         table.feed.version = found[0]["version"] if found is not None else 0
         self.tables[game.match_id] = table
-        taker = asyncio.ensure_future(relay.take(self.db, game.match_id, table.seat, table.wake))
+        taker = asyncio.ensure_future(relay.take(self.db, game.match_id, table.seat, table.wake, self.shared))
         try:
             await self._play(game, table)
         finally:

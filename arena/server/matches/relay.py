@@ -165,16 +165,22 @@ def take_queued(db: ServerDatabase, plan_id: int, seat: HumanSeat) -> int:
         return len(moves)
 
 
-async def take(db: ServerDatabase, plan_id: int, seat: HumanSeat, wake: asyncio.Event) -> None:
-    """The playing process's side: moves taken as they are queued, until cancelled (the game's end)."""
+async def take(
+    db: ServerDatabase, plan_id: int, seat: HumanSeat, wake: asyncio.Event, shared: bool = True
+) -> None:
+    """The playing process's side: moves taken as they are queued, until cancelled (the game's end).
+    ``shared``: other processes may queue them (a look every ``POLL_S``); else only this one does, and
+    ``wake`` says when."""
     while True:
         wake.clear()  # before the look: a move queued during it wakes the next one
+        failed = False
         try:
             take_queued(db, plan_id, seat)
         except Exception:  # the database hiccuped: the moves stay queued for the next look
             log.exception("person's game %d: queued moves not taken", plan_id)
+            failed = True
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(wake.wait(), POLL_S)
+            await asyncio.wait_for(wake.wait(), POLL_S if shared or failed else None)
 
 
 def close(db: ServerDatabase, plan_id: int) -> None:
