@@ -15,6 +15,7 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arena.engine.actions import Action, ActionKind
 from arena.engine.cards import Suit
@@ -45,22 +46,35 @@ class Handover:
     hand_index: int
 
 
+def judge_of(view: View) -> dict[str, Any]:
+    """What a move is judged by, in text: the legal actions, the hand, the suit led and the phase (what
+    another process of the server checks a move against before the seat's own process takes it)."""
+    led = view.led_suit
+    return {
+        "legal": [str(a) for a in view.legal_actions],
+        "hand": None if view.hand is None else [str(c) for c in view.hand],
+        "led": None if led is None else Suit(led).name.lower(),
+        "phase": view.phase.name.lower(),
+    }
+
+
 def why_illegal(view: View, action: Action) -> str:
     """Why ``action`` is not among the view's legal actions, in the words a player would use."""
-    legal = ", ".join(str(a) for a in view.legal_actions)
-    if (
-        action.kind is ActionKind.PLAY
-        and view.legal_actions
-        and view.legal_actions[0].kind is ActionKind.PLAY
-    ):
+    return why_refused(judge_of(view), action)
+
+
+def why_refused(judge: dict[str, Any], action: Action) -> str:
+    """``why_illegal`` from ``judge_of``'s text."""
+    legal_actions = [Action.parse(a) for a in judge["legal"]]
+    legal = ", ".join(str(a) for a in legal_actions)
+    if action.kind is ActionKind.PLAY and legal_actions and legal_actions[0].kind is ActionKind.PLAY:
         card = action.card
         assert card is not None
-        if view.hand is not None and card not in view.hand:
+        if judge["hand"] is not None and str(card) not in judge["hand"]:
             return f"you do not hold {card}; legal now: {legal}"
-        led = view.led_suit
-        if led is not None and view.trump is not None:
-            return f"you must follow {Suit(led).name.lower()}, the suit led; legal now: {legal}"
-    return f"{action} is not a legal action now ({view.phase.name.lower()}); legal now: {legal}"
+        if judge["led"] is not None:
+            return f"you must follow {judge['led']}, the suit led; legal now: {legal}"
+    return f"{action} is not a legal action now ({judge['phase']}); legal now: {legal}"
 
 
 class HumanSeat(Player):

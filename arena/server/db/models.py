@@ -218,3 +218,33 @@ class UnratedGame(Base):
     hands: Mapped[int] = mapped_column(Integer)
     rated: Mapped[bool] = mapped_column(Boolean, default=True)  # False: void (a forfeit, "void" policy)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class PersonSeat(Base):
+    """What a person's play page polls (``arena.play.feed.seat_state``), written by the process that plays
+    the game at each change, so that any process of the server answers the page (revision 0006,
+    ``arena.server.matches.relay``). ``judge`` is what a move is checked against before it is queued (the
+    legal actions, the hand, the suit led); ``deadline_at`` the wall-clock end of the pending decision."""
+
+    __tablename__ = "person_seats"
+    plan_id: Mapped[int] = mapped_column(ForeignKey("unrated_matches.id"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(Text)  # JSON: the page's state
+    judge: Mapped[str] = mapped_column(Text)  # JSON: {"legal", "hand", "led", "phase"} or {}
+    deadline_at: Mapped[float] = mapped_column(Float)  # time.time() when the decision goes to the autopilot
+
+
+class PersonMove(Base):
+    """A move (or ``back``: the person takes the seat back) posted to any process, taken in order by the
+    process that plays the game, which judges it again with the engine and writes the outcome (``status``
+    200, or the refusal's status and ``reason``; None: not taken yet)."""
+
+    __tablename__ = "person_moves"
+    __table_args__ = (Index("ix_person_moves_plan", "plan_id", "status"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    plan_id: Mapped[int] = mapped_column(ForeignKey("unrated_matches.id"))
+    kind: Mapped[str] = mapped_column(String(8))  # "move" | "back"
+    action: Mapped[str] = mapped_column(String(40))
+    decision: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -11,18 +11,22 @@ plays it; the page is ``arena play``'s own (``arena/play/static``), following th
 
 Never rated: the game is stored in the unrated tables (``unrated_games``, its hands, the spans of the
 versions' logs and the autopilot's handovers in the plan's ``result``), which no rating, board or ladder
-list reads. The seat lives in the memory of the process that plays it: a game in flight when the server
-stops is ended, not resumed (a person is not there to pick it up), and the person may start another.
+list reads. The seat lives in the memory of the process that plays it, and is relayed through the
+database (``arena.server.matches.relay``): any process of the server answers the person's page and takes
+their moves for the playing process. A game in flight when the process playing it stops is ended, not
+resumed (a person is not there to pick it up), and the person may start another.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import json
 import random
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +39,7 @@ from arena.event.table import TableSpec
 from arena.executor.local import LocalExecutor
 from arena.executor.logspan import mark
 from arena.play.feed import SeatFeed, seat_state
-from arena.play.seat import HumanSeat, PacedPlayer
+from arena.play.seat import HumanSeat, MoveRefused, PacedPlayer, judge_of
 from arena.players.inprocess import InProcessPlayer, load_bot_class
 from arena.results.record import GameRecord
 from arena.server.db.database import ServerDatabase
@@ -44,6 +48,7 @@ from arena.server.db.multi import shared
 from arena.server.errors import Refused, not_found
 from arena.server.ladder import gamelogs
 from arena.server.ladder.service import Ladder
+from arena.server.matches import relay
 from arena.server.matches.plans import DONE, PERSON, RUNNING, PlannedGame, person_name, side_name
 from arena.server.settings import CompetitionConfig
 from arena.server.submissions.checks import public_text
@@ -66,6 +71,7 @@ class PersonTable:
     started: bool = False
     stored: bool = False
     error: str | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # a move was queued on this process
 
     def state(self) -> dict[str, Any]:
         out = seat_state(
@@ -76,6 +82,15 @@ class PersonTable:
             "error": self.error,
             "waiting": None if self.started else "waiting for a free table: the game starts at the next one",
         }
+
+    def publish(self, db: ServerDatabase) -> None:
+        """The state to the database (``relay``), then the feed moved on: a poll waiting here reads it."""
+        self.feed.changed()
+        seat = self.seat
+        pending = seat.decision_id != 0 and seat.view is not None
+        judge = judge_of(seat.view) if pending and seat.view is not None else {}
+        left = max(0.0, seat.deadline_at - time.monotonic()) if pending else 0.0
+        relay.publish(db, self.plan_id, self.state(), judge, time.time() + left)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,17 +138,12 @@ class PersonGames:
 
     # --- asking ----------------------------------------------------------------------------------
 
-    def _end_abandoned(self, user_id: int | None = None) -> None:
+    def _end_abandoned(self) -> None:
         """Plans of games no process of this server plays any more (it stopped mid-game): ended."""
-        where = [UnratedMatch.kind == PERSON, UnratedMatch.status == RUNNING]
-        if user_id is not None:
-            where.append(UnratedMatch.user_id == user_id)
-        if self.tables:
-            where.append(UnratedMatch.id.not_in(list(self.tables)))
         with self.db.session() as s:
             s.execute(
                 update(UnratedMatch)
-                .where(*where)
+                .where(UnratedMatch.kind == PERSON, UnratedMatch.status == RUNNING)
                 .values(status=DONE, finished_at=time.time(), result=json.dumps({"decision": ABANDONED}))
             )
 
@@ -143,7 +153,7 @@ class PersonGames:
 
         :raises Refused: 409 a game of the person's still on (one at a time); 400 too many opponents or a
             seat off the table; 404 an opponent with no active version; 503 where the ladder's tables play
-            elsewhere (a Dask executor: the person's moves arrive here).
+            elsewhere (a Dask executor: the seat is an object of the process that plays the table).
         """
         if not isinstance(self.ladder.executor, LocalExecutor):
             raise Refused(
@@ -157,11 +167,8 @@ class PersonGames:
                     UnratedMatch.status == RUNNING,
                 )
             )
-        if running is not None and (running in self.tables or self.shared):
+        if running is not None:
             raise Refused(409, f"your game {running} is still on: finish it first (/play/{running})")
-        self._end_abandoned(user_id)
-        for gone in [k for k, t in self.tables.items() if t.user_id == user_id]:
-            del self.tables[gone]  # the person's game before, over: its page is the kept game's now
         wanted = list(dict.fromkeys(opponents))
         if len(wanted) > self.seats - 1:
             raise Refused(400, f"choose at most {self.seats - 1} opponents")
@@ -194,10 +201,12 @@ class PersonGames:
             s.flush()
             plan_id = row.id
             labels = self._labels(s, user_id, others)
-        lineup = [*others]
-        lineup.insert(chosen, person_name(user_id))
-        table = self._table(plan_id, user_id, chosen, [labels[n] for n in lineup])
-        self.tables[plan_id] = table
+            lineup = [*others]
+            lineup.insert(chosen, person_name(user_id))
+            settings = json.loads(row.settings) | {"labels": [labels[n] for n in lineup]}
+            row.settings = json.dumps(settings)
+        # the page's first state (waiting for a table), for whichever process the page asks
+        self._table(plan_id, user_id, chosen, settings["labels"]).publish(self.db)
         self.asked()
         return plan_id
 
@@ -224,7 +233,7 @@ class PersonGames:
             InProcessPlayer(house, f"autopilot-{person_name(user_id)}"),
             "house",
             ladder.person_deadline_s,
-            lambda: table.feed.changed(),
+            lambda: table.publish(self.db),
             labels,
         )
         table = PersonTable(plan_id, user_id, seat_index, labels, seat, self.config.game)
@@ -233,8 +242,14 @@ class PersonGames:
     # --- playing ---------------------------------------------------------------------------------
 
     def plays(self, plan_id: int) -> bool:
-        """Whether this process holds the person's seat of the plan (only it can play the game)."""
-        return plan_id in self.tables
+        """Whether the plan is a person's game this process can play (any process that plays the ladder's
+        tables here: the seat is built when the game starts, and the page reaches it through the database)."""
+        if plan_id in self.tables:
+            return True
+        if not isinstance(self.ladder.executor, LocalExecutor):
+            return False
+        with self.db.session() as s:
+            return s.scalar(select(UnratedMatch.kind).where(UnratedMatch.id == plan_id)) == PERSON
 
     async def play(self, game: PlannedGame) -> None:
         """Play the person's game at this table and keep it (unrated); the plan ends either way.
@@ -242,7 +257,29 @@ class PersonGames:
         :raises ArenaError: the executor could not play it (nothing kept: the plan is ended, the page says
             why).
         """
-        table = self.tables[game.match_id]
+        with self.db.session() as s:
+            row = s.get(UnratedMatch, game.match_id)
+            assert row is not None
+            user_id, settings = row.user_id, json.loads(row.settings)
+        found = relay.read(self.db, game.match_id)
+        if found is not None and found[0].get("waiting") is None:  # started by a process now gone
+            self._end(game.match_id, {"decision": ABANDONED})
+            relay.close(self.db, game.match_id)
+            return
+        table = self._table(game.match_id, user_id, settings["seat"], settings["labels"])
+        table.feed.version = found[0]["version"] if found is not None else 0
+        self.tables[game.match_id] = table
+        taker = asyncio.ensure_future(relay.take(self.db, game.match_id, table.seat, table.wake, self.shared))
+        try:
+            await self._play(game, table)
+        finally:
+            taker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await taker
+            relay.close(self.db, game.match_id)
+            self.tables.pop(game.match_id, None)
+
+    async def _play(self, game: PlannedGame, table: PersonTable) -> None:
         executor = self.ladder.executor
         assert isinstance(executor, LocalExecutor)
         policy = self.ladder.tournament.faults
@@ -250,7 +287,7 @@ class PersonGames:
         absent = frozenset(n for n in game.seats if n in executor.unavailable())
         pace = self.config.ladder.person_pace_s
         table.started = True
-        table.feed.changed()
+        table.publish(self.db)
         logs = [n for n in game.seats if n.startswith("s")]
         before = {n: mark(gamelogs.log_path(self.ladder.log_dir, n)) for n in logs}
         try:
@@ -266,11 +303,11 @@ class PersonGames:
             self._end(game.match_id, {"decision": table.error})
             raise
         finally:
-            table.feed.changed()
+            table.publish(self.db)
         after = {n: mark(gamelogs.log_path(self.ladder.log_dir, n)) for n in logs}
         self.store(game, record, {n: gamelogs.columns(before, after, n) for n in logs}, table)
         table.stored = True
-        table.feed.changed()
+        table.publish(self.db)
 
     def store(
         self,
@@ -314,15 +351,81 @@ class PersonGames:
 
     # --- reading ---------------------------------------------------------------------------------
 
-    def table_of(self, plan_id: int, user_id: int) -> PersonTable:
-        """The person's own game in flight (or just kept) on this process.
+    def own(self, plan_id: int, user_id: int) -> bool:
+        """Whether the person's game is still on (False: over, its page is the kept game's).
 
-        :raises Refused: 404 no such game, another person's (the same answer), or not on this process.
+        :raises Refused: 404 no such game, or another person's (the same answer).
         """
-        table = self.tables.get(plan_id)
-        if table is None or table.user_id != user_id:
+        with self.db.session() as s:
+            row = s.get(UnratedMatch, plan_id)
+            if row is None or row.kind != PERSON or row.user_id != user_id:
+                raise not_found("game")
+            return row.status == RUNNING
+
+    async def state(self, plan_id: int, user_id: int, since: int, timeout_s: float) -> dict[str, Any]:
+        """The page's state once newer than ``since`` (or after ``timeout_s``), from whichever process.
+
+        :raises Refused: 404 no such game, or another person's.
+        """
+        on = self.own(plan_id, user_id)
+        await relay.wait_newer(self.db, plan_id, since, timeout_s, self._waiter(plan_id))
+        found = relay.read(self.db, plan_id)
+        if found is None:
             raise not_found("game")
-        return table
+        state = found[0]
+        if not on and not state.get("stored") and not state.get("error") and plan_id not in self.tables:
+            with self.db.session() as s:  # ended without its table's word (a stopped process): the plan says
+                row = s.get(UnratedMatch, plan_id)
+                state["error"] = json.loads(row.result or "{}").get("decision") if row else None
+            state["decision"] = 0
+        return state
+
+    def _waiter(self, plan_id: int) -> Callable[[int, float], Awaitable[None]]:
+        async def wait(since: int, seconds: float) -> None:
+            table = self.tables.get(plan_id)
+            if table is not None:  # played here: its feed moves as soon as the state is written
+                await table.feed.wait_for(since, seconds)
+            else:
+                await asyncio.sleep(seconds)
+
+        return wait
+
+    async def move(self, plan_id: int, user_id: int, kind: str, text: str, decision: int | None) -> str:
+        """The person's move (``kind`` "move") or return to the seat ("back"), posted to any process: checked
+        against the stored state, queued, and taken by the playing process; the action taken.
+
+        :raises Refused: 404 no such game, or another person's.
+        :raises MoveRefused: 409 not the person's turn (or the game is over), 400 no action, 422 not legal,
+            503 the table did not take it in time; each with the reason.
+        """
+        on = self.own(plan_id, user_id)
+        found = relay.read(self.db, plan_id)
+        if found is None:
+            raise not_found("game")
+        if not on and plan_id not in self.tables:  # ended (kept, or ended with its process): nobody takes it
+            if kind == "back":
+                return "back"
+            raise MoveRefused(409, relay.GAME_OVER)
+        if kind == "move":
+            text = str(relay.check(*found, text, decision))
+        elif not found[0].get("away") or found[0].get("final") is not None:
+            return "back"  # nothing to take back: the seat is the person's, or the game is over
+        move_id = relay.queue(self.db, plan_id, kind, text, decision)
+        table = self.tables.get(plan_id)
+        if table is not None:
+            table.wake.set()
+
+        async def wait(seconds: float) -> None:
+            here = self.tables.get(plan_id)
+            if here is not None:  # played here: a move taken changes the seat
+                await here.feed.wait_for(here.feed.version, seconds)
+            else:
+                await asyncio.sleep(seconds)
+
+        status, reason = await relay.outcome(self.db, move_id, wait)
+        if status != 200:
+            raise MoveRefused(status, reason)
+        return reason
 
     def view(self, plan_id: int) -> PersonGameView:
         """:raises Refused: 404 no person's game of that id."""

@@ -402,7 +402,7 @@ class UnratedGames:
                     .order_by(UnratedMatch.id)
                 )
             )
-            # a person waiting at a page comes first; a person's game is played where its seat is held
+            # a person waiting at a page comes first; any process with local tables plays a person's game
             plans = sorted((plan_of(r) for r in rows), key=lambda p: p.kind != PERSON)
             plans = [
                 p for p in plans if p.kind != PERSON or (self.people is not None and self.people.plays(p.id))
@@ -430,7 +430,7 @@ class UnratedGames:
         return None
 
     def _holds(self, plan_id: int) -> bool:
-        """Whether this process holds the person's seat of a person's plan (only it can play the game)."""
+        """Whether the plan is a person's game, played by its own service (``people.plays``)."""
         return self.people is not None and self.people.plays(plan_id)
 
     def _mine(self, plan_id: int) -> bool:

@@ -25,7 +25,7 @@ from arena.report.encode import CARD_LIST, encode_hand, pack
 from arena.server import access
 from arena.server.access import Viewer
 from arena.server.errors import Refused
-from arena.server.matches.people import PersonGameView, PersonTable
+from arena.server.matches.people import PersonGameView
 from arena.server.matches.plans import MatchView
 from arena.server.web.forms import whole_number
 from arena.server.web.site import Visit, Web
@@ -125,23 +125,21 @@ async def start_person_game(web: Web, request: Request, visit: Visit) -> Respons
     return web.redirect(f"/play/{ask_person_game(web, visit.viewer, form)}")
 
 
-def own_table(web: Web, request: Request, visit: Visit) -> PersonTable:
-    """:raises Refused: 401 a spectator; 404 not the viewer's game, or no longer at a table here."""
+def own_game(web: Web, request: Request, visit: Visit) -> tuple[int, int, bool]:
+    """The game's id, the person's, and whether it is still on.
+
+    :raises Refused: 401 a spectator; 404 not the viewer's game.
+    """
     user_id = access.require_login(visit.viewer)
-    return web.server.people.table_of(int(request.path_params["id"]), user_id)
+    plan_id = int(request.path_params["id"])
+    return plan_id, user_id, web.server.people.own(plan_id, user_id)
 
 
 async def play_page(web: Web, request: Request, visit: Visit) -> Response:
     """``arena play``'s page, given this game's API and the visitor's CSRF token (sent back in a header)."""
-    plan_id = int(request.path_params["id"])
-    try:
-        own_table(web, request, visit)
-    except Refused:
-        found = web.server.people.view(plan_id)  # 404 for no person's game of that id
-        access.require_login(visit.viewer)
-        if found.person_id == visit.viewer.user_id:
-            return web.redirect(f"/play/{plan_id}/game")  # kept, and no longer at a table here
-        raise
+    plan_id, _user_id, on = own_game(web, request, visit)
+    if not on:
+        return web.redirect(f"/play/{plan_id}/game")  # over: its page is the kept game's
     body = (
         f'<body data-api="/play/{plan_id}" data-key="{escape(web.csrf(visit))}" '
         f'data-home="/play/{plan_id}/game">'
@@ -167,21 +165,22 @@ def _same_page(web: Web, request: Request, visit: Visit) -> bool:
 
 
 async def play_state(web: Web, request: Request, visit: Visit) -> Response:
+    """The page's state, from whichever process of the server (``arena.server.matches.relay``)."""
     try:
-        table = own_table(web, request, visit)
+        plan_id, user_id, _on = own_game(web, request, visit)
+        try:
+            since = int(request.query_params.get("since", "-1"))
+        except ValueError:
+            return _json_error(400, "since: give the version number the page has")
+        state = await web.server.people.state(plan_id, user_id, since, LONG_POLL_S)
     except Refused as exc:
         return _json_error(exc.status, exc.message)
-    try:
-        since = int(request.query_params.get("since", "-1"))
-    except ValueError:
-        return _json_error(400, "since: give the version number the page has")
-    await table.feed.wait_for(since, LONG_POLL_S)
-    return JSONResponse(table.state(), headers={"Cache-Control": "no-store"})
+    return JSONResponse(state, headers={"Cache-Control": "no-store"})
 
 
 async def play_move(web: Web, request: Request, visit: Visit) -> Response:
     try:
-        table = own_table(web, request, visit)
+        plan_id, user_id, _on = own_game(web, request, visit)
     except Refused as exc:
         return _json_error(exc.status, exc.message)
     if not _same_page(web, request, visit):
@@ -195,21 +194,28 @@ async def play_move(web: Web, request: Request, visit: Visit) -> Response:
     if not isinstance(text, str) or not (decision is None or isinstance(decision, int)):
         return _json_error(400, 'send {"action": "PLAY(JH)", "decision": N} (decision optional)')
     try:
-        action = table.seat.submit(text, decision)
+        action = await web.server.people.move(plan_id, user_id, "move", text, decision)
+    except Refused as exc:
+        return _json_error(exc.status, exc.message)
     except MoveRefused as refused:
         return _json_error(refused.status, refused.reason)
-    return JSONResponse({"action": str(action)})
+    return JSONResponse({"action": action})
 
 
 async def play_back(web: Web, request: Request, visit: Visit) -> Response:
     try:
-        table = own_table(web, request, visit)
+        plan_id, user_id, _on = own_game(web, request, visit)
     except Refused as exc:
         return _json_error(exc.status, exc.message)
     if not _same_page(web, request, visit):
         return _json_error(403, "this request was not sent by the game's page (CSRF check): reload it")
-    table.seat.take_back()
-    return JSONResponse({"away": table.seat.away})
+    try:
+        await web.server.people.move(plan_id, user_id, "back", "back", None)
+    except Refused as exc:
+        return _json_error(exc.status, exc.message)
+    except MoveRefused as refused:
+        return _json_error(refused.status, refused.reason)
+    return JSONResponse({"away": False})
 
 
 def seen_person_game(web: Web, viewer: Viewer, plan_id: int) -> PersonGameView:
