@@ -301,7 +301,11 @@ def inject(games: Sequence[RatedGame], gain: float, pair: tuple[str, str] = PAIR
 
 
 def analyse(
-    played: list[Played], alpha: float, interaction: bool = True, looks: Sequence[int] = LOOKS
+    played: list[Played],
+    alpha: float,
+    interaction: bool = True,
+    looks: Sequence[int] = LOOKS,
+    anytime: bool = True,
 ) -> None:
     by_field: dict[str, list[Played]] = {}
     for p in played:
@@ -327,7 +331,7 @@ def analyse(
             zs = []
             started = time.process_time()
             for k, e in enumerate(events):
-                result = collusion(e.games[:look], names, alpha, interaction=interaction)
+                result = collusion(e.games[:look], names, alpha, interaction=interaction, anytime=anytime)
                 honest_flag = any(p.flagged and {p.a, p.b} != pair for p in result.pairs)
                 false += honest_flag
                 ever[k] |= honest_flag
@@ -383,6 +387,9 @@ def main() -> None:
     parser.add_argument(
         "--additive", action="store_true", help="the additive model alone (no strength interaction)"
     )
+    parser.add_argument(
+        "--one-look", action="store_true", help="p-values of one look (not arena.stats.collusion.anytime_p)"
+    )
     parser.add_argument("--only", help="analyse only these fields (comma-separated)")
     parser.add_argument(
         "--looks", default=",".join(map(str, LOOKS)), help="the looks (games), comma-separated"
@@ -405,7 +412,7 @@ def main() -> None:
                     args.save.write_bytes(pickle.dumps(played))
     if args.only:
         played = [p for p in played if p.field in args.only.split(",")]
-    analyse(played, args.alpha, not args.additive, [int(v) for v in args.looks.split(",")])
+    analyse(played, args.alpha, not args.additive, [int(v) for v in args.looks.split(",")], not args.one_look)
 
 
 if __name__ == "__main__":

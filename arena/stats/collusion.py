@@ -62,6 +62,10 @@ LAMBDA_SCALE = 0.5
 λ ~ N(0, LAMBDA_SCALE²), the ridge σ²/LAMBDA_SCALE² with σ² the variance of one hand's points."""
 LAMBDA_SDS = 1.0
 """The bound on λ is the other rows' posterior mean plus this many posterior standard deviations."""
+TAU = 0.1
+"""The scale (points per hand) of the gains a flag is for: each test's p-value is the normal mixture's over
+gains N(0, TAU²) restricted to gains above zero (``anytime_p``), the size the organiser's question is about
+(docs/security.md: a pair that gives each other 0.1 points per hand)."""
 MIN_GAMES = 20
 """Games a pair must have shared, and each must have played without the other, to be tested: below that
 the clustered variance is itself too noisy for a tail probability of 1 in 1,000."""
@@ -168,6 +172,29 @@ def upper_tail(z: float) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2))
 
 
+def anytime_p(z: float, se: float, tau: float = TAU) -> float:
+    """A p-value for "no gain" that stays valid however often the games are looked at as they come in.
+
+    The one-look tail ``upper_tail(z)`` is what the flag would promise if the leaderboard were read once; an
+    organiser reads it after every round and the server's organiser page after every game, and the chance
+    that an honest pair's z crosses a fixed line at *some* look grows without bound. The mixture of the
+    likelihood ratios exp(θ·z/se − θ²/(2·se²)) over gains θ ≥ 0 drawn from a half-normal of scale ``tau`` is a
+    non-negative martingale under no gain (the score's information 1/se² grows with the games), so by
+    Ville's inequality its reciprocal is below α at any look with probability at most α. In closed form
+    Λ = 2·r·exp(z²τ²/(2(τ² + se²)))·Φ(zτ/√(τ² + se²)), r = √(se²/(se² + τ²)).
+    """
+    if se <= 0:
+        return 1.0
+    total = tau * tau + se * se
+    log_ratio = (
+        math.log(2.0)
+        + 0.5 * math.log(se * se / total)
+        + z * z * tau * tau / (2 * total)
+        + math.log(max(1e-300, 1.0 - upper_tail(z * tau / math.sqrt(total))))
+    )
+    return 1.0 if log_ratio <= 0 else math.exp(-log_ratio)
+
+
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values (reject where adjusted ≤ α): family-wise error ≤ α under any
     dependence."""
@@ -187,12 +214,15 @@ def collusion(
     alpha: float = ALPHA,
     min_games: int = MIN_GAMES,
     interaction: bool = True,
+    anytime: bool = True,
 ) -> Collusion:
     """Every pair of ``names``: its effects and whether it is flagged at family-wise level ``alpha``.
 
     ``interaction``: fit the strength interaction (``_Design``; docs/ranking.md, "Collusion", says what it
     fixes on graded fields and how a pair that is weak apart and strong together is kept from being
-    explained away by it); False: the additive model alone.
+    explained away by it); False: the additive model alone. ``anytime``: each test's p-value holds however
+    often the growing event is looked at (``anytime_p``: the leaderboard after every round, the server's
+    organiser page after every game); False: the p-value of one look, valid only if it is the only one.
 
     Void games and games without hands are left out; a seat played by the autopilot for a disqualified
     entrant (``excluded``) is neither a row nor a table-mate (its points are not the entrant's).
@@ -239,10 +269,22 @@ def collusion(
         len(clusters),
         interaction,
     )
-    return _step_down(design, names, used, alpha, min_games)
+    return _step_down(design, names, used, alpha, min_games, anytime)
 
 
-def _step_down(design: _Design, names: Sequence[str], used: int, alpha: float, min_games: int) -> Collusion:
+def _smallest_p(effect: PairEffect, anytime: bool) -> float:
+    """The smallest one-sided p-value of the pair's three tests (a with b, b with a, joint): of one look, or
+    valid at every look (``anytime_p``)."""
+    assert effect.z is not None
+    if not anytime:
+        return min(upper_tail(z) for z in effect.z)
+    ses = (effect.a_se, effect.b_se, effect.joint_se)
+    return min(anytime_p(z, se or 0.0) for z, se in zip(effect.z, ses, strict=True))
+
+
+def _step_down(
+    design: _Design, names: Sequence[str], used: int, alpha: float, min_games: int, anytime: bool
+) -> Collusion:
     """Holm's procedure, one pair at a time, each flagged pair's two columns then joining the model.
 
     The first step is Holm's (and Bonferroni's): the smallest of the m p-values against α/m, so an honest
@@ -259,7 +301,7 @@ def _step_down(design: _Design, names: Sequence[str], used: int, alpha: float, m
         if m < 0:
             m = sum(3 for e in effects if e.z is not None)  # the family: three tests per testable pair
         left = max(m - 3 * len(flagged), 1)
-        candidates = [(min(upper_tail(z) for z in e.z), k) for k, e in enumerate(effects) if e.z is not None]
+        candidates = [(_smallest_p(e, anytime), k) for k, e in enumerate(effects) if e.z is not None]
         candidates = [c for c in candidates if design.pair_of(c[1]) not in flagged]
         if not candidates:
             break
@@ -275,7 +317,7 @@ def _step_down(design: _Design, names: Sequence[str], used: int, alpha: float, m
         if pair in flagged:
             out.append(flagged[pair])
         elif effect.z is not None:
-            q = max(running, min(1.0, left * min(upper_tail(z) for z in effect.z)))
+            q = max(running, min(1.0, left * _smallest_p(effect, anytime)))
             out.append(replace(effect, p=q))
         else:
             out.append(effect)
@@ -589,7 +631,7 @@ def flag_heading(result: Collusion) -> str:
     return (
         f"Collusion? {len(result.flagged)} pair{'s' if many else ''} score{'' if many else 's'}"
         f" differently at the same table than their strengths predict (an honest field shows any such pair in"
-        f" at most {result.alpha:.0%} of events; docs/ranking.md, Collusion):"
+        f" at most {result.alpha:.0%} of events, however often it is looked at; docs/ranking.md, Collusion):"
     )
 
 

@@ -69,7 +69,8 @@ def test_only_the_organiser_sees_the_flagged_pair(tmp_path: Path, monkeypatch: p
         text = " ".join(html.unescape(page.text).split())
         assert (
             "Collusion? 1 pair scores differently at the same table than their strengths predict (an honest "
-            "field shows any such pair in at most 5% of events; docs/ranking.md, Collusion):" in text
+            "field shows any such pair in at most 5% of events, however often it is looked at; "
+            "docs/ranking.md, Collusion):" in text
         ), text
         assert "seeded-00 v1 and seeded-01 v1: seeded-00 v1 +" in text
         assert "points per hand with seeded-01 v1 at the table" in text

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from random import Random
@@ -26,7 +26,7 @@ from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo
 from arena.players.inprocess import InProcessPlayer
 from arena.report import build_report
-from arena.stats.collusion import collusion, flag_lines, holm, upper_tail
+from arena.stats.collusion import anytime_p, collusion, flag_lines, holm, upper_tail
 from arena.stats.rating import RatedGame
 from sample_bots.noisy import noisy
 from sample_bots.policy import DEFAULT_STYLE, choose_view
@@ -66,7 +66,7 @@ def test_a_gain_only_with_b_is_recovered_exactly() -> None:
     for seq, seats in enumerate(round_robin(SIX, 5, 120)):
         scores = [15.0 if s == "a" and "b" in seats else 10.0 for s in seats]
         games.append(seated(seq, seats, scores))
-    result = collusion(games, SIX, interaction=False)
+    result = collusion(games, SIX, interaction=False, anytime=False)
     ab = next(p for p in result.pairs if (p.a, p.b) == ("a", "b"))
     assert ab.a_gain == pytest.approx(0.5, abs=1e-9) and ab.b_gain == pytest.approx(0.0, abs=1e-9)
     assert ab.together == 80 and ab.a_apart == ab.b_apart == 20
@@ -247,12 +247,14 @@ def test_two_honest_weak_bots_among_equals_are_not_flagged() -> None:
     """Issue 42: four rules bots and two honest random bots, four seeded events of 250 games. The two weak
     bots gain about 0.2 points per hand at the same table (like with like), which the additive model reads
     as a pair: it flags them in 3 of the 4 (bench/collusion.py ``weakpair``: 6 of 6 at 200 games). The
-    default model flags no pair in any (the bench: 0 of 6 at 200 games, 1 of 6 at 300)."""
+    strength interaction flags no pair in any, even read as one look (the bench: 0 of 6 at 200 games, 1 of 6
+    at 300); so does the default, whose p-values hold at every look."""
     additive = 0
     for seed in (1, 2, 3, 4):
         games = asyncio.run(_play_weak(seed, 250))
         assert collusion(games, WEAK_FIELD).flagged == (), seed
-        flagged = collusion(games, WEAK_FIELD, interaction=False).flagged
+        assert collusion(games, WEAK_FIELD, anytime=False).flagged == (), seed
+        flagged = collusion(games, WEAK_FIELD, interaction=False, anytime=False).flagged
         additive += [(p.a, p.b) for p in flagged] == [("rand1", "rand2")]
     assert additive >= 3  # the field does show the like-with-like gain the default must not flag
 
@@ -328,3 +330,34 @@ def test_the_leaderboard_prints_a_line_only_when_a_pair_is_flagged(tmp_path: Pat
     assert "Collusion?" not in text and "collusion" not in text.lower()
     rows = {r["name"]: r for r in json.loads(leaderboard(honest.output, "--json"))}
     assert not any(v["flagged"] for r in rows.values() for v in r["pairs"].values())
+
+
+# ----------------------------------------------------------------------- looked at again and again
+
+
+def _crossings(p_of: Callable[[float, float], float], paths: int = 2000, looks: int = 400) -> float:
+    """The share of honest score paths (no gain: a random walk, one unit of information per game) whose
+    p-value is at most 0.05 at *some* look, looking after every game, as the server's organiser page does."""
+    rng = np.random.default_rng(20261206)
+    walks = np.cumsum(rng.standard_normal((paths, looks)), axis=1)
+    info = np.arange(1, looks + 1, dtype=float)
+    crossed = 0
+    for walk in walks:
+        z = walk / np.sqrt(info)
+        se = 0.5 / np.sqrt(info)  # a game's gain has sd 0.5 points per hand
+        crossed += any(p_of(float(zk), float(sk)) <= 0.05 for zk, sk in zip(z, se, strict=True))
+    return crossed / paths
+
+
+def test_the_anytime_p_value_holds_however_often_the_growing_event_is_read() -> None:
+    """An honest pair read after every one of 400 games is flagged at 5% in at most 5% of events with
+    ``anytime_p``; the one-look p-value read the same way crosses in far more (what the default fixes)."""
+    assert _crossings(lambda z, se: anytime_p(z, se)) <= 0.05
+    assert _crossings(lambda z, se: upper_tail(z)) > 0.2
+
+
+def test_the_anytime_p_value_falls_as_the_evidence_grows() -> None:
+    """More z at the same standard error, or the same gain measured more precisely, is more evidence."""
+    assert anytime_p(5.0, 0.02) < anytime_p(4.0, 0.02) < anytime_p(3.0, 0.02) <= 1.0
+    assert anytime_p(0.1 / 0.01, 0.01) < anytime_p(0.1 / 0.02, 0.02)
+    assert anytime_p(-3.0, 0.02) == 1.0 and anytime_p(2.0, 0.0) == 1.0
