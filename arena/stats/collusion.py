@@ -630,8 +630,9 @@ def flag_heading(result: Collusion) -> str:
     many = len(result.flagged) > 1
     return (
         f"Collusion? {len(result.flagged)} pair{'s' if many else ''} score{'' if many else 's'}"
-        f" differently at the same table than their strengths predict (an honest field shows any such pair in"
-        f" at most {result.alpha:.0%} of events, however often it is looked at; docs/ranking.md, Collusion):"
+        f" differently at the same table than their strengths predict (an honest field of bots alike shows"
+        f" any such pair in at most {result.alpha:.0%} of events, however often it is looked at; two honest"
+        f" bots far weaker than the rest may gain together too; docs/ranking.md, Collusion):"
     )
 
 

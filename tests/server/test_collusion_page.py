@@ -67,11 +67,12 @@ def test_only_the_organiser_sees_the_flagged_pair(tmp_path: Path, monkeypatch: p
         page = organiser.get("/admin")
         assert page.status_code == 200
         text = " ".join(html.unescape(page.text).split())
-        assert (
+        heading = (
             "Collusion? 1 pair scores differently at the same table than their strengths predict (an honest "
-            "field shows any such pair in at most 5% of events, however often it is looked at; "
-            "docs/ranking.md, Collusion):" in text
-        ), text
+            "field of bots alike shows any such pair in at most 5% of events, however often it is looked at; "
+            "two honest bots far weaker than the rest may gain together too; docs/ranking.md, Collusion):"
+        )
+        assert heading in text, text
         assert "seeded-00 v1 and seeded-01 v1: seeded-00 v1 +" in text
         assert "points per hand with seeded-01 v1 at the table" in text
         assert "after Holm over 45 tests of 15 pairs" in text
