@@ -15,6 +15,7 @@ import pytest
 from arena.engine.config import GameConfig
 from arena.play.session import replay_game
 from arena.results.queries import Queries
+from tests.play.moves import answer
 from tests.play.test_http import PlayProcess
 from tests.report import test_browser as report
 
@@ -42,21 +43,6 @@ def errors() -> Iterator[list[str]]:
     found: list[str] = []
     yield found
     assert found == []
-
-
-def answer(page: Any, turn: int) -> str:
-    """One move, a different way each turn: a number key, a click (a card when one is playable), Enter."""
-    way = turn % 3
-    if way == 0:
-        page.keyboard.press("1")
-        return "key"
-    if way == 1:
-        card = page.query_selector("#hand button.cardbtn")
-        (card or page.query_selector("#actions button.act")).click()
-        return "card" if card else "click"
-    page.wait_for_function("document.activeElement && document.activeElement.matches('#actions button')")
-    page.keyboard.press("Enter")
-    return "enter"
 
 
 @pytest.mark.parametrize(("variant", "bots", "viewport"), CASES, ids=[c[0] for c in CASES])

@@ -49,7 +49,15 @@ from arena.server.errors import Refused, not_found
 from arena.server.ladder import gamelogs
 from arena.server.ladder.service import Ladder
 from arena.server.matches import relay
-from arena.server.matches.plans import DONE, PERSON, RUNNING, PlannedGame, person_name, side_name
+from arena.server.matches.plans import (
+    DONE,
+    PERSON,
+    RUNNING,
+    PlannedGame,
+    person_name,
+    side_name,
+    unrated_row,
+)
 from arena.server.settings import CompetitionConfig
 from arena.server.submissions.checks import public_text
 from arena.server.submissions.service import Submissions
@@ -317,19 +325,7 @@ class PersonGames:
         table: PersonTable,
     ) -> None:
         with self.db.session() as s:
-            s.add(
-                UnratedGame(
-                    match_id=game.match_id,
-                    idx=game.idx,
-                    seats=json.dumps(game.seats),
-                    scores=json.dumps([st.score for st in record.seats]),
-                    ranks=json.dumps([st.rank for st in record.seats]),
-                    forfeited=json.dumps([game.seats[i] for i in record.forfeited]),
-                    hands=len(record.hands),
-                    rated=False,  # a person's game is never rated
-                    created_at=time.time(),
-                )
-            )
+            s.add(unrated_row(game, record, rated=False))  # a person's game is never rated
         handovers = [{"decision": h.decision_id, "hand": h.hand_index} for h in table.seat.handovers]
         self._end(
             game.match_id,

@@ -10,13 +10,14 @@ import functools
 import json
 import math
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.conductor.match import BASELINE, CANDIDATE, deal_differences, match_schedule
 from arena.event.schedule import game_seed
-from arena.results.record import ScheduledGame
+from arena.results.record import GameRecord, ScheduledGame
 from arena.server.db.models import UnratedGame, UnratedMatch
 from arena.stats.rating import RatedGame
 from arena.stats.sprt import SprtResult, SprtSettings, SprtState, run_sprt
@@ -89,6 +90,22 @@ class PlannedGame:
     seats: tuple[str, ...]
     seed: int
     block: str = ""
+
+
+def unrated_row(game: PlannedGame, record: GameRecord, rated: bool) -> UnratedGame:
+    """The stored row of one finished unrated game (a match's, a challenge's or a person's): one place that
+    says what such a row holds, whoever played it."""
+    return UnratedGame(
+        match_id=game.match_id,
+        idx=game.idx,
+        seats=json.dumps(game.seats),
+        scores=json.dumps([st.score for st in record.seats]),
+        ranks=json.dumps([st.rank for st in record.seats]),
+        forfeited=json.dumps([game.seats[i] for i in record.forfeited]),
+        hands=len(record.hands),
+        rated=rated,
+        created_at=time.time(),
+    )
 
 
 @functools.lru_cache(maxsize=64)

@@ -73,6 +73,7 @@ from arena.server.matches.plans import (
     plan_of,
     planned,
     side_name,
+    unrated_row,
 )
 from arena.server.settings import CompetitionConfig
 from arena.server.submissions.service import Submissions
@@ -442,23 +443,10 @@ class UnratedGames:
 
     def store(self, game: PlannedGame, record: GameRecord, void: bool) -> None:
         """One finished game, then its plan's look: done at a decision or at the budget."""
-        forfeited = [game.seats[i] for i in record.forfeited]
         with self.db.session() as s:
             if s.get(UnratedGame, (game.match_id, game.idx)) is not None:
                 return
-            s.add(
-                UnratedGame(
-                    match_id=game.match_id,
-                    idx=game.idx,
-                    seats=json.dumps(game.seats),
-                    scores=json.dumps([st.score for st in record.seats]),
-                    ranks=json.dumps([st.rank for st in record.seats]),
-                    forfeited=json.dumps(forfeited),
-                    hands=len(record.hands),
-                    rated=not void,
-                    created_at=time.time(),
-                )
-            )
+            s.add(unrated_row(game, record, rated=not void))
         self._settle(game.match_id)
 
     def _settle(self, match_id: int, every: bool = False) -> None:

@@ -25,6 +25,7 @@ import pytest
 from arena.engine.config import GameConfig
 from arena.event.deals import deal_seed, read_key_file
 from arena.play.session import replay_game
+from tests.play.moves import answer
 from tests.server.conftest import PASSWORD, Client, ServerProcess, competition_toml
 from tests.server.matches.test_matches import uploaded
 
@@ -121,21 +122,6 @@ def _browser_page(browser: Any, server: ServerProcess, viewport: dict[str, int])
     return page
 
 
-def _answer(page: Any, turn: int) -> str:
-    """One move, a different way each turn: a number key, a click (a card when one is playable), Enter."""
-    way = turn % 3
-    if way == 0:
-        page.keyboard.press("1")
-        return "key"
-    if way == 1:
-        card = page.query_selector("#hand button.cardbtn")
-        (card or page.query_selector("#actions button.act")).click()
-        return "card" if card else "click"
-    page.wait_for_function("document.activeElement && document.activeElement.matches('#actions button')")
-    page.keyboard.press("Enter")
-    return "enter"
-
-
 @pytest.mark.needs_chromium
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_whole_game_by_clicks_on_the_server_replays_and_is_never_rated(
@@ -187,7 +173,7 @@ def test_a_whole_game_by_clicks_on_the_server_replays_and_is_never_rated(
                 assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
                 box = page.query_selector("#actions button").bounding_box()
                 assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
-            ways.add(_answer(page, turn))
+            ways.add(answer(page, turn))
             turn += 1
         assert {"key", "enter"} <= ways and ways & {"card", "click"}
         assert (page.text_content(".centre .final") or "").startswith("Final")
