@@ -56,7 +56,7 @@ def guarded(where: str) -> Iterator[None]:
         raise StoreError(f"{where}: {reason}") from None
 
 
-HEAD = "0005"
+HEAD = "0006"
 """The newest schema revision (``migrations/versions``; a test holds it to alembic's head): a database at
 it is opened without importing alembic, which was a tenth of the server's start."""
 
