@@ -15,7 +15,7 @@ import pytest
 from arena.engine.config import GameConfig
 from arena.play.session import replay_game
 from arena.results.queries import Queries
-from tests.play.moves import answer
+from tests.play.moves import answer, check_turn
 from tests.play.test_http import PlayProcess
 from tests.report import test_browser as report
 
@@ -66,17 +66,7 @@ def test_a_whole_game_by_clicks_and_keys(
                 break
             prev = page.evaluate("document.body.dataset.decision")
             legal = page.evaluate("window.arenaPlay.state().view.legal_actions")
-            shown = page.eval_on_selector_all("#actions button", "bs => bs.map(b => b.dataset.action)")
-            assert shown == legal  # every legal action, and only those, is offered
-            if turn == 0:  # a move the engine refuses: the page says why, and the decision stays open
-                wrong = next(a for a in ("PLAY(9C)", "ORDER_UP", "PASS", "NAME(S)") if a not in legal)
-                page.evaluate("(a) => window.arenaPlay.move(a)", wrong)
-                page.wait_for_selector("#notice:has-text('legal now:')")
-                assert page.evaluate("document.body.dataset.decision") == prev
-            if viewport is PHONE and turn < 3:
-                assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-                box = page.query_selector("#actions button").bounding_box()
-                assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+            check_turn(page, legal, prev, turn, PHONE["width"] if viewport is PHONE else None)
             ways.add(answer(page, turn))
             turn += 1
         assert {"key", "enter"} <= ways and ways & {"card", "click"}

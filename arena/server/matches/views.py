@@ -178,13 +178,23 @@ async def play_state(web: Web, request: Request, visit: Visit) -> Response:
     return JSONResponse(state, headers={"Cache-Control": "no-store"})
 
 
-async def play_move(web: Web, request: Request, visit: Visit) -> Response:
+def _page_move(web: Web, request: Request, visit: Visit) -> tuple[int, int] | Response:
+    """The person's own game (plan id, user id) for a request its page sent, or the answer refusing it: the
+    same two checks for a move and for taking the seat back."""
     try:
         plan_id, user_id, _on = own_game(web, request, visit)
     except Refused as exc:
         return _json_error(exc.status, exc.message)
     if not _same_page(web, request, visit):
-        return _json_error(403, "this move was not sent by the game's page (CSRF check): reload it")
+        return _json_error(403, "this request was not sent by the game's page (CSRF check): reload it")
+    return plan_id, user_id
+
+
+async def play_move(web: Web, request: Request, visit: Visit) -> Response:
+    own = _page_move(web, request, visit)
+    if isinstance(own, Response):
+        return own
+    plan_id, user_id = own
     try:
         body: Any = json.loads(await request.body() or b"{}")
     except ValueError:
@@ -203,12 +213,10 @@ async def play_move(web: Web, request: Request, visit: Visit) -> Response:
 
 
 async def play_back(web: Web, request: Request, visit: Visit) -> Response:
-    try:
-        plan_id, user_id, _on = own_game(web, request, visit)
-    except Refused as exc:
-        return _json_error(exc.status, exc.message)
-    if not _same_page(web, request, visit):
-        return _json_error(403, "this request was not sent by the game's page (CSRF check): reload it")
+    own = _page_move(web, request, visit)
+    if isinstance(own, Response):
+        return own
+    plan_id, user_id = own
     try:
         await web.server.people.move(plan_id, user_id, "back", "back", None)
     except Refused as exc:

@@ -25,7 +25,7 @@ import pytest
 from arena.engine.config import GameConfig
 from arena.event.deals import deal_seed, read_key_file
 from arena.play.session import replay_game
-from tests.play.moves import answer
+from tests.play.moves import answer, check_turn
 from tests.server.conftest import PASSWORD, Client, ServerProcess, competition_toml
 from tests.server.matches.test_matches import uploaded
 
@@ -162,17 +162,7 @@ def test_a_whole_game_by_clicks_on_the_server_replays_and_is_never_rated(
                     "[window.arenaPlay.state().view.hand_index, window.arenaPlay.state().view.hand]"
                 )
             )
-            shown = page.eval_on_selector_all("#actions button", "bs => bs.map(b => b.dataset.action)")
-            assert shown == legal  # every legal action, and only those, is offered
-            if turn == 0:  # a move the engine refuses: the page says why, and the decision stays open
-                wrong = next(a for a in ("PLAY(9C)", "ORDER_UP", "PASS", "NAME(S)") if a not in legal)
-                page.evaluate("(a) => window.arenaPlay.move(a)", wrong)
-                page.wait_for_selector("#notice:has-text('legal now:')")
-                assert page.evaluate("document.body.dataset.decision") == prev
-            if phone and turn < 3:
-                assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-                box = page.query_selector("#actions button").bounding_box()
-                assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
+            check_turn(page, legal, prev, turn, viewport["width"] if phone else None)
             ways.add(answer(page, turn))
             turn += 1
         assert {"key", "enter"} <= ways and ways & {"card", "click"}
