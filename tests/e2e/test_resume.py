@@ -96,7 +96,10 @@ def sigterm_midway(tmp_path: Path, sigint: signal.Handlers) -> None:
     """``arena run`` started with SIGINT set to ``sigint`` (a shell script's ``arena run ... &`` starts it
     ignored), sent SIGTERM once two games are stored: it stops like Ctrl-C, and the same command resumes."""
     marker = str(tmp_path / "marker")
-    path = chaos_event(tmp_path, chaos_entrant("fine", "--state", marker), rounds=12, concurrency=2)
+    # 20 ms a decision (far inside the 300 ms limit) keeps the event from ending between two polls on a
+    # fast machine: a CI run once stored all 12 games before the signal landed
+    bot = chaos_entrant("margin", "--reply-ms", "20", "--state", marker)
+    path = chaos_event(tmp_path, bot, rounds=12, concurrency=2)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "run", "-q", str(path)],
         cwd=ROOT,
@@ -109,7 +112,7 @@ def sigterm_midway(tmp_path: Path, sigint: signal.Handlers) -> None:
     db = tmp_path / "out" / "event.sqlite"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.02)
         try:
             if db.exists() and rows(tmp_path / "out", "SELECT COUNT(*) FROM games")[0][0] >= 2:
                 break
