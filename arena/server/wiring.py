@@ -41,7 +41,7 @@ from arena.server.ladder.service import Ladder
 from arena.server.matches.people import PersonGames
 from arena.server.matches.service import UnratedGames
 from arena.server.settings import CompetitionConfig, Runtime
-from arena.server.submissions.checks import CheckQueue, public_text
+from arena.server.submissions.checks import CheckQueue, public_texts
 from arena.server.submissions.service import Submissions, node_problem
 from arena.userfiles import KEY_LIMIT, read_user_text
 
@@ -222,7 +222,7 @@ class Server:
         path = self.ladder.log_path(version_id, found.values["log_inode"])
         span = gamelogs.game_log(self.db, path, game_id, version_id, found.values)
         data_dir, upload = self.config.data_dir, self.submissions.directory_of(found.user_id, found.number)
-        text, after = (public_text(t, data_dir, upload) for t in (span.text, span.after))
+        text, after = public_texts((span.text, span.after), data_dir, upload)
         return found, dataclasses.replace(span, text=text, after=after)
 
     def close(self) -> None:

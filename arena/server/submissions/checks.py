@@ -23,10 +23,12 @@ import asyncio
 import base64
 import contextlib
 import gzip
+import itertools
 import json
 import logging
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,14 +57,44 @@ def public_text(text: str, data_dir: Path, directory: Path) -> str:
     """``text`` (a reason, a log) as an entrant may read it: without the shim's launch line and with the
     server's own paths replaced (an unsandboxed bot's traceback names its file under the server's
     directory): the upload's folder becomes ``<your upload>``, the rest of the server's ``<server>``."""
+    return public_texts((text,), data_dir, directory)[0]
+
+
+def public_texts(parts: Sequence[str], data_dir: Path, directory: Path) -> list[str]:
+    """``public_text`` of pieces cut from one log (a game's span and the bytes written just after it),
+    judged as the one text they are: a path or launch line that the cut splits is still found, and goes
+    whole to the piece where it begins. Each piece on its own would show the two halves of the path."""
+    forms = sorted(
+        {
+            (form, name)
+            for path, name in ((directory, "<your upload>"), (data_dir, "<server>"))
+            for form in (str(path), str(path.resolve()), str(path.absolute()))
+            if form not in ("", ".")
+        },
+        key=lambda pair: len(pair[0]),
+        reverse=True,
+    )
+    names = dict(forms)
     # Lines end at "\n" only, as the bot's log is written (arena.players.shim): ``str.splitlines`` also
     # ends one at \x0b, \x1c, \x85, U+2028 ..., which a bot can write to start a line of its choosing.
-    kept = "\n".join(line for line in text.split("\n") if not line.startswith(STARTING_MARK))
-    for path, name in ((directory, "<your upload>"), (data_dir, "<server>")):
-        for form in sorted({str(path), str(path.resolve()), str(path.absolute())}, key=len, reverse=True):
-            if form not in ("", "."):
-                kept = kept.replace(form, name)
-    return kept
+    pattern = re.compile(
+        rf"(?m)^{re.escape(STARTING_MARK)}[^\n]*(?:\n|$)" + "".join(f"|{re.escape(f)}" for f, _ in forms)
+    )
+    joined = "".join(parts)
+    cuts = list(itertools.accumulate(len(p) for p in parts))[:-1]
+    moved = list(cuts)  # each cut's place in the output
+    shift = 0  # how much longer the output is than the input, up to the last match
+    for match in pattern.finditer(joined):
+        grown = len(names.get(match.group(), "")) - len(match.group())
+        for c, cut in enumerate(cuts):
+            if match.start() < cut < match.end():  # the match goes whole to the piece where it begins
+                moved[c] = match.end() + shift + grown
+            elif cut >= match.end():
+                moved[c] = cut + shift + grown
+        shift += grown
+    text = pattern.sub(lambda m: names.get(m.group(), ""), joined)
+    bounds = [0, *moved, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def version_log(config: CompetitionConfig, user_id: int, number: int, what: str) -> Path:

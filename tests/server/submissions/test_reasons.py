@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from arena.server.submissions.checks import public_text
+from arena.server.submissions.checks import public_text, public_texts
 from tests.server.conftest import Client, ServerProcess
 
 SQLITE_ONLY = True  # a check's reason, which no database shapes: tests/server/conftest.py
@@ -66,3 +66,18 @@ def test_public_text_hides_the_servers_paths(tmp_path: Path) -> None:
     assert str(tmp_path) not in shown and "/results/" not in shown and "starting:" not in shown, shown
     assert '"<your upload>/bot.py", line 3' in shown and "<server>/logs/2/v1-check.log.1" in shown, shown
     assert shown.endswith(f"{LINE}\n")
+
+
+def test_a_path_cut_between_a_game_s_span_and_what_follows_it_is_still_hidden(tmp_path: Path) -> None:
+    """A game's log span can end inside a line the bot wrote (its stderr is copied as it comes), and the
+    page shows the bytes after the span apart: a path split there was found in neither piece, so its two
+    halves reached the entrant (seen once in tests/server/ladder/test_pages.py)."""
+    data = tmp_path / "results" / "class"
+    upload = data / "versions" / "2" / "v1"
+    line = f"running from {upload}/bot.py\n[arena] starting: python3 {upload}/bot.py\nlast {data}/x\n"
+    for cut in range(len(line) + 1):
+        span, after = public_texts((line[:cut], line[cut:]), data, upload)
+        assert span + after == public_text(line, data, upload), cut
+        assert str(tmp_path) not in span and str(tmp_path) not in after, (cut, span, after)
+        assert "results" not in span + after and "starting" not in span + after, (cut, span, after)
+        assert not span or line.startswith(span[:10]), (cut, span)  # nothing moves backwards
