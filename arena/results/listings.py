@@ -157,8 +157,8 @@ def render_games(rows: list[ListedGame], title: str) -> str:
             notes.append(game.termination.replace("_", " "))
         if game.faults:
             notes.append(f"{game.faults} fault{'s' if game.faults != 1 else ''}")
-        if not game.rated:
-            notes.append("void")
+        if not game.rated:  # a forfeit under forfeit_result = "void" (its seat is marked F), or check-bot's
+            notes.append("not rated")
         table.add_row(game.game_id, seats, ", ".join(notes))
     return _render(table) + "F: forfeited. arena replay DIR GAME shows a game hand by hand.\n"
 

@@ -322,6 +322,10 @@ def test_check_bot_keeps_its_games_and_a_violation_there_gets_the_same_reply(tmp
     assert [a.action for a in answers] == [played]
     assert "is not legal" in (answers[0].problem or "")
     assert f"the games are kept in {report.kept}" in " ".join(" ".join(report.tail()).split())
+    # `arena games` lists them as check games, never rated: not as void games (a forfeit's word)
+    listed = arena_cli("games", report.kept)
+    assert listed.returncode == 0 and "not rated" in listed.stdout, listed.stdout + listed.stderr
+    assert "void" not in listed.stdout, listed.stdout
 
 
 def test_a_whole_hand_goes_on_one_stream_in_order(event_dir: Path, tmp_path: Path) -> None:
