@@ -68,8 +68,10 @@ def _run(args: list[str], cwd: Path) -> tuple[int, str, str, int]:
         while proc.poll() is None:
             with contextlib.suppress(OSError, ValueError, IndexError):
                 if b"-m\0arena\0" in cmdline.read_bytes():  # exec'd: the arena's own memory
-                    line = next(x for x in status.read_text().splitlines() if x.startswith("VmHWM:"))
-                    peak[0] = max(peak[0], int(line.split()[1]))
+                    # an exiting process (a zombie) has no VmHWM line left: nothing more to read
+                    for line in status.read_text().splitlines():
+                        if line.startswith("VmHWM:"):
+                            peak[0] = max(peak[0], int(line.split()[1]))
             time.sleep(0.005)
 
     watcher = threading.Thread(target=watch)
