@@ -497,29 +497,28 @@ def whole_order_probability(
     widens as the other shrinks; the errors are not independent. Here pair ``i`` is right in a draw ``u`` of
     the adjacent gaps' correlation (a normal copula, ``WHOLE_DRAWS`` draws seeded from the event) when
     ``u_i`` clears Φ⁻¹(P_i), so each pair keeps its own P and the joint follows the gaps' correlation.
-    Pairs without a measured spread (an entrant without games, a gap that never varies, a disqualified
-    entrant's fixed place) enter as the factor their own P gives. The result never exceeds the weakest
-    pair's P: the whole cannot be surer than a part.
+    An entrant whose spread is not measured is taken as spread like the others (``_spread_or_alike``); a
+    disqualified entrant's fixed place, and a gap that never varies, enter as the factor their own P gives.
+    The result never exceeds the weakest pair's P: the whole cannot be surer than a part.
     """
     if not adjacent:
         return 1.0
     last = set(demoted)
     k = len(adjacent) + 1
+    cov = _spread_or_alike(np.asarray(cov, dtype=float))
     diff = np.zeros((k - 1, k))
     for i in range(k - 1):
         diff[i, i], diff[i, i + 1] = 1.0, -1.0
     factor = 1.0
     joint: list[int] = []
     for i, pair in enumerate(adjacent):
-        fixed = (pair.upper in last) != (pair.lower in last)
-        block = cov[i : i + 2, i : i + 2]
-        var = block[0, 0] + block[1, 1] - 2 * block[0, 1]
-        if fixed or not var > 0 or pair.gap != pair.gap:
+        spread = cov[i, i] + cov[i + 1, i + 1] - 2 * cov[i, i + 1]
+        if (pair.upper in last) != (pair.lower in last) or not spread > 0:
             factor *= pair.probability
         else:
             joint.append(i)
     if joint:
-        sub = diff[joint] @ np.nan_to_num(cov) @ diff[joint].T
+        sub = diff[joint] @ cov @ diff[joint].T
         sd = np.sqrt(np.diag(sub))
         corr = sub / np.outer(sd, sd)
         rng = np.random.Generator(np.random.PCG64(_seed(WHOLE_DOMAIN, event_seed)))
@@ -534,6 +533,24 @@ def whole_order_probability(
         right = alive.size
         factor *= right / WHOLE_DRAWS
     return min(factor, min(pair.probability for pair in adjacent))
+
+
+def _spread_or_alike(cov: np.ndarray) -> np.ndarray:
+    """``cov`` with each entrant whose spread is not measured (no games yet, one game, or scores that
+    never vary: five copies of a deterministic bot in duplicate) given the median measured variance and no
+    covariance, i.e. scores alike in spread. Their gaps to both neighbours then correlate as any
+    neighbours' do (−½), and with no evidence (every P ½) the whole order comes out 1/k!, the chance of
+    one order of k exchangeable entrants; multiplying the neighbours' P said 1/2^(k−1), 0.06 for five
+    entrants after one game where the truth is 1/120."""
+    var = np.diag(cov)
+    measured = np.isfinite(var) & (var > 0)
+    fill = float(np.median(var[measured])) if measured.any() else 1.0
+    cov = np.where(np.isfinite(cov), cov, 0.0)
+    cov[~measured, :] = 0.0
+    cov[:, ~measured] = 0.0
+    alike = np.flatnonzero(~measured)
+    cov[alike, alike] = fill
+    return cov
 
 
 def _root(corr: np.ndarray) -> np.ndarray:

@@ -255,4 +255,5 @@ def test_identical_bots_in_duplicate_stay_at_one_half_and_never_settle(tmp_path:
     assert conf.prior_null > 0.3  # the rest on widths far below any gap seen
     assert all(p.p_tied == pytest.approx(1.0, abs=1e-4) for p in conf.adjacent)
     assert not any(pair.settled for pair in conf.adjacent)  # 3 blocks: fewer than MIN_UNITS
-    assert conf.whole == pytest.approx(0.5**4)
+    # five exchangeable entrants: one order of 5! (multiplying the neighbours' ½ said 1/16)
+    assert conf.whole == pytest.approx(1 / 120, abs=0.006)
