@@ -250,6 +250,9 @@ class Server:
             except StoreError as exc:  # the database busy or gone a moment: the pages show the last board
                 log.warning("the leaderboard was not updated: %s", exc)
                 await asyncio.sleep(REFRESH_S)
+            except Exception:  # a bug: said, not a board frozen in silence
+                log.exception("the leaderboard's keeper stopped")
+                raise
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
