@@ -18,12 +18,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import os
 import secrets
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, StoreError
 from arena.event.deals import new_key, read_key_file, write_key_file
 from arena.results import outdir
 from arena.sandbox import SandboxMode, bubblewrap_problem
@@ -36,7 +37,7 @@ from arena.server.errors import Refused, not_found
 from arena.server.finals.service import Finals
 from arena.server.ladder import gamelogs
 from arena.server.ladder.games import Games, SeatLog
-from arena.server.ladder.ratings import Board
+from arena.server.ladder.ratings import REFRESH_S, Board
 from arena.server.ladder.service import Ladder
 from arena.server.matches.people import PersonGames
 from arena.server.matches.service import UnratedGames
@@ -46,6 +47,7 @@ from arena.server.submissions.service import Submissions, node_problem
 from arena.userfiles import KEY_LIMIT, read_user_text
 
 SESSION_KEY = "session.key"
+log = logging.getLogger("arena.server")
 
 
 def _session_key(directory: Path) -> bytes:
@@ -233,12 +235,32 @@ class Server:
         self.db.close()
         self.lock.release()
 
+    async def keep_board(self) -> None:
+        """The board's looks at the games stored (by this process's ladder or another's), each when due
+        (``Board.due_in``), each computed in a worker thread and shown on the loop (``Board.publish``).
+
+        Not on the event loop: a look over the games of a few seconds took 0.05 to 0.5 s of it on the
+        loaded 2-core machine, and every page and every move of the ladder's games waited meanwhile. Not
+        from a page: a spectator's request never computes the statistics, however many arrive; it shows the
+        board of the last look (docs/server.md, "Thirty clients polling the leaderboard")."""
+        while True:
+            await asyncio.sleep(self.board.due_in())
+            try:
+                self.board.publish(await asyncio.to_thread(self.board.look))
+            except StoreError as exc:  # the database busy or gone a moment: the pages show the last board
+                log.warning("the leaderboard was not updated: %s", exc)
+                await asyncio.sleep(REFRESH_S)
+            except Exception:  # a bug: said, not a board frozen in silence
+                log.exception("the leaderboard's keeper stopped")
+                raise
+
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """The check queue and the ladder, for as long as the web app serves (its lifespan)."""
-        tasks = []
+        """The check queue and the ladder, for as long as the web app serves (its lifespan), and the
+        board's keeper (every process: a web process shows the others' games)."""
+        tasks = [asyncio.create_task(self.keep_board(), name="board")]
         if self.role.plays:  # a web process leaves checks, games and finals to others (arena.server.db.multi)
-            tasks = [
+            tasks += [
                 asyncio.create_task(self.checks.run(), name="checks"),
                 asyncio.create_task(self.ladder.run(self.unrated.offer), name="ladder"),
                 asyncio.create_task(self.finals.run(), name="finals"),

@@ -113,7 +113,6 @@ def _home(web: Web, request: Request, visit: Visit, user_id: int, token: str | N
     places = {v.id: server.checks.place(v.id) for v in versions}
     user = server.accounts.user(user_id)
     description = user.description if user is not None else ""
-    server.board.refresh()
     return web.page(request, visit, "me.html", versions=versions, places=places, token=token,
                     description=description, row=server.board.row_of(user_id))  # fmt: skip
 

@@ -23,7 +23,6 @@ async def admin(web: Web, request: Request, visit: Visit) -> Response:
     access.require_organiser(visit.viewer)
     people = server.accounts.entrants()
     versions = {u.id: server.submissions.of_user(u.id) for u in people}
-    server.board.refresh()  # on the loop, as every page's look: the board's replay is the loop's alone
     games = server.board.every_game()
     pairs = await run_in_threadpool(service.pairs, server, games)  # computed again only when games were added
     return web.page(request, visit, "admin.html", people=people, versions=versions,

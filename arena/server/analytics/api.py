@@ -51,7 +51,6 @@ async def figures(web: Web, request: Request, visit: Visit) -> Response:
     """
     access.require_public(visit.viewer, web.config)
     user = entrant_of(web, request, "entrant")
-    web.server.board.refresh()
     found = await run_in_threadpool(web.server.summaries.figures, user, web.server.board, web.config)
     return JSONResponse(
         {

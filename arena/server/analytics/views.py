@@ -48,7 +48,6 @@ def _plots(steps: list[analytics.Step]) -> list[tuple[str, dict[str, str]]]:
 async def analytics_page(web: Web, request: Request, visit: Visit) -> Response:
     access.require_public(visit.viewer, web.config)
     user = entrant_of(web, request, "entrant")
-    web.server.board.refresh()
     found = await run_in_threadpool(web.server.summaries.figures, user, web.server.board, web.config)
     return web.page(request, visit, "analytics.html", entrant=user, plots=_plots(found["steps"]),
                     private=access.may_see_private(visit.viewer, user.id), **found)  # fmt: skip

@@ -33,7 +33,6 @@ async def leaderboard(web: Web, request: Request, visit: Visit) -> Response:
     """
     server = web.server
     access.require_public(visit.viewer, web.config)
-    server.board.refresh()
     ladder = server.ladder
     return JSONResponse(
         {

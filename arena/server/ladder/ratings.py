@@ -33,6 +33,7 @@ import contextlib
 import json
 import math
 import os
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -221,7 +222,7 @@ HISTORY_POINTS = 200
 def _thin(points: list[tuple[int, float, float]]) -> list[tuple[int, float, float]]:
     """At most ``HISTORY_POINTS`` evenly spread points of a rating's history, the last one kept."""
     if len(points) <= HISTORY_POINTS:
-        return points
+        return list(points)  # a copy: the replay's own list grows under the next look
     step = len(points) / HISTORY_POINTS
     return [points[int(i * step)] for i in range(HISTORY_POINTS - 1)] + [points[-1]]
 
@@ -290,6 +291,28 @@ class Row:
         }
 
 
+@dataclass(frozen=True)
+class _Figures:
+    """What one look computed, shown together (``Board.publish``)."""
+
+    rows: list[Row]
+    ratings: dict[str, tuple[float, float]]
+    confidence: Confidence
+    history: dict[str, list[tuple[int, float, float]]]
+    games: int
+
+
+@dataclass(frozen=True)
+class _Look:
+    """One look at the stored games: its number (looks are shown in turn), its time, its cost (None for
+    the start-up look: it is not what the next costs) and its figures (None: no game was new)."""
+
+    number: int
+    at: float
+    cost_s: float | None = None
+    figures: _Figures | None = None
+
+
 @dataclass
 class Board:
     """The leaderboard of the active versions, recomputed from the stored games when they change."""
@@ -303,7 +326,13 @@ class Board:
     computed_at: float = 0.0
     cost_s: float = 0.0  # how long the last recomputation took
     history: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)  # key -> (seq, mu, σ)
+    looks: int = 0  # the times the statistics were computed (no page adds to it: docs/server.md)
+    generation: int = 0  # the looks published that changed the figures: a page rendered before is stale
     _replay: _Replay = field(init=False)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)  # the replay's (``look``)
+    _taken: int = field(init=False, default=0)  # looks begun, numbered in turn
+    _published: int = field(init=False, default=0)  # the number of the look shown
+    _described: dict[int, tuple[str, int]] = field(init=False, default_factory=dict)  # ``describe``
 
     _saved_at: float = field(init=False, default=-math.inf)
     _resumed: bool = field(init=False, default=False)
@@ -319,13 +348,23 @@ class Board:
 
     def save(self) -> None:
         """Keep the ratings reached for the next start (``SNAPSHOT``); also when the server stops."""
+        with self._lock:
+            self._save()
+
+    def _save(self) -> None:
         replay = self._replay
         if replay.last_id:
             replay.save(self.snapshot_path)
         self._saved_at = time.monotonic()
 
     def refresh(self, force: bool = False) -> None:
-        """Recompute, unless ``force`` is false and the last computation is recent or nothing changed.
+        """A look (``look``) and its publication (``publish``) at once, on the caller's thread: the start's
+        look and a verdict's (``force``), which must show before the caller goes on. The server's other
+        looks are its keeper's (``arena.server.wiring``), in a worker thread; no page makes one."""
+        self.publish(self.look(force))
+
+    def due_in(self) -> float:
+        """Seconds until the next look is due (0: now).
 
         A look reads the games stored since the last one (the points order's running sums are summed again
         from memory when the field changes); it waits twenty times as long as the last such look took, so
@@ -337,19 +376,38 @@ class Board:
         first games played after a restart show at once rather than up to ``REFRESH_S`` later.
         """
         wait = STARTED_WAIT_S if self._started else min(max(REFRESH_S, 20 * self.cost_s), LONGEST_WAIT_S)
-        if not force and time.monotonic() - self.computed_at < wait:
-            return
-        with self.db.session() as s:
-            count = s.scalar(select(func.count()).select_from(Game)) or 0
-            active = s.execute(
-                select(Version, User)
-                .join(User, User.id == Version.user_id)
-                .where(Version.active, ~User.disabled)
-            ).all()
-        if not force and count == self.games:
-            self.computed_at = time.monotonic()
-            return
+        return max(0.0, self.computed_at + wait - time.monotonic())
+
+    def look(self, force: bool = False) -> _Look | None:
+        """Read the games stored since the last look and compute the board from them, unless ``force`` is
+        false and a look is not due (``due_in``) or no game is new (then only the time of the look is
+        published, so that the next waits again). None when nothing was looked at.
+
+        Safe in a worker thread while the event loop serves pages from the board published before: the
+        replay is touched only under the board's lock, and the board's published figures only by
+        ``publish``, all at once, so that no page shows the rows of one look with the sentence of another.
+        The statistics computed are counted (``looks``).
+        """
+        if not force and self.due_in() > 0:
+            return None
+        with self._lock:
+            self._taken += 1
+            number = self._taken
+            with self.db.session() as s:
+                count = s.scalar(select(func.count()).select_from(Game)) or 0
+                active = s.execute(
+                    select(Version, User)
+                    .join(User, User.id == Version.user_id)
+                    .where(Version.active, ~User.disabled)
+                ).all()
+            if not force and count == self.games:
+                return _Look(number, time.monotonic())
+            return self._compute(number, count, active)
+
+    def _compute(self, number: int, count: int, active: Sequence[Any]) -> _Look:
+        """The figures over every stored game: the replay extended by the new ones (under the lock)."""
         began = time.monotonic()
+        self.looks += 1
         keys = {rating_key(self.config, v.id, u.id): (v, u) for v, u in active}
         replay = self._replay
         replaying_all = not self._resumed  # the first look since start: every stored game
@@ -360,25 +418,24 @@ class Board:
             new = replay.read(self.db)
             self._started = self._started and not new
         replay.extend(self.db, new, list(keys))
-        self.history = {k: _thin(replay.steps.get(k, [])) for k in keys if k in replay.steps}
-        self.ratings = {k: (r.mu, r.sigma) for k, r in replay.ratings.items()}
+        history = {k: _thin(replay.steps.get(k, [])) for k in keys if k in replay.steps}
+        ratings = {k: (r.mu, r.sigma) for k, r in replay.ratings.items()}
         per_hand: dict[str, float] = {}  # beside the order, never as it (the module's docstring)
         if replay.tally is not None:
             scores = replay.tally.totals["points"].scores()
             per_hand = dict(zip(replay.tally.names, (float(v) for v in scores), strict=True))
         by_name = {u.name: (key, v, u) for key, (v, u) in keys.items()}
         rated = [
-            Rated(u.name, *self.ratings.get(key, (25.0, 25.0 / 3)), replay.played.get(key, 0),
+            Rated(u.name, *ratings.get(key, (25.0, 25.0 / 3)), replay.played.get(key, 0),
                   float(per_hand.get(key, math.nan)))
             for key, (v, u) in keys.items()
         ]  # fmt: skip
         conf = skill_confidence(rated, LEVEL, self.config.ladder.seed, replay.rated)
-        self.confidence = conf
         ranges, tiers = conf.rank_ranges(), conf.tiers()
         rows = []
         for i, (name, figures) in enumerate(zip(conf.order, conf.entrants, strict=True)):
             key, version, user = by_name[name]
-            mu, sigma = self.ratings.get(key, (25.0, 25.0 / 3))
+            mu, sigma = ratings.get(key, (25.0, 25.0 / 3))
             label = f"v{version.number}"
             standing = Standing(name, mu, sigma, figures.games, rank=i + 1, extra={"version": label})
             nxt = conf.adjacent[i] if i < len(conf.adjacent) else None
@@ -390,15 +447,37 @@ class Board:
                      if other != name},
                     wording.cells(standing, conf, i), user.description or "")
             )  # fmt: skip
-        self.rows = rows
-        self.games = count
-        self.computed_at = time.monotonic()
-        if not replaying_all:
-            self.cost_s = self.computed_at - began
+        done = time.monotonic()
         if replaying_all and replay.games is None:
-            self._saved_at = self.computed_at  # resumed from the snapshot: nothing new to keep yet
-        if self.computed_at - self._saved_at >= SNAPSHOT_S:
-            self.save()
+            self._saved_at = done  # resumed from the snapshot: nothing new to keep yet
+        if done - self._saved_at >= SNAPSHOT_S:
+            self._save()
+        cost = None if replaying_all else done - began
+        return _Look(number, done, cost, _Figures(rows, ratings, conf, history, count))
+
+    def publish(self, look: _Look | None) -> bool:
+        """Show ``look``'s figures (on the event loop, or the caller's thread: see ``look``), unless a later
+        look's are shown already; whether the board changed (``generation`` moved: a page rendered before
+        is stale)."""
+        if look is None or look.number <= self._published:
+            return False
+        self._published = look.number
+        self.computed_at = look.at
+        if look.cost_s is not None:
+            self.cost_s = look.cost_s
+        figures = look.figures
+        if figures is None:
+            return False
+        # a description set after the look began is newer than the one it read (``describe``)
+        self._described = {u: (t, n) for u, (t, n) in self._described.items() if n >= look.number}
+        shown = {u: t for u, (t, _) in self._described.items()}
+        self.rows = [
+            replace(r, description=shown[r.user_id]) if r.user_id in shown else r for r in figures.rows
+        ]
+        self.ratings, self.confidence, self.history = figures.ratings, figures.confidence, figures.history
+        self.games = figures.games
+        self.generation += 1
+        return True
 
     def order_line(self) -> str:
         """The one line that says how the ladder is ordered, and of what its places and P are, because it
@@ -423,8 +502,9 @@ class Board:
 
     def every_game(self) -> list[RatedGame]:
         """Every stored game the board has applied (after a resume from a snapshot, the games before it are
-        read now, once). Called on the event loop, as ``refresh`` is: the replay is the loop's alone."""
-        return self._replay.everything(self.db)
+        read now, once; under the board's lock, as a look)."""
+        with self._lock:
+            return self._replay.everything(self.db)
 
     def collusion(self, games: list[RatedGame]) -> Collusion:
         """The collusion check (``arena.stats.collusion``) over ``games`` (``every_game``), among every
@@ -440,11 +520,14 @@ class Board:
     def steps(self, key: str) -> list[tuple[int, float, float]]:
         """Every (seq, mu, σ) of ``key``'s rating, not thinned, also for versions no longer in the field:
         an entrant's analytics (``arena.server.analytics.service``) draw all of them."""
-        return list(self._replay.steps.get(key, []))
+        with self._lock:
+            return list(self._replay.steps.get(key, []))
 
     def rating_of(self, key: str) -> tuple[float, float]:
         return self.ratings.get(key, (25.0, 25.0 / 3))
 
     def describe(self, user_id: int, text: str) -> None:
-        """A new description shows at once, without recomputing the board (an entrant may edit often)."""
+        """A new description shows at once, without recomputing the board (an entrant may edit often), and
+        stays shown over a look that read the description before it was set (numbered before it)."""
+        self._described[user_id] = (text, self._taken)
         self.rows = [replace(r, description=text) if r.user_id == user_id else r for r in self.rows]

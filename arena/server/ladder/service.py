@@ -308,8 +308,7 @@ class Ladder:
         finally:
             self.counts.ended(seats, stored is not None)
             self.live.close(spec.game_id, stored)  # its watchers are sent to the stored game's replay
-        self.played += 1
-        self.board.refresh()  # the matchmaker's ratings (rate-limited by the board itself)
+        self.played += 1  # the matchmaker's ratings follow at the board's next look (Server.keep_board)
 
     def store(
         self,

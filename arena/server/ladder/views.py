@@ -3,6 +3,7 @@ its replay, one version's stderr during one game, and an entrant's logs.
 
 Each handler authorises through ``arena.server.access`` first, then reads through the services. A
 spectator's leaderboard and game pages are rendered once for all spectators (``arena.server.web.cache``).
+No page computes the board: each shows its last look (``Server.keep_board``).
 """
 
 from __future__ import annotations
@@ -57,7 +58,6 @@ def _tails(paths: list[Path], limit: int = LOG_TAIL_BYTES) -> str:
 
 def board_context(web: Web, recent: int = 0) -> dict[str, object]:
     server = web.server
-    server.board.refresh()
     context: dict[str, object] = {
         "board": server.board,
         "state": server.ladder_state(),
@@ -73,13 +73,13 @@ def board_context(web: Web, recent: int = 0) -> dict[str, object]:
 async def leaderboard(web: Web, request: Request, visit: Visit) -> Response:
     access.require_public(visit.viewer, web.config)
     return web.public_page(request, visit, ("leaderboard",), BOARD_TTL_S, "leaderboard.html",
-                           lambda: board_context(web, recent=15))  # fmt: skip
+                           lambda: board_context(web, recent=15), web.server.board.generation)  # fmt: skip
 
 
 async def leaderboard_rows(web: Web, request: Request, visit: Visit) -> Response:
     access.require_public(visit.viewer, web.config)
     return web.public_page(request, visit, ("rows",), BOARD_TTL_S, "board_rows.html",
-                           lambda: board_context(web))  # fmt: skip
+                           lambda: board_context(web), web.server.board.generation)  # fmt: skip
 
 
 async def leaderboard_recent(web: Web, request: Request, visit: Visit) -> Response:
@@ -95,7 +95,6 @@ async def entrant_page(web: Web, request: Request, visit: Visit) -> Response:
     user = server.accounts.entrant(int(request.path_params["id"]))
     if user is None:
         raise not_found("entrant")
-    server.board.refresh()
     row = server.board.row_of(user.id)
     key = rating_key(web.config, row.version_id, user.id) if row is not None else ""
     history = server.board.history.get(key, [])

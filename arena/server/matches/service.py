@@ -246,7 +246,6 @@ class UnratedGames:
 
     def _field(self, user_id: int) -> list[str]:
         """The current field: other entrants' active versions, best on the board first."""
-        self.board.refresh()
         active = {v.id for v, _ in self.submissions.active_field() if v.user_id != user_id}
         ranked = [r.version_id for r in self.board.rows if r.version_id in active]
         ranked += sorted(active - set(ranked))

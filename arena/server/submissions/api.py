@@ -29,7 +29,6 @@ async def status(web: Web, request: Request, visit: Visit) -> Response:
     server = web.server
     who = web.api_viewer(request)
     user_id = access.require_login(who)
-    server.board.refresh()
     versions = [v.to_dict() for v in server.submissions.of_user(user_id)]
     found = server.board.row_of(user_id)
     row = None if found is None else found.to_dict()

@@ -150,12 +150,14 @@ class Web:
         ttl_s: float | None,
         template: str,
         context: Callable[[], dict[str, Any]],
+        version: int = 0,
     ) -> HTMLResponse:
-        """A page every spectator sees alike, rendered once for all of them (``arena.server.web.cache``);
-        ``context`` is called only when it is rendered. A logged-in visitor's page is their own."""
+        """A page every spectator sees alike, rendered once for all of them (``arena.server.web.cache``)
+        while ``version`` (of what it shows) stays; ``context`` is called only when it is rendered. A
+        logged-in visitor's page is their own."""
         if visit.viewer.logged_in:
             return self.page(request, visit, template, **context())
-        html = self.page_cache.get(key, ttl_s)
+        html = self.page_cache.get(key, ttl_s, version)
         if html is None:
             html = self.env.get_template(template).render(
                 viewer=Viewer(),
@@ -165,7 +167,7 @@ class Web:
                 request_path=request.url.path,
                 **context(),
             )
-            self.page_cache.put(key, html)
+            self.page_cache.put(key, html, version)
         return HTMLResponse(html)
 
     def redirect(self, url: str) -> RedirectResponse:
