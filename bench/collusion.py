@@ -324,6 +324,7 @@ def analyse(
         print(f"\n{field}: {len(events)} events, {per_game:.1f} ms CPU per game")
         print("  games  pair flagged  any honest pair flagged  mean joint z of the pair (sd)  ms per look")
         ever = [False] * len(events)
+        found = [False] * len(events)  # the watched pair flagged at some look (a flag valid at every look)
         for look in looks:
             if any(len(e.games) < look for e in events):
                 continue
@@ -338,6 +339,7 @@ def analyse(
                 for p in result.pairs:
                     if {p.a, p.b} == pair:
                         hit += p.flagged
+                        found[k] |= p.flagged
                         if p.z is not None:
                             zs.append(p.z[2])
             ms = (time.process_time() - started) / len(events) * 1e3
@@ -349,6 +351,8 @@ def analyse(
             print(f"  {look:5d}  {power:>12}  {false / len(events):23.2f}  "
                   f"{mean:16.2f} ({sd:.2f})  {ms:18.0f}")  # fmt: skip
         print(f"  any honest pair flagged at any of those looks: {sum(ever) / len(events):.2f}")
+        if pair and field not in ("honest", "ladder", "class"):
+            print(f"  the pair flagged at some look up to the last: {sum(found) / len(events):.2f}")
     if "colluders" in by_field and "honest" in by_field:  # the colluders' gain over the same deals
         honest = {e.seed: e for e in by_field["honest"]}
         gains = []

@@ -22,13 +22,13 @@ pair), its variance a sandwich clustered by the independent unit (the game, or t
 games share cards).
 
 Three one-sided tests per pair (A gains with B, B gains with A, both together: the joint test has the power
-against a pair that helps each other, the directed ones catch a feeder that only gives), and Holm's
-step-down over every test of every pair: the chance that an honest field shows *any* flagged pair is at
-most ``alpha`` whatever the dependence between the tests (they share entrants and games), which is the
-promise an organiser needs ("an honest event is flagged in at most 5% of events"); Benjamini–Hochberg would
-bound only the share of false flags among the flags. A pair that always (or never, or too rarely) shares a
-table has no contrast: it is reported untestable and left out of the family, a choice made from the seating
-alone, never from the scores.
+against a pair that helps each other, the directed ones catch a feeder that only gives), combined into one
+p-value per pair (``pair_p``), and Holm's step-down over every pair: the chance that an honest field shows
+*any* flagged pair is at most ``alpha`` whatever the dependence between the tests (they share entrants and
+games), which is the promise an organiser needs ("an honest event is flagged in at most 5% of events");
+Benjamini–Hochberg would bound only the share of false flags among the flags. A pair that always (or never,
+or too rarely) shares a table has no contrast: it is reported untestable and left out of the family, a
+choice made from the seating alone, never from the scores.
 
 A pure function of stored games (``RatedGame``); no I/O.
 """
@@ -63,9 +63,13 @@ LAMBDA_SCALE = 0.5
 LAMBDA_SDS = 1.0
 """The bound on λ is the other rows' posterior mean plus this many posterior standard deviations."""
 TAU = 0.1
-"""The scale (points per hand) of the gains a flag is for: each test's p-value is the normal mixture's over
-gains N(0, TAU²) restricted to gains above zero (``anytime_p``), the size the organiser's question is about
-(docs/security.md: a pair that gives each other 0.1 points per hand)."""
+"""The scale (points per hand) of the gains a flag is for: each test's likelihood ratio is mixed over gains
+drawn from a normal of this scale restricted to gains above zero (``anytime_p``), the size the organiser's
+question is about (docs/security.md: a pair that gives each other 0.1 points per hand)."""
+WEIGHTS = (1 / 6, 1 / 6, 2 / 3)
+"""The shares of a pair's evidence (``pair_p``) given to its three tests: a gains with b, b with a, both
+together. The joint test is the one with the power against a pair that helps each other (the goal's pair);
+the directed ones are kept for a feeder that only gives, whose one-sided gain has √2 times the joint's z."""
 MIN_GAMES = 20
 """Games a pair must have shared, and each must have played without the other, to be tested: below that
 the clustered variance is itself too noisy for a tail probability of 1 in 1,000."""
@@ -75,8 +79,8 @@ the clustered variance is itself too noisy for a tail probability of 1 in 1,000.
 class PairEffect:
     """One pair's figures. ``a_gain``: the change of ``a``'s points per hand with ``b`` at its table, adjusted
     for ``a``'s strength and the rest of its table (``b_gain`` likewise); ``joint_gain`` their mean, the
-    pair's change per hand each. ``p``: the smallest Holm-adjusted one-sided p-value of the pair's three
-    tests (None: untestable, ``why`` says why)."""
+    pair's change per hand each. ``p``: the Holm-adjusted p-value of the pair's three one-sided tests taken
+    as one hypothesis (``pair_p``; None: untestable, ``why`` says why)."""
 
     a: str
     b: str
@@ -127,7 +131,7 @@ class Collusion:
 
     pairs: tuple[PairEffect, ...]
     alpha: float
-    tests: int  # hypotheses in Holm's family (three per testable pair)
+    tests: int  # hypotheses in Holm's family (one per testable pair)
     games: int  # games used (rated, with hands)
 
     @property
@@ -180,19 +184,37 @@ def anytime_p(z: float, se: float, tau: float = TAU) -> float:
     that an honest pair's z crosses a fixed line at *some* look grows without bound. The mixture of the
     likelihood ratios exp(θ·z/se − θ²/(2·se²)) over gains θ ≥ 0 drawn from a half-normal of scale ``tau`` is a
     non-negative martingale under no gain (the score's information 1/se² grows with the games), so by
-    Ville's inequality its reciprocal is below α at any look with probability at most α. In closed form
-    Λ = 2·r·exp(z²τ²/(2(τ² + se²)))·Φ(zτ/√(τ² + se²)), r = √(se²/(se² + τ²)).
+    Ville's inequality its reciprocal is below α at any look with probability at most α.
     """
+    return min(1.0, math.exp(-log_ratio(z, se, tau)))
+
+
+def log_ratio(z: float, se: float, tau: float = TAU) -> float:
+    """The log of ``anytime_p``'s mixture of likelihood ratios (0 where there is no information), in closed
+    form: Λ = 2·r·exp(z²τ²/(2(τ² + se²)))·Φ(zτ/√(τ² + se²)), r = √(se²/(se² + τ²))."""
     if se <= 0:
-        return 1.0
+        return 0.0
     total = tau * tau + se * se
-    log_ratio = (
+    return (
         math.log(2.0)
         + 0.5 * math.log(se * se / total)
         + z * z * tau * tau / (2 * total)
         + math.log(max(1e-300, 1.0 - upper_tail(z * tau / math.sqrt(total))))
     )
-    return 1.0 if log_ratio <= 0 else math.exp(-log_ratio)
+
+
+def pair_p(z: Sequence[float], se: Sequence[float], weights: Sequence[float] = WEIGHTS) -> float:
+    """One p-value for the pair's three tests (a with b, b with a, joint), valid at every look.
+
+    Each test's mixture Λ is a martingale under "no gain" on the same games, so their weighted mean (weights
+    summing to 1) is one too, and Ville's inequality holds for it as for each: p = 1/Σ wₖΛₖ. Against taking
+    the smallest of three p-values and counting three tests per pair in Holm's family, the pair is one
+    hypothesis, and the joint test, the one with the power against a pair that helps each other, pays a
+    factor 1/w (1.5) instead of 3: its z needs about 0.2 less for the same flag."""
+    logs = [math.log(w) + log_ratio(zk, sk) for w, zk, sk in zip(weights, z, se, strict=True) if w > 0]
+    top = max(logs)
+    total = top + math.log(sum(math.exp(v - top) for v in logs))
+    return 1.0 if total <= 0 else math.exp(-total)
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -272,14 +294,14 @@ def collusion(
     return _step_down(design, names, used, alpha, min_games, anytime)
 
 
-def _smallest_p(effect: PairEffect, anytime: bool) -> float:
-    """The smallest one-sided p-value of the pair's three tests (a with b, b with a, joint): of one look, or
-    valid at every look (``anytime_p``)."""
+def _pair_p(effect: PairEffect, anytime: bool) -> float:
+    """The pair's p-value: valid at every look (``pair_p``: its three tests as one hypothesis), or of one
+    look (the smallest of the three one-sided tails, times three for the three tests)."""
     assert effect.z is not None
     if not anytime:
-        return min(upper_tail(z) for z in effect.z)
-    ses = (effect.a_se, effect.b_se, effect.joint_se)
-    return min(anytime_p(z, se or 0.0) for z, se in zip(effect.z, ses, strict=True))
+        return min(1.0, 3 * min(upper_tail(z) for z in effect.z))
+    ses = (effect.a_se or 0.0, effect.b_se or 0.0, effect.joint_se or 0.0)
+    return pair_p(effect.z, ses)
 
 
 def _step_down(
@@ -292,16 +314,16 @@ def _step_down(
     every pair around it (who sits with whom is tied to who sits out: with six entrants at five seats,
     two honest entrants together are more often at a table without the colluders), so once flagged its
     effect is fitted, and the remaining pairs are tested against that model with the next threshold,
-    α/(m - 3k) after k flagged pairs (three tests each)."""
+    α/(m - k) after k flagged pairs (one hypothesis per pair: ``_pair_p``)."""
     flagged: dict[tuple[int, int], PairEffect] = {}
     running = 0.0
     m = -1
     while True:
         effects = design.effects(names, list(flagged), min_games)
         if m < 0:
-            m = sum(3 for e in effects if e.z is not None)  # the family: three tests per testable pair
-        left = max(m - 3 * len(flagged), 1)
-        candidates = [(_smallest_p(e, anytime), k) for k, e in enumerate(effects) if e.z is not None]
+            m = sum(e.z is not None for e in effects)  # the family: one hypothesis per testable pair
+        left = max(m - len(flagged), 1)
+        candidates = [(_pair_p(e, anytime), k) for k, e in enumerate(effects) if e.z is not None]
         candidates = [c for c in candidates if design.pair_of(c[1]) not in flagged]
         if not candidates:
             break
@@ -317,7 +339,7 @@ def _step_down(
         if pair in flagged:
             out.append(flagged[pair])
         elif effect.z is not None:
-            q = max(running, min(1.0, left * _smallest_p(effect, anytime)))
+            q = max(running, min(1.0, left * _pair_p(effect, anytime)))
             out.append(replace(effect, p=q))
         else:
             out.append(effect)
@@ -620,7 +642,7 @@ def describe(pair: PairEffect, result: Collusion) -> str:
     return (
         f"{pair.a} and {pair.b}: {pair.a} {pair.a_gain:+.2f} points per hand with {pair.b} at the table, "
         f"{pair.b} {pair.b_gain:+.2f} with {pair.a} ({pair.together} games together; p {p} after Holm over "
-        f"{result.tests} tests of {result.testable} pairs)"
+        f"{result.tests} pairs)"
     )
 
 

@@ -26,7 +26,7 @@ from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo
 from arena.players.inprocess import InProcessPlayer
 from arena.report import build_report
-from arena.stats.collusion import anytime_p, collusion, flag_lines, holm, upper_tail
+from arena.stats.collusion import anytime_p, collusion, flag_lines, holm, pair_p, upper_tail
 from arena.stats.rating import RatedGame
 from sample_bots.noisy import noisy
 from sample_bots.policy import DEFAULT_STYLE, choose_view
@@ -71,7 +71,7 @@ def test_a_gain_only_with_b_is_recovered_exactly() -> None:
     assert ab.a_gain == pytest.approx(0.5, abs=1e-9) and ab.b_gain == pytest.approx(0.0, abs=1e-9)
     assert ab.together == 80 and ab.a_apart == ab.b_apart == 20
     assert ab.flagged and ab.p is not None and ab.p < 1e-4 and result.flagged == (ab,)
-    assert result.tests == 45  # 15 pairs, three tests each
+    assert result.tests == 15  # 15 pairs, each one hypothesis
     others = [p for p in result.pairs if p is not ab]
     assert all(
         p.a_gain == pytest.approx(0, abs=1e-9) and p.b_gain == pytest.approx(0, abs=1e-9) for p in others
@@ -208,7 +208,7 @@ def test_honest_fields_are_flagged_rarely(honest_events: list[list[RatedGame]]) 
     at 5%). Without the correction (45 tests at 5% each) nearly every event would."""
     names = [n for n, _ in FIELD]
     results = [collusion(games, names) for games in honest_events]
-    assert all(r.tests == 45 and r.testable == 15 for r in results)
+    assert all(r.tests == 15 and r.testable == 15 for r in results)
     flagged = sum(bool(r.flagged) for r in results)
     assert flagged <= 1, [[(p.a, p.b, p.p) for p in r.flagged] for r in results]
     # the z-scores of an honest field look standard normal: mean near 0, spread near 1
@@ -361,3 +361,43 @@ def test_the_anytime_p_value_falls_as_the_evidence_grows() -> None:
     assert anytime_p(5.0, 0.02) < anytime_p(4.0, 0.02) < anytime_p(3.0, 0.02) <= 1.0
     assert anytime_p(0.1 / 0.01, 0.01) < anytime_p(0.1 / 0.02, 0.02)
     assert anytime_p(-3.0, 0.02) == 1.0 and anytime_p(2.0, 0.0) == 1.0
+
+
+Reader = Callable[[tuple[float, ...], tuple[float, ...]], float]
+
+
+def _pair_crossings(p_of: Reader, paths: int = 2000) -> float:
+    """``_crossings`` for a pair's three tests read together: two independent honest walks (a with b, b with
+    a) and their joint (the sum, so its z is theirs over √2 and its standard error a √2 smaller), read after
+    every one of 400 games."""
+    rng = np.random.default_rng(20261206)
+    looks = 400
+    info = np.arange(1, looks + 1, dtype=float)
+    za = np.cumsum(rng.standard_normal((paths, looks)), axis=1) / np.sqrt(info)
+    zb = np.cumsum(rng.standard_normal((paths, looks)), axis=1) / np.sqrt(info)
+    zj = (za + zb) / np.sqrt(2)
+    se = 0.5 / np.sqrt(info)
+    crossed = 0
+    for k in range(paths):
+        read = ((za[k, t], zb[k, t], zj[k, t]) for t in range(looks))
+        crossed += any(p_of(z, (se[t], se[t], se[t] / np.sqrt(2))) <= 0.05 for t, z in enumerate(read))
+    return crossed / paths
+
+
+def test_the_pair_p_value_holds_however_often_the_growing_event_is_read() -> None:
+    """The pair's three tests as one p-value (``pair_p``: the weighted mean of their mixtures, a martingale
+    under no gain) cross 5% at some look of 400 in at most 5% of honest pairs (measured 0.027); the smallest
+    of the three every-look p-values, not paid for as three tests, crosses in more (0.061)."""
+    assert _pair_crossings(lambda z, se: pair_p(z, se)) <= 0.05
+    assert _pair_crossings(lambda z, se: min(anytime_p(zk, sk) for zk, sk in zip(z, se, strict=True))) > 0.05
+
+
+def test_the_joint_test_pays_less_than_the_directed_ones() -> None:
+    """Evidence in the joint test alone costs the pair a factor 1.5 on its p-value (its share ⅔); in one
+    directed test alone, 6 (a share of ⅙): the goal's pair, which helps each other, shows in the joint test,
+    and the one-look rule that counted three tests per pair made every test pay 3."""
+    joint = pair_p((-9.0, -9.0, 4.5), (0.03, 0.03, 0.025))
+    assert joint == pytest.approx(1.5 * anytime_p(4.5, 0.025), rel=1e-6)
+    directed = pair_p((5.0, -9.0, -9.0), (0.03, 0.03, 0.025))
+    assert directed == pytest.approx(6 * anytime_p(5.0, 0.03), rel=1e-6)
+    assert pair_p((-1.0, 0.5, -0.3), (0.03, 0.03, 0.025)) == 1.0  # no evidence: p capped at 1
