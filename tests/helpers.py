@@ -16,7 +16,8 @@ import sqlite3
 import stat
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -325,3 +326,13 @@ class Watch(EventObserver):
     def extended(self, total: int, board: Any) -> None:
         if self.on_extend is not None:
             self.on_extend(total, board)
+
+
+def poll(what: Callable[[], Any], timeout_s: float = 120) -> Any:
+    """``what()`` once it is not None, asked every 0.2 s (a server process's state, read from outside)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if (found := what()) is not None:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"nothing after {timeout_s} s")

@@ -5,24 +5,15 @@ only the asker's own active version (the form has no way to name another)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 
+from tests.helpers import poll
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess
 from tests.server.matches.test_matches import token, uploaded
 
 COMPETITION = {"ladder": {"challenges_per_day": 2, "challenge_games": 3}}
-
-
-def _poll(what: Any, timeout_s: float = 120) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if (found := what()) is not None:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"nothing after {timeout_s} s")
 
 
 def _board(server: ServerProcess) -> httpx.Response:
@@ -40,10 +31,10 @@ def test_challenges_are_played_shown_limited_private_and_never_rated(server: Ser
     organiser.follow(server.organiser_link)
     organiser.get("/admin")
     assert organiser.post("/admin/ladder/pause").status_code == 303
-    _poll(lambda: True if _board(server).json()["in_flight"] == 0 else None)
+    poll(lambda: True if _board(server).json()["in_flight"] == 0 else None)
     # the board refreshes at most so often: wait until it counts every rated game stored before the pause
     stored = server.rows("SELECT count(*) FROM games")[0][0]
-    _poll(lambda: True if _board(server).json()["games"] == stored else None)
+    poll(lambda: True if _board(server).json()["games"] == stored else None)
     before = _board(server).content  # two rows (and any games the ladder played before the pause)
     assert len(_board(server).json()["leaderboard"]) == 2
     games_before = server.rows("SELECT id, seq, hands FROM games ORDER BY seq")
@@ -61,7 +52,7 @@ def test_challenges_are_played_shown_limited_private_and_never_rated(server: Ser
         got = httpx.get(f"{server.url}/api/matches/{match_id}", headers=headers, timeout=30).json()
         return got if got["status"] == "done" else None
 
-    found = _poll(done)
+    found = poll(done)
     assert found["kind"] == "challenge" and found["games"] == 3 and found["field"] == ["bob v1"]
     assert all(sorted(n for n in r["seats"] if " v" in n) == ["ann v1", "bob v1"] for r in found["results"])
     assert server.rows(f"SELECT count(*) FROM unrated_games WHERE match_id = {match_id}") == [(3,)]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import pytest
 from arena.engine.config import GameConfig
 from arena.event.deals import deal_seed, read_key_file
 from arena.play.session import replay_game
+from tests.helpers import poll
 from tests.play.moves import answer, check_turn
 from tests.server.conftest import PASSWORD, Client, ServerProcess, competition_toml
 from tests.server.matches.test_matches import uploaded
@@ -49,15 +49,6 @@ NEXT = """(prev) => {
   const b = document.body.dataset;
   return b.over === "stored" || (b.decision !== undefined && b.decision !== "0" && b.decision !== prev);
 }"""
-
-
-def _poll(what: Any, timeout_s: float = 180) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if (found := what()) is not None:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"nothing after {timeout_s} s")
 
 
 def _start(tmp: Path, variant: str, **ladder: Any) -> tuple[ServerProcess, dict[str, Client]]:
@@ -223,7 +214,7 @@ def test_the_autopilot_plays_a_seat_left_idle_and_the_game_ends_kept(
         state = alice.http.get(f"/play/{plan_id}/state").json()
         return state if state["stored"] else None
 
-    state = _poll(over)
+    state = poll(over, 180)
     assert state["final"] is not None
     assert state["away"] and state["deadline_s"] == 0.05
     result = _stored(server, plan_id)
@@ -234,7 +225,7 @@ def test_the_autopilot_plays_a_seat_left_idle_and_the_game_ends_kept(
     # the seated bot's owner sees the game and its log; the organiser too; nobody else
     # the bot's stderr reaches its log through the shim's pipe, a little after the game's end on a busy
     # machine: the page shows it within the game's span or just after it; polled, not timed
-    page = _poll(
+    page = poll(
         lambda: (
             r if "talker decides at hand" in (r := people["dave"].get(f"/play/{plan_id}/game")).text else None
         ),
@@ -300,7 +291,7 @@ def test_a_game_in_flight_when_the_server_stops_is_ended_and_another_may_start(
         asked = _play(alice)
         assert asked.status_code == 303, asked.text
         plan_id = int(asked.headers["location"].rsplit("/", 1)[1])
-        _poll(lambda: True if alice.http.get(f"/play/{plan_id}/state").json()["decision"] else None)
+        poll(lambda: True if alice.http.get(f"/play/{plan_id}/state").json()["decision"] else None)
         server.kill()
         server.start()
         alice.login("alice")
