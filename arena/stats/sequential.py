@@ -106,19 +106,20 @@ class LookPlan:
 
     def boundary_at(self, games: float, alpha: float) -> float:
         """``boundary`` at level 1 − ``alpha`` for any small ``alpha`` (a pair's share of the rank ranges'
-        α), its scale interpolated in log α between exact ones (``scale_table``): the scale changes by
-        under 10% from α = 0.05 to 10⁻⁶, and each exact one costs a tenth of a second."""
+        α), its scale interpolated in log α between the two exact ones around it (``scale_at``): the scale
+        changes by under 10% from α = 0.05 to 10⁻⁶, and each exact one costs a few crossing probabilities,
+        so a leaderboard computes only the ones its pairs' α fall between."""
         alpha = min(max(alpha, ALPHAS[-1]), ALPHAS[0])
-        table = scale_table(self)
         logs = [math.log(a) for a in ALPHAS]
         x = math.log(alpha)
         for k in range(len(ALPHAS) - 1):
             if logs[k + 1] <= x <= logs[k]:
                 t = (x - logs[k]) / (logs[k + 1] - logs[k])
-                scale = table[k] + t * (table[k + 1] - table[k])
+                low, high = scale_at(self, k), scale_at(self, k + 1)
+                scale = low + t * (high - low)
                 break
         else:
-            scale = table[-1]
+            scale = scale_at(self, len(ALPHAS) - 1)
         # the shape was scaled at level 0.95 in ``boundary``; here it is the shape at this α
         return scale * self.shape(max(games, self.first), 1 - alpha)
 
@@ -127,10 +128,15 @@ ALPHAS = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6, 1
 """The α at which ``scale_table`` computes the planned scale exactly (two-sided, per pair)."""
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=256)
+def scale_at(plan: LookPlan, k: int) -> float:
+    """The planned scale at ``ALPHAS[k]``, computed once per plan, α and process."""
+    return plan.scale(1 - ALPHAS[k])
+
+
 def scale_table(plan: LookPlan) -> tuple[float, ...]:
-    """The planned scale at each α of ``ALPHAS``, computed once per plan and process."""
-    return tuple(plan.scale(1 - a) for a in ALPHAS)
+    """The planned scale at every α of ``ALPHAS``."""
+    return tuple(scale_at(plan, k) for k in range(len(ALPHAS)))
 
 
 def crossing_probability(looks: tuple[float, ...], bounds: tuple[float, ...], grid: int = GRID) -> float:
@@ -161,17 +167,51 @@ def crossing_probability(looks: tuple[float, ...], bounds: tuple[float, ...], gr
 
 @lru_cache(maxsize=64)
 def planned_scale(looks: tuple[float, ...], shape: tuple[float, ...], level: float) -> float:
-    """The λ with ``crossing_probability(looks, λ·shape) = 1 - level``, by bisection between the one-look
-    and the union-bound (Šidák) values of a constant boundary, relative to the shape's smallest value."""
+    """The λ with ``crossing_probability(looks, λ·shape) = 1 - level``, bracketed by the one-look and the
+    union-bound (Šidák) values of a constant boundary, relative to the shape's smallest value.
+
+    The root is found on log P(cross), nearly linear in λ (a normal tail's logarithm is close to a
+    parabola, and the bracket is narrow), by regula falsi with the Illinois step (Dowell and Jarratt 1971):
+    a handful of crossing probabilities where bisection to the same width needs thirty, which is what a
+    leaderboard's first look in a process costs."""
     alpha = 1 - level
-    least = min(shape)
+    target = math.log(alpha)
+
+    def excess(scale: float) -> float:
+        crossed = crossing_probability(looks, tuple(scale * b for b in shape))
+        return math.log(max(crossed, 1e-300)) - target
+
     lo = NormalDist().inv_cdf(1 - alpha / 2) / max(shape)
-    hi = NormalDist().inv_cdf(1 - alpha / (2 * len(looks))) / least
-    for _ in range(30):
-        mid = (lo + hi) / 2
-        crossed = crossing_probability(looks, tuple(mid * b for b in shape))
-        lo, hi = (mid, hi) if crossed > alpha else (lo, mid)
+    hi = NormalDist().inv_cdf(1 - alpha / (2 * len(looks))) / min(shape)
+    f_lo, f_hi = excess(lo), excess(hi)
+    if f_lo <= 0:  # one look: the one-look value is exact
+        return lo
+    if f_hi >= 0:  # cannot happen for a valid bracket; keep the bound that holds α
+        return hi
+    side = 0
+    for _ in range(60):
+        if hi - lo < SCALE_TOLERANCE:
+            break
+        mid = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        if not lo < mid < hi:
+            mid = (lo + hi) / 2
+        f_mid = excess(mid)
+        if f_mid > 0:  # still crossed more often than α: the root is above
+            lo, f_lo = mid, f_mid
+            if side == -1:
+                f_hi /= 2
+            side = -1
+        else:
+            hi, f_hi = mid, f_mid
+            if side == 1:
+                f_lo /= 2
+            side = 1
     return hi
+
+
+SCALE_TOLERANCE = 1e-7
+"""The width at which the planned scale's root is taken (its upper end, which holds α): far below the
+third decimal that any printed boundary shows."""
 
 
 def mixture_boundary(games: float, level: float, rho: float) -> float:
