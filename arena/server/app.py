@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from importlib import resources
+from types import FrameType
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -37,6 +38,10 @@ from arena.server.web.budget import LoopBudget
 from arena.server.web.middleware import SecurityHeaders, WebShare
 from arena.server.web.site import Web
 from arena.server.wiring import Server
+
+STOP_GRACE_S = 10
+"""The longest a stop waits for the requests in flight (an upload being received, a page being built)
+before it cuts them: what waits on a client ends as the stop begins (``Server.stop_waiting``)."""
 
 STATIC = {
     "server.css": ("arena.server.web", "static/server.css", "text/css"),
@@ -123,7 +128,26 @@ def serve(
     link = server.accounts.organiser_link()
     if link is not None:
         say(f"organiser: set your password once at {base_url}/link/{link}")
-    web = uvicorn.Server(uvicorn.Config(create_app(server), host=host, port=port, log_level="warning"))
+
+    class Uvicorn(uvicorn.Server):
+        """uvicorn, telling the server when a signal asks it to stop: it waits for every request in flight
+        to end, and a long poll or a live stream ends only when told (``Server.stop_waiting``)."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            if loop is not None:  # a signal handler: the loop is told through its thread-safe queue
+                loop.call_soon_threadsafe(server.stop_waiting)
+
+    loop: asyncio.AbstractEventLoop | None = None
+    web = Uvicorn(
+        uvicorn.Config(
+            create_app(server),
+            host=host,
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=STOP_GRACE_S,
+        )
+    )
     # One event loop for the ladder's executor and the web app: the executor is started (a Dask cluster
     # joined or started) before the server serves, so that a bad ``[executor]`` is one line and exit 2.
     with asyncio.Runner(loop_factory=web.config.get_loop_factory()) as runner:
@@ -137,4 +161,5 @@ def serve(
             say(line)
         what = "" if role is Role.ALL else f" as {role.value}"
         say(f"serving {config.name}{what} on http://{host}:{port} (data in {config.data_dir}; Ctrl-C stops)")
+        loop = runner.get_loop()
         runner.run(web.serve())

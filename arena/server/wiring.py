@@ -119,6 +119,9 @@ class Server:
                 found = new_key()
                 write_key_file(config.data_dir, found)
             key = found
+        self.stopping = asyncio.Event()
+        """Set when SIGINT or SIGTERM asks the server to stop (:meth:`stop_waiting`): what waits on a
+        client (a person's long poll) answers at once."""
         self.session_key = _session_key(config.data_dir)
         self.accounts = Accounts(self.db, config, self.session_key)
         self.submissions = Submissions(self.db, config)
@@ -226,6 +229,14 @@ class Server:
         data_dir, upload = self.config.data_dir, self.submissions.directory_of(found.user_id, found.number)
         text, after = public_texts((span.text, span.after), data_dir, upload)
         return found, dataclasses.replace(span, text=text, after=after)
+
+    def stop_waiting(self) -> None:
+        """The server was asked to stop: answer every request that waits on something yet to happen (a
+        person's long poll, a live table's stream), since the web server stops only once every request in
+        flight has ended, and those would otherwise hold the stop up for their whole wait, or for ever.
+        Called on the event loop."""
+        self.stopping.set()
+        self.ladder.live.end_streams()
 
     def close(self) -> None:
         """Let go of the database and the directory's lock (after the web app stopped, or never started);

@@ -224,6 +224,7 @@
     shownDecision = st.decision;
   }
 
+  let away = false;  // the notice says the server is not answering
   async function poll() {
     while (!done) {
       try {
@@ -231,9 +232,17 @@
         if (!ok) { notice(data.error); await new Promise((r) => setTimeout(r, 2000)); continue; }
         st = data; version = data.version; receivedAt = Date.now();
         render();
+        if (away) { notice(""); away = false; }  // answering again: what the notice said is over
+        if (data.stopping) {  // the server is stopping: say so, and ask again once it may be back
+          notice("The server is restarting: this page carries on when it is back.");
+          away = true;
+          await new Promise((r) => setTimeout(r, 2000));
+        }
       } catch (e) {
         if (done) return;
-        notice("arena play is not answering (stopped?)");
+        notice(document.body.dataset.api ? "The server is not answering (restarting?): this page tries again every 2 s."
+          : "arena play is not answering (stopped?)");
+        away = true;
         await new Promise((r) => setTimeout(r, 2000));
       }
     }

@@ -48,6 +48,7 @@ from arena.server.errors import Refused, not_found
 QUEUE = 16  # frames a watcher may be behind before it is resynced (a hand is ~40 frames)
 RECENT = 32  # games just ended that a late watcher (who read the list before) is still sent the end of
 KEEPALIVE_S = 15.0  # a comment line this often, so that proxies and browsers keep an idle stream open
+HANG_UP = ""  # no frame is empty: the stream ends here, without an ``end`` (the game goes on)
 NAMED = {ActionKind.NAME, ActionKind.JOKER_NAME, ActionKind.EXPOSE_NAME}
 ORDERED = {ActionKind.ORDER_UP, ActionKind.TAKE_UP}
 
@@ -60,9 +61,12 @@ class Watcher:
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE))
     resyncs: int = 0
     counted: bool = False  # in LiveTables.watching (until its stream ends)
+    hung_up: bool = False  # the server is stopping: nothing more is queued (``hang_up``)
 
     def offer(self, frame: str, resync: str, last: bool = False) -> None:
         """Queue ``frame`` without waiting; when full, drop what waits and queue ``resync`` instead."""
+        if self.hung_up:
+            return
         try:
             self.queue.put_nowait(frame)
             return
@@ -72,6 +76,13 @@ class Watcher:
             self.queue.get_nowait()
         self.resyncs += 1
         self.queue.put_nowait(frame if last else resync)
+
+    def hang_up(self) -> None:
+        """End this stream at its next frame, whatever waits before it (``HANG_UP``)."""
+        self.hung_up = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(HANG_UP)
 
 
 def _is_end(frame: str) -> bool:
@@ -239,6 +250,14 @@ class LiveTables:
         self.games[game_id] = game
         return game
 
+    def end_streams(self) -> None:
+        """The server is stopping: every stream finishes now (its page's ``EventSource`` reconnects by
+        itself, to this server once it is back), so that no watcher holds the stop up: a stream never ends
+        on its own while its game is in flight."""
+        for game in [*self.games.values(), *self.ended.values()]:
+            for watcher in game.watchers:
+                watcher.hang_up()
+
     def close(self, game_id: str, stored: str | None) -> None:
         """The game left the table: its watchers get the ``end`` frame and finish their streams."""
         game = self.games.pop(game_id, None)
@@ -303,6 +322,8 @@ class LiveTables:
                 except TimeoutError:
                     yield ": keepalive\n\n"
                     continue
+                if frame == HANG_UP or watcher.hung_up:
+                    return
                 frames = [frame]
                 while not watcher.queue.empty():
                     frames.append(watcher.queue.get_nowait())

@@ -9,6 +9,7 @@ else gets the same 404 as for an id that does not exist (``arena.server.access``
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from importlib import resources
@@ -172,10 +173,30 @@ async def play_state(web: Web, request: Request, visit: Visit) -> Response:
             since = int(request.query_params.get("since", "-1"))
         except ValueError:
             return _json_error(400, "since: give the version number the page has")
-        state = await web.server.people.state(plan_id, user_id, since, LONG_POLL_S)
+        state = await _state_until_stop(web, plan_id, user_id, since)
     except Refused as exc:
         return _json_error(exc.status, exc.message)
     return JSONResponse(state, headers={"Cache-Control": "no-store"})
+
+
+async def _state_until_stop(web: Web, plan_id: int, user_id: int, since: int) -> dict[str, Any]:
+    """The long poll's state, or the state as it stands once the server is asked to stop: the stop waits
+    for every request in flight, and the page polls again by itself (to the server when it is back)."""
+    stopping = web.server.stopping
+    if not stopping.is_set():
+        polled = asyncio.ensure_future(web.server.people.state(plan_id, user_id, since, LONG_POLL_S))
+        stopped = asyncio.ensure_future(stopping.wait())
+        try:
+            await asyncio.wait({polled, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            answered = polled.done()
+            if not answered:
+                polled.cancel()
+        if answered:
+            return polled.result()
+    # the page says so, and waits before it polls again (arena/play/static/play.js)
+    return {**await web.server.people.state(plan_id, user_id, since, 0), "stopping": True}
 
 
 def _page_move(web: Web, request: Request, visit: Visit) -> tuple[int, int] | Response:
