@@ -57,6 +57,10 @@ CHECK_CONFIGS: dict[Variant, tuple[dict[str, object], ...]] = {
 
 PARALLEL_TABLES = 2
 """Tables played at once with the bot in every seat: two five-seat tables are ten streams on one bot."""
+PARALLEL_HANDS = 12
+"""The most hands of each of those games: they are for the streams at once, and a bot that passes every bid
+(a starter that plays the first legal action) in every seat would otherwise deal to the game's 1,000-hand
+limit, 20,000 decisions and most of its check's time."""
 
 
 @dataclass
@@ -268,7 +272,7 @@ async def _parallel(
     event's concurrent tables open. A bot that serves one stream at a time times out here."""
     assert report.identity is not None
     variant = Variant(report.identity.variants[0])
-    config = GameConfig.create(variant, target=5)
+    config = GameConfig.create(variant, target=5, max_hands=PARALLEL_HANDS)
     name = report.identity.name
     names = tuple(f"{name}-{s}" for s in range(config.num_players))
     specs = [
@@ -291,8 +295,8 @@ async def _parallel(
             report.latencies_ms += result.latencies_ms[seat]
         decisions = sum(len(x) for x in result.latencies_ms) + len(result.faults)
         line = (
-            f"{variant.value} (target=5), {PARALLEL_TABLES} games at once in every seat: "
-            f"game {spec.game_id}, {len(result.hands)} hands, {decisions} decisions, "
+            f"{variant.value}, {PARALLEL_TABLES} games at once in every seat: game {spec.game_id} (target=5, "
+            f"at most {PARALLEL_HANDS} hands), {len(result.hands)} hands, {decisions} decisions, "
             f"{len(result.faults)} fault(s)"
         )
         report.decisions += decisions
