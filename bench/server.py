@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -62,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
 
@@ -158,7 +160,14 @@ def stored_rate(server: ServerProcess, seconds: float) -> float:
 
 
 async def _load(
-    url: str, clients: int, requests: int, games: int, interval: float, pages: str, until: float | None
+    url: str,
+    clients: int,
+    requests: int,
+    games: int,
+    interval: float,
+    pages: str,
+    until: float | None,
+    offset: int = 0,
 ) -> dict[str, list[float]]:
     """``clients`` httpx clients, each ``requests`` GETs (or as many as fit before ``until``, a monotonic
     time): the leaderboard and a stored game in turn (``pages`` "both") or the leaderboard alone
@@ -170,6 +179,7 @@ async def _load(
 
     async def one(c: int) -> None:
         await asyncio.sleep(interval * c / clients)
+        c += offset  # this process's clients among all (``load_processes``): their games differ
         async with httpx.AsyncClient(base_url=url, timeout=120) as http:
             start = time.monotonic()
             r = 0
@@ -192,22 +202,102 @@ async def _load(
 
     await asyncio.gather(*(one(c) for c in range(clients)))
     if dropped:
-        print(f"{len(dropped)} requests dropped by the server (and asked again), e.g. {dropped[0]}")
+        print(
+            f"{len(dropped)} requests dropped by the server (and asked again), e.g. {dropped[0]}",
+            file=sys.stderr,
+        )
     return {kind: values for kind, values in times.items() if values}
 
 
+def normal_priority() -> None:
+    """In a child before it runs (``preexec_fn``): the default priority, whatever the bench's own ``nice``
+    (raising it back needs root or CAP_SYS_NICE; without them the child keeps the bench's)."""
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, 0, 0)
+
+
+def unniced(server: ServerProcess) -> int:
+    """The server's process group (it, and the bots it starts later) at the default priority where the
+    bench may set it (see ``normal_priority``); the server's priority then."""
+    assert server.proc is not None
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PGRP, server.proc.pid, 0)
+    return os.getpriority(os.PRIO_PROCESS, server.proc.pid)
+
+
+def load_processes(processes: int) -> list[subprocess.Popen[str]]:
+    """``processes`` load processes of their own (``--load-client``) at the default priority
+    (``normal_priority``), none in the bench's: what the clients measure is the server, not the bench
+    waiting for a core. Each has imported what it needs and said so when this returns: their start-up is
+    not in the loaded spell."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--load-client"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=normal_priority,
+        )
+        for _ in range(processes)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return procs
+
+
+def load_client() -> None:
+    """``--load-client``: one load process (``under_load``). Says ``ready``, reads its job (JSON) on stdin,
+    and writes its latencies and niceness as JSON on stdout."""
+    import httpx  # noqa: F401  # imported before saying ready (``load_processes``)
+
+    print("ready", flush=True)
+    job = json.loads(sys.stdin.readline())
+    until = job["until"]
+    times = asyncio.run(
+        _load(job["url"], job["clients"], job["requests"], job["games"], job["interval"], job["pages"],
+              None if until is None else time.monotonic() + until - time.time(), job["offset"])
+    )  # fmt: skip
+    print(json.dumps({"times": times, "nice": os.getpriority(os.PRIO_PROCESS, 0)}))
+
+
 def under_load(
-    server: ServerProcess, clients: int, requests: int, interval: float, pages: str, seconds: float | None
-) -> tuple[dict[str, list[float]], float, float]:
-    """The pages' latencies under the load, and the ladder's games per minute during it (games stored, as
-    ``stored_rate`` counts them: the board's count may lag a second behind)."""
+    server: ServerProcess,
+    clients: int,
+    requests: int,
+    interval: float,
+    pages: str,
+    seconds: float | None,
+    processes: int = 2,
+) -> tuple[dict[str, list[float]], float, float, list[int]]:
+    """The pages' latencies under the load of ``clients`` spread over ``processes`` load processes
+    (``load_processes``), and the ladder's games per minute during it (games stored, as ``stored_rate``
+    counts them: the board's count may lag a second behind); the load processes' niceness."""
     games = Client(server.url).http.get("/api/leaderboard").json()["games"]
+    procs = load_processes(processes)
     first, began = server.rows("SELECT count(*) FROM games")[0][0], time.monotonic()
-    until = None if seconds is None else began + seconds
-    times = asyncio.run(_load(server.url, clients, requests, games, interval, pages, until))
+    until = None if seconds is None else time.time() + seconds
+    offset = 0
+    for p, proc in enumerate(procs):
+        share = clients // processes + (p < clients % processes)
+        job = {"url": server.url, "clients": share, "requests": requests, "games": games,
+               "interval": interval, "pages": pages, "until": until, "offset": offset}  # fmt: skip
+        offset += share
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(job) + "\n")
+        proc.stdin.flush()
+    times: dict[str, list[float]] = {}
+    nice = []
+    for proc in procs:
+        out, _ = proc.communicate()
+        if proc.returncode:
+            raise SystemExit(f"a load process exited with {proc.returncode}")
+        found = json.loads(out.splitlines()[-1])
+        nice.append(found["nice"])
+        for kind, values in found["times"].items():
+            times.setdefault(kind, []).extend(values)
     last = server.rows("SELECT count(*) FROM games")[0][0]
     took = time.monotonic() - began
-    return times, (last - first) * 60 / took, took
+    return times, (last - first) * 60 / took, took, nice
 
 
 async def _watch(url: str, watchers: int, seconds: float) -> dict[str, Any]:
@@ -346,6 +436,9 @@ def restarted(server: ServerProcess, games: int) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--load-client"]:  # one of the load's processes (``load_processes``)
+        load_client()
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=1.0)
@@ -355,6 +448,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=40, help="per client")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between a client's requests")
+    parser.add_argument(
+        "--client-processes", type=int, default=2, help="processes the --load clients are spread over"
+    )
     parser.add_argument("--pages", choices=("both", "leaderboard"), default="both", help="what --load asks")
     parser.add_argument(
         "--load-seconds", type=float, default=None,
@@ -388,6 +484,7 @@ def main() -> None:
         )  # fmt: skip
         server = ServerProcess(Path(tmp), toml, args.database)
         server.start()
+        server_nice = unniced(server)
         others = [ServerProcess(Path(tmp), toml, args.database) for _ in range(args.processes - 1)]
         others += [ServerProcess(Path(tmp), toml, args.database, ("--role", "web")) for _ in range(args.web)]
         for other in others:
@@ -420,15 +517,18 @@ def main() -> None:
                 loaded: list[float] = []
                 latencies: dict[str, list[float]] = {}
                 seconds = 0.0
+                nice: set[int] = set()
                 for _ in range(args.rounds):  # loaded and quiet in turn: the machine's own drift cancels
-                    times, rate, took = under_load(
+                    times, rate, took, nices = under_load(
                         server,
                         args.clients,
                         args.requests,
                         args.interval,
                         args.pages,
                         args.load_seconds and segment,
+                        args.client_processes,
                     )
+                    nice.update(nices)
                     loaded.append(rate)
                     seconds += took
                     for kind, values in times.items():
@@ -439,7 +539,10 @@ def main() -> None:
                     print(
                         f"{kind} page, {args.clients} concurrent clients ({pace}): "
                         f"p50 {_pct(values, 0.5):.0f} ms, "
-                        f"p99 {_pct(values, 0.99):.0f} ms ({len(values)} requests)"
+                        f"p99 {_pct(values, 0.99):.0f} ms, max {_pct(values, 1.0):.0f} ms "
+                        f"({len(values)} requests; the clients in {args.client_processes} processes of "
+                        f"their own at nice {'/'.join(map(str, sorted(nice)))}, the server at nice "
+                        f"{server_nice}, the bench at nice {os.getpriority(os.PRIO_PROCESS, 0)})"
                     )
                 reference = sum(quiet) / len(quiet)
                 during = sum(loaded) / len(loaded)
