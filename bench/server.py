@@ -10,7 +10,11 @@ each make ``--requests`` GETs of the leaderboard and of stored games' pages, in 
 ``--interval`` seconds (1: fifty people each opening a page every second; 0: each as fast as it is
 answered, a saturating load), and reports each page's latency p50 and p99 and the ladder's games per
 minute meanwhile, against the mean of its rates just before and just after (the two say how much the
-ladder's rate drifts by itself), as a ratio, with the machine's load average. The load is bounded both
+ladder's rate drifts by itself), as a ratio, with the machine's load average. The clients run in
+``--client-processes`` (2) processes of their own, never in the bench's, and they and the server (with the
+bots it starts) at the default priority whatever the bench's own ``nice`` (where the bench may raise
+them back: as root); each run prints the priorities, the server process's CPU share quiet and loaded, and
+the load processes'. The load is bounded both
 ways: clients x requests in all. ``--pages leaderboard`` asks for the leaderboard only; ``--load-seconds S``
 bounds the load by time instead (each client asks until S seconds have passed) and measures the pace before
 and after over S seconds too, so the rates are over the same length: the issue's "30 clients polling the
@@ -168,6 +172,7 @@ async def _load(
     pages: str,
     until: float | None,
     offset: int = 0,
+    conditional: bool = False,
 ) -> dict[str, list[float]]:
     """``clients`` httpx clients, each ``requests`` GETs (or as many as fit before ``until``, a monotonic
     time): the leaderboard and a stored game in turn (``pages`` "both") or the leaderboard alone
@@ -177,7 +182,10 @@ async def _load(
     times: dict[str, list[float]] = {"leaderboard": [], "game": []}
     dropped: list[str] = []  # connections the server closed under a request (its keep-alive ran out)
 
+    unchanged = [0]  # answers 304: the page held was still the page (--conditional)
+
     async def one(c: int) -> None:
+        tags: dict[str, str] = {}
         await asyncio.sleep(interval * c / clients)
         c += offset  # this process's clients among all (``load_processes``): their games differ
         async with httpx.AsyncClient(base_url=url, timeout=120) as http:
@@ -189,15 +197,20 @@ async def _load(
                 kind = "leaderboard" if pages == "leaderboard" or (c + r) % 2 == 0 else "game"
                 path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
                 began = time.monotonic()
+                # as a browser's fetch asks again for what it holds: with its tag (--conditional)
+                held = {"If-None-Match": tags[path]} if conditional and path in tags else {}
                 try:
-                    response = await http.get(path)
+                    response = await http.get(path, headers=held)
                 except httpx.TransportError as exc:  # counted and said, not fatal: see ``dropped``
                     dropped.append(f"{type(exc).__name__}: {exc}")
                     continue
                 if r:  # a client's first request opens its connection and gets its cookie (and the first
                     # of all renders the page's template for the first time): a polling client pays it once
                     times[kind].append(time.monotonic() - began)
-                assert response.status_code == 200, (path, response.status_code)
+                assert response.status_code in ((200, 304) if held else (200,)), (path, response.status_code)
+                if "etag" in response.headers:
+                    tags[path] = response.headers["etag"]
+                unchanged[0] += response.status_code == 304
                 r += 1
 
     await asyncio.gather(*(one(c) for c in range(clients)))
@@ -206,7 +219,9 @@ async def _load(
             f"{len(dropped)} requests dropped by the server (and asked again), e.g. {dropped[0]}",
             file=sys.stderr,
         )
-    return {kind: values for kind, values in times.items() if values}
+    found = {kind: values for kind, values in times.items() if values}
+    found["unchanged"] = [float(unchanged[0])]
+    return found
 
 
 def normal_priority() -> None:
@@ -255,9 +270,18 @@ def load_client() -> None:
     until = job["until"]
     times = asyncio.run(
         _load(job["url"], job["clients"], job["requests"], job["games"], job["interval"], job["pages"],
-              None if until is None else time.monotonic() + until - time.time(), job["offset"])
+              None if until is None else time.monotonic() + until - time.time(), job["offset"],
+              job["conditional"])
     )  # fmt: skip
-    print(json.dumps({"times": times, "nice": os.getpriority(os.PRIO_PROCESS, 0)}))
+    cpu = time.process_time()  # this process's CPU, its start-up's included
+    print(json.dumps({"times": times, "nice": os.getpriority(os.PRIO_PROCESS, 0), "cpu": cpu}))
+
+
+def cpu_of(server: ServerProcess) -> float:
+    """The server process's CPU seconds so far (its own, not its bots': /proc/PID/stat's utime + stime)."""
+    assert server.proc is not None
+    fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def under_load(
@@ -268,6 +292,7 @@ def under_load(
     pages: str,
     seconds: float | None,
     processes: int = 2,
+    conditional: bool = False,
 ) -> tuple[dict[str, list[float]], float, float, list[int]]:
     """The pages' latencies under the load of ``clients`` spread over ``processes`` load processes
     (``load_processes``), and the ladder's games per minute during it (games stored, as ``stored_rate``
@@ -280,7 +305,8 @@ def under_load(
     for p, proc in enumerate(procs):
         share = clients // processes + (p < clients % processes)
         job = {"url": server.url, "clients": share, "requests": requests, "games": games,
-               "interval": interval, "pages": pages, "until": until, "offset": offset}  # fmt: skip
+               "interval": interval, "pages": pages, "until": until, "offset": offset,
+               "conditional": conditional}  # fmt: skip
         offset += share
         assert proc.stdin is not None
         proc.stdin.write(json.dumps(job) + "\n")
@@ -293,6 +319,7 @@ def under_load(
             raise SystemExit(f"a load process exited with {proc.returncode}")
         found = json.loads(out.splitlines()[-1])
         nice.append(found["nice"])
+        times.setdefault("cpu", []).append(found["cpu"])
         for kind, values in found["times"].items():
             times.setdefault(kind, []).extend(values)
     last = server.rows("SELECT count(*) FROM games")[0][0]
@@ -451,6 +478,10 @@ def main() -> None:
     parser.add_argument(
         "--client-processes", type=int, default=2, help="processes the --load clients are spread over"
     )
+    parser.add_argument(
+        "--conditional", action="store_true",
+        help="--load clients send the ETag of the page they hold (If-None-Match), as a browser's fetch does",
+    )  # fmt: skip
     parser.add_argument("--pages", choices=("both", "leaderboard"), default="both", help="what --load asks")
     parser.add_argument(
         "--load-seconds", type=float, default=None,
@@ -513,12 +544,17 @@ def main() -> None:
                 span = args.load_seconds or args.minutes * 60 / 2
                 segment = span / args.rounds
                 load = os.getloadavg()[0]
+                cpu = {"quiet": 0.0, "loaded": 0.0, "clients": 0.0}
+                at = cpu_of(server)
                 quiet = [stored_rate(server, segment)]  # just before, as a fair reference
+                cpu["quiet"] += cpu_of(server) - at
                 loaded: list[float] = []
                 latencies: dict[str, list[float]] = {}
                 seconds = 0.0
                 nice: set[int] = set()
+                unchanged = 0
                 for _ in range(args.rounds):  # loaded and quiet in turn: the machine's own drift cancels
+                    at = cpu_of(server)
                     times, rate, took, nices = under_load(
                         server,
                         args.clients,
@@ -527,13 +563,19 @@ def main() -> None:
                         args.pages,
                         args.load_seconds and segment,
                         args.client_processes,
+                        args.conditional,
                     )
                     nice.update(nices)
+                    cpu["loaded"] += cpu_of(server) - at
+                    cpu["clients"] += sum(times.pop("cpu"))
+                    unchanged += int(sum(times.pop("unchanged")))
                     loaded.append(rate)
                     seconds += took
                     for kind, values in times.items():
                         latencies.setdefault(kind, []).extend(values)
+                    at = cpu_of(server)
                     quiet.append(stored_rate(server, segment))  # the ladder's own drift, to compare
+                    cpu["quiet"] += cpu_of(server) - at
                 pace = f"one request every {args.interval:g} s each" if args.interval else "saturating"
                 for kind, values in latencies.items():
                     print(
@@ -551,6 +593,18 @@ def main() -> None:
                     f"per minute, against {reference:.1f} in {len(quiet)} quiet spells of {segment:.0f} s "
                     f"around them ({min(quiet):.0f} to {max(quiet):.0f}): {during / reference:.2f}x "
                     f"(load average {load:.1f} before, {os.getloadavg()[0]:.1f} after)"
+                )
+                print(
+                    f"spells in turn, quiet then loaded: {', '.join(f'{q:.0f}' for q in quiet)} quiet, "
+                    f"{', '.join(f'{v:.0f}' for v in loaded)} loaded (games per minute); the server "
+                    f"process's CPU: {cpu['quiet'] / (segment * len(quiet)):.0%} of a core quiet, "
+                    f"{cpu['loaded'] / seconds:.0%} loaded; the load processes' "
+                    f"{cpu['clients'] / seconds:.0%}"
+                    + (
+                        f"; {unchanged} answers were 304 (the page held unchanged)"
+                        if args.conditional
+                        else ""
+                    )
                 )
             if args.watchers:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)
