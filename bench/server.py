@@ -173,47 +173,61 @@ async def _load(
     until: float | None,
     offset: int = 0,
     conditional: bool = False,
+    ready: Any = None,
 ) -> dict[str, list[float]]:
     """``clients`` httpx clients, each ``requests`` GETs (or as many as fit before ``until``, a monotonic
     time): the leaderboard and a stored game in turn (``pages`` "both") or the leaderboard alone
-    ("leaderboard"), one every ``interval`` seconds (the clients' starts spread over the first interval)."""
+    ("leaderboard"), one every ``interval`` seconds (the clients' starts spread over the first interval).
+
+    Each client is made, and its connection opened by a first request (its cookie, and the first rendering
+    of the page's template), before the load begins and untimed: a polling client pays it once. With
+    ``ready`` (an awaitable giving ``until``, ``load_client``) that is before this process says it is
+    ready: making 25 clients took seconds of a loaded core, which fell inside the loaded spell."""
     import httpx
 
     times: dict[str, list[float]] = {"leaderboard": [], "game": []}
     dropped: list[str] = []  # connections the server closed under a request (its keep-alive ran out)
-
     unchanged = [0]  # answers 304: the page held was still the page (--conditional)
+    https = [httpx.AsyncClient(base_url=url, timeout=120) for _ in range(clients)]
+    for http in https:
+        assert (await http.get("/")).status_code == 200
+    if ready is not None:
+        until = await ready
+    cpu = time.process_time()
 
-    async def one(c: int) -> None:
+    async def one(c: int, http: httpx.AsyncClient) -> None:
         tags: dict[str, str] = {}
         await asyncio.sleep(interval * c / clients)
         c += offset  # this process's clients among all (``load_processes``): their games differ
-        async with httpx.AsyncClient(base_url=url, timeout=120) as http:
-            start = time.monotonic()
-            r = 0
-            while (r < requests) if until is None else (time.monotonic() < until):
-                if interval:
-                    await asyncio.sleep(max(0.0, start + r * interval - time.monotonic()))
-                kind = "leaderboard" if pages == "leaderboard" or (c + r) % 2 == 0 else "game"
-                path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
-                began = time.monotonic()
-                # as a browser's fetch asks again for what it holds: with its tag (--conditional)
-                held = {"If-None-Match": tags[path]} if conditional and path in tags else {}
-                try:
-                    response = await http.get(path, headers=held)
-                except httpx.TransportError as exc:  # counted and said, not fatal: see ``dropped``
-                    dropped.append(f"{type(exc).__name__}: {exc}")
-                    continue
-                if r:  # a client's first request opens its connection and gets its cookie (and the first
-                    # of all renders the page's template for the first time): a polling client pays it once
-                    times[kind].append(time.monotonic() - began)
-                assert response.status_code in ((200, 304) if held else (200,)), (path, response.status_code)
-                if "etag" in response.headers:
-                    tags[path] = response.headers["etag"]
-                unchanged[0] += response.status_code == 304
-                r += 1
+        start = time.monotonic()
+        r = 0
+        while (r < requests) if until is None else (time.monotonic() < until):
+            if interval:
+                await asyncio.sleep(max(0.0, start + r * interval - time.monotonic()))
+                if until is not None and time.monotonic() >= until:
+                    break
+            kind = "leaderboard" if pages == "leaderboard" or (c + r) % 2 == 0 else "game"
+            path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
+            began = time.monotonic()
+            # as a browser's fetch asks again for what it holds: with its tag (--conditional)
+            held = {"If-None-Match": tags[path]} if conditional and path in tags else {}
+            try:
+                response = await http.get(path, headers=held)
+            except httpx.TransportError as exc:  # counted and said, not fatal: see ``dropped``
+                dropped.append(f"{type(exc).__name__}: {exc}")
+                continue
+            times[kind].append(time.monotonic() - began)
+            assert response.status_code in ((200, 304) if held else (200,)), (path, response.status_code)
+            if "etag" in response.headers:
+                tags[path] = response.headers["etag"]
+            unchanged[0] += response.status_code == 304
+            r += 1
 
-    await asyncio.gather(*(one(c) for c in range(clients)))
+    try:
+        await asyncio.gather(*(one(c, http) for c, http in enumerate(https)))
+    finally:
+        for http in https:
+            await http.aclose()
     if dropped:
         print(
             f"{len(dropped)} requests dropped by the server (and asked again), e.g. {dropped[0]}",
@@ -221,6 +235,7 @@ async def _load(
         )
     found = {kind: values for kind, values in times.items() if values}
     found["unchanged"] = [float(unchanged[0])]
+    found["cpu"] = [time.process_time() - cpu]  # this process's CPU while it asked
     return found
 
 
@@ -240,20 +255,20 @@ def unniced(server: ServerProcess) -> int:
     return os.getpriority(os.PRIO_PROCESS, server.proc.pid)
 
 
-def load_processes(processes: int) -> list[subprocess.Popen[str]]:
-    """``processes`` load processes of their own (``--load-client``) at the default priority
+def load_processes(jobs: list[dict[str, Any]]) -> list[subprocess.Popen[str]]:
+    """A load process of its own (``--load-client``) for each job, at the default priority
     (``normal_priority``), none in the bench's: what the clients measure is the server, not the bench
-    waiting for a core. Each has imported what it needs and said so when this returns: their start-up is
-    not in the loaded spell."""
+    waiting for a core. Each has made its clients and opened their connections when this returns: none of
+    that is in the loaded spell."""
     procs = [
         subprocess.Popen(
-            [sys.executable, __file__, "--load-client"],
+            [sys.executable, __file__, "--load-client", json.dumps(job)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             preexec_fn=normal_priority,
         )
-        for _ in range(processes)
+        for job in jobs
     ]
     for proc in procs:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
@@ -261,20 +276,23 @@ def load_processes(processes: int) -> list[subprocess.Popen[str]]:
 
 
 def load_client() -> None:
-    """``--load-client``: one load process (``under_load``). Says ``ready``, reads its job (JSON) on stdin,
-    and writes its latencies and niceness as JSON on stdout."""
-    import httpx  # noqa: F401  # imported before saying ready (``load_processes``)
+    """``--load-client JSON``: one load process (``under_load``). Makes its clients and opens their
+    connections, says ``ready``, reads the wall-clock time the load ends on stdin, and writes its latencies,
+    niceness and CPU time as JSON on stdout."""
+    job = json.loads(sys.argv[2])
 
-    print("ready", flush=True)
-    job = json.loads(sys.stdin.readline())
-    until = job["until"]
-    times = asyncio.run(
-        _load(job["url"], job["clients"], job["requests"], job["games"], job["interval"], job["pages"],
-              None if until is None else time.monotonic() + until - time.time(), job["offset"],
-              job["conditional"])
-    )  # fmt: skip
-    cpu = time.process_time()  # this process's CPU, its start-up's included
-    print(json.dumps({"times": times, "nice": os.getpriority(os.PRIO_PROCESS, 0), "cpu": cpu}))
+    async def ready() -> float | None:
+        print("ready", flush=True)
+        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        until = json.loads(line)
+        return None if until is None else time.monotonic() + until - time.time()
+
+    async def run() -> dict[str, list[float]]:
+        return await _load(job["url"], job["clients"], job["requests"], job["games"], job["interval"],
+                           job["pages"], None, job["offset"], job["conditional"], ready())  # fmt: skip
+
+    times = asyncio.run(run())
+    print(json.dumps({"times": times, "nice": os.getpriority(os.PRIO_PROCESS, 0)}))
 
 
 def cpu_of(server: ServerProcess) -> float:
@@ -296,21 +314,28 @@ def under_load(
 ) -> tuple[dict[str, list[float]], float, float, list[int]]:
     """The pages' latencies under the load of ``clients`` spread over ``processes`` load processes
     (``load_processes``), and the ladder's games per minute during it (games stored, as ``stored_rate``
-    counts them: the board's count may lag a second behind); the load processes' niceness."""
+    counts them: the board's count may lag a second behind); the load processes' niceness. With ``seconds``
+    the pace is counted over exactly the ``seconds`` the clients ask in (not their start or their exit)."""
     games = Client(server.url).http.get("/api/leaderboard").json()["games"]
-    procs = load_processes(processes)
-    first, began = server.rows("SELECT count(*) FROM games")[0][0], time.monotonic()
-    until = None if seconds is None else time.time() + seconds
+    jobs = []
     offset = 0
-    for p, proc in enumerate(procs):
+    for p in range(processes):
         share = clients // processes + (p < clients % processes)
-        job = {"url": server.url, "clients": share, "requests": requests, "games": games,
-               "interval": interval, "pages": pages, "until": until, "offset": offset,
-               "conditional": conditional}  # fmt: skip
+        jobs.append({"url": server.url, "clients": share, "requests": requests, "games": games,
+                     "interval": interval, "pages": pages, "offset": offset,
+                     "conditional": conditional})  # fmt: skip
         offset += share
+    procs = load_processes(jobs)
+    first, began, cpu = server.rows("SELECT count(*) FROM games")[0][0], time.monotonic(), cpu_of(server)
+    until = None if seconds is None else time.time() + seconds
+    for proc in procs:
         assert proc.stdin is not None
-        proc.stdin.write(json.dumps(job) + "\n")
+        proc.stdin.write(json.dumps(until) + "\n")
         proc.stdin.flush()
+    if seconds is not None:
+        time.sleep(max(0.0, began + seconds - time.monotonic()))
+        last = server.rows("SELECT count(*) FROM games")[0][0]
+        took, cpu = time.monotonic() - began, cpu_of(server) - cpu
     times: dict[str, list[float]] = {}
     nice = []
     for proc in procs:
@@ -319,11 +344,12 @@ def under_load(
             raise SystemExit(f"a load process exited with {proc.returncode}")
         found = json.loads(out.splitlines()[-1])
         nice.append(found["nice"])
-        times.setdefault("cpu", []).append(found["cpu"])
         for kind, values in found["times"].items():
             times.setdefault(kind, []).extend(values)
-    last = server.rows("SELECT count(*) FROM games")[0][0]
-    took = time.monotonic() - began
+    if seconds is None:
+        last = server.rows("SELECT count(*) FROM games")[0][0]
+        took, cpu = time.monotonic() - began, cpu_of(server) - cpu
+    times["server_cpu"] = [cpu]
     return times, (last - first) * 60 / took, took, nice
 
 
@@ -463,7 +489,7 @@ def restarted(server: ServerProcess, games: int) -> None:
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--load-client"]:  # one of the load's processes (``load_processes``)
+    if sys.argv[1:2] == ["--load-client"]:  # one of the load's processes (``load_processes``)
         load_client()
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -554,7 +580,6 @@ def main() -> None:
                 nice: set[int] = set()
                 unchanged = 0
                 for _ in range(args.rounds):  # loaded and quiet in turn: the machine's own drift cancels
-                    at = cpu_of(server)
                     times, rate, took, nices = under_load(
                         server,
                         args.clients,
@@ -566,7 +591,7 @@ def main() -> None:
                         args.conditional,
                     )
                     nice.update(nices)
-                    cpu["loaded"] += cpu_of(server) - at
+                    cpu["loaded"] += sum(times.pop("server_cpu"))
                     cpu["clients"] += sum(times.pop("cpu"))
                     unchanged += int(sum(times.pop("unchanged")))
                     loaded.append(rate)
