@@ -192,8 +192,9 @@ class Web:
         """A page every spectator sees alike, rendered once for all of them (``arena.server.web.cache``)
         while ``version`` (of what it shows) stays; ``context`` is called only when it is rendered. A
         logged-in visitor's page is their own, rendered for each request; both carry the entity tag of
-        their text (``answer``): the spectators' is one for all of them, a logged-in visitor's differs
-        from everybody else's (it holds their name and their CSRF token)."""
+        their text (``answer``): one for all spectators; a logged-in visitor's page that names them (the
+        menu, their CSRF token) has a tag of its own, and a part that names nobody (the leaderboard's
+        rows) is the spectators' bytes, and has their tag."""
         if visit.viewer.logged_in:
             return self.answer(request, Page.of(self.render(request, visit, template, **context())))
         return self.cached(
