@@ -69,6 +69,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
+from bench.server_load import load_processes
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
 
 
@@ -163,89 +164,6 @@ def stored_rate(server: ServerProcess, seconds: float) -> float:
     return float((last - first) * 60 / seconds)
 
 
-async def _load(
-    url: str,
-    clients: int,
-    requests: int,
-    games: int,
-    interval: float,
-    pages: str,
-    until: float | None,
-    offset: int = 0,
-    conditional: bool = False,
-    ready: Any = None,
-) -> dict[str, list[float]]:
-    """``clients`` httpx clients, each ``requests`` GETs (or as many as fit before ``until``, a monotonic
-    time): the leaderboard and a stored game in turn (``pages`` "both") or the leaderboard alone
-    ("leaderboard"), one every ``interval`` seconds (the clients' starts spread over the first interval).
-
-    Each client is made, and its connection opened by a first request (its cookie, and the first rendering
-    of the page's template), before the load begins and untimed: a polling client pays it once. With
-    ``ready`` (an awaitable giving ``until``, ``load_client``) that is before this process says it is
-    ready: making 25 clients took seconds of a loaded core, which fell inside the loaded spell."""
-    import httpx
-
-    times: dict[str, list[float]] = {"leaderboard": [], "game": []}
-    dropped: list[str] = []  # connections the server closed under a request (its keep-alive ran out)
-    unchanged = [0]  # answers 304: the page held was still the page (--conditional)
-    https = [httpx.AsyncClient(base_url=url, timeout=120) for _ in range(clients)]
-    for http in https:
-        assert (await http.get("/")).status_code == 200
-    if ready is not None:
-        until = await ready
-    cpu = time.process_time()
-
-    async def one(c: int, http: httpx.AsyncClient) -> None:
-        tags: dict[str, str] = {}
-        await asyncio.sleep(interval * c / clients)
-        c += offset  # this process's clients among all (``load_processes``): their games differ
-        start = time.monotonic()
-        r = 0
-        while (r < requests) if until is None else (time.monotonic() < until):
-            if interval:
-                await asyncio.sleep(max(0.0, start + r * interval - time.monotonic()))
-                if until is not None and time.monotonic() >= until:
-                    break
-            kind = "leaderboard" if pages == "leaderboard" or (c + r) % 2 == 0 else "game"
-            path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
-            began = time.monotonic()
-            # as a browser's fetch asks again for what it holds: with its tag (--conditional)
-            held = {"If-None-Match": tags[path]} if conditional and path in tags else {}
-            try:
-                response = await http.get(path, headers=held)
-            except httpx.TransportError as exc:  # counted and said, not fatal: see ``dropped``
-                dropped.append(f"{type(exc).__name__}: {exc}")
-                continue
-            times[kind].append(time.monotonic() - began)
-            assert response.status_code in ((200, 304) if held else (200,)), (path, response.status_code)
-            if "etag" in response.headers:
-                tags[path] = response.headers["etag"]
-            unchanged[0] += response.status_code == 304
-            r += 1
-
-    try:
-        await asyncio.gather(*(one(c, http) for c, http in enumerate(https)))
-    finally:
-        for http in https:
-            await http.aclose()
-    if dropped:
-        print(
-            f"{len(dropped)} requests dropped by the server (and asked again), e.g. {dropped[0]}",
-            file=sys.stderr,
-        )
-    found = {kind: values for kind, values in times.items() if values}
-    found["unchanged"] = [float(unchanged[0])]
-    found["cpu"] = [time.process_time() - cpu]  # this process's CPU while it asked
-    return found
-
-
-def normal_priority() -> None:
-    """In a child before it runs (``preexec_fn``): the default priority, whatever the bench's own ``nice``
-    (raising it back needs root or CAP_SYS_NICE; without them the child keeps the bench's)."""
-    with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, 0, 0)
-
-
 def unniced(server: ServerProcess) -> int:
     """The server's process group (it, and the bots it starts later) at the default priority where the
     bench may set it (see ``normal_priority``); the server's priority then."""
@@ -253,46 +171,6 @@ def unniced(server: ServerProcess) -> int:
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PGRP, server.proc.pid, 0)
     return os.getpriority(os.PRIO_PROCESS, server.proc.pid)
-
-
-def load_processes(jobs: list[dict[str, Any]]) -> list[subprocess.Popen[str]]:
-    """A load process of its own (``--load-client``) for each job, at the default priority
-    (``normal_priority``), none in the bench's: what the clients measure is the server, not the bench
-    waiting for a core. Each has made its clients and opened their connections when this returns: none of
-    that is in the loaded spell."""
-    procs = [
-        subprocess.Popen(
-            [sys.executable, __file__, "--load-client", json.dumps(job)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            preexec_fn=normal_priority,
-        )
-        for job in jobs
-    ]
-    for proc in procs:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-    return procs
-
-
-def load_client() -> None:
-    """``--load-client JSON``: one load process (``under_load``). Makes its clients and opens their
-    connections, says ``ready``, reads the wall-clock time the load ends on stdin, and writes its latencies,
-    niceness and CPU time as JSON on stdout."""
-    job = json.loads(sys.argv[2])
-
-    async def ready() -> float | None:
-        print("ready", flush=True)
-        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-        until = json.loads(line)
-        return None if until is None else time.monotonic() + until - time.time()
-
-    async def run() -> dict[str, list[float]]:
-        return await _load(job["url"], job["clients"], job["requests"], job["games"], job["interval"],
-                           job["pages"], None, job["offset"], job["conditional"], ready())  # fmt: skip
-
-    times = asyncio.run(run())
-    print(json.dumps({"times": times, "nice": os.getpriority(os.PRIO_PROCESS, 0)}))
 
 
 def cpu_of(server: ServerProcess) -> float:
@@ -489,9 +367,6 @@ def restarted(server: ServerProcess, games: int) -> None:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--load-client"]:  # one of the load's processes (``load_processes``)
-        load_client()
-        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=1.0)
