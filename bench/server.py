@@ -10,7 +10,11 @@ each make ``--requests`` GETs of the leaderboard and of stored games' pages, in 
 ``--interval`` seconds (1: fifty people each opening a page every second; 0: each as fast as it is
 answered, a saturating load), and reports each page's latency p50 and p99 and the ladder's games per
 minute meanwhile, against the mean of its rates just before and just after (the two say how much the
-ladder's rate drifts by itself), as a ratio, with the machine's load average. The load is bounded both
+ladder's rate drifts by itself), as a ratio, with the machine's load average. The clients run in
+``--client-processes`` (2) processes of their own, never in the bench's, and they and the server (with the
+bots it starts) at the default priority whatever the bench's own ``nice`` (where the bench may raise
+them back: as root); each run prints the priorities, the server process's CPU share quiet and loaded, and
+the load processes'. The load is bounded both
 ways: clients x requests in all. ``--pages leaderboard`` asks for the leaderboard only; ``--load-seconds S``
 bounds the load by time instead (each client asks until S seconds have passed) and measures the pace before
 and after over S seconds too, so the rates are over the same length: the issue's "30 clients polling the
@@ -48,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -63,6 +68,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+
+from bench.server_load import load_processes
 from tests.server.conftest import SAMPLE_BOT, Client, ServerProcess, competition_toml
 
 
@@ -157,57 +164,71 @@ def stored_rate(server: ServerProcess, seconds: float) -> float:
     return float((last - first) * 60 / seconds)
 
 
-async def _load(
-    url: str, clients: int, requests: int, games: int, interval: float, pages: str, until: float | None
-) -> dict[str, list[float]]:
-    """``clients`` httpx clients, each ``requests`` GETs (or as many as fit before ``until``, a monotonic
-    time): the leaderboard and a stored game in turn (``pages`` "both") or the leaderboard alone
-    ("leaderboard"), one every ``interval`` seconds (the clients' starts spread over the first interval)."""
-    import httpx
+def unniced(server: ServerProcess) -> int:
+    """The server's process group (it, and the bots it starts later) at the default priority where the
+    bench may set it (see ``normal_priority``); the server's priority then."""
+    assert server.proc is not None
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PGRP, server.proc.pid, 0)
+    return os.getpriority(os.PRIO_PROCESS, server.proc.pid)
 
-    times: dict[str, list[float]] = {"leaderboard": [], "game": []}
-    dropped: list[str] = []  # connections the server closed under a request (its keep-alive ran out)
 
-    async def one(c: int) -> None:
-        await asyncio.sleep(interval * c / clients)
-        async with httpx.AsyncClient(base_url=url, timeout=120) as http:
-            start = time.monotonic()
-            r = 0
-            while (r < requests) if until is None else (time.monotonic() < until):
-                if interval:
-                    await asyncio.sleep(max(0.0, start + r * interval - time.monotonic()))
-                kind = "leaderboard" if pages == "leaderboard" or (c + r) % 2 == 0 else "game"
-                path = "/" if kind == "leaderboard" else f"/games/g{1 + (c * requests + r) % games:06d}"
-                began = time.monotonic()
-                try:
-                    response = await http.get(path)
-                except httpx.TransportError as exc:  # counted and said, not fatal: see ``dropped``
-                    dropped.append(f"{type(exc).__name__}: {exc}")
-                    continue
-                if r:  # a client's first request opens its connection and gets its cookie (and the first
-                    # of all renders the page's template for the first time): a polling client pays it once
-                    times[kind].append(time.monotonic() - began)
-                assert response.status_code == 200, (path, response.status_code)
-                r += 1
-
-    await asyncio.gather(*(one(c) for c in range(clients)))
-    if dropped:
-        print(f"{len(dropped)} requests dropped by the server (and asked again), e.g. {dropped[0]}")
-    return {kind: values for kind, values in times.items() if values}
+def cpu_of(server: ServerProcess) -> float:
+    """The server process's CPU seconds so far (its own, not its bots': /proc/PID/stat's utime + stime)."""
+    assert server.proc is not None
+    fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def under_load(
-    server: ServerProcess, clients: int, requests: int, interval: float, pages: str, seconds: float | None
-) -> tuple[dict[str, list[float]], float, float]:
-    """The pages' latencies under the load, and the ladder's games per minute during it (games stored, as
-    ``stored_rate`` counts them: the board's count may lag a second behind)."""
+    server: ServerProcess,
+    clients: int,
+    requests: int,
+    interval: float,
+    pages: str,
+    seconds: float | None,
+    processes: int = 2,
+    conditional: bool = False,
+) -> tuple[dict[str, list[float]], float, float, list[int]]:
+    """The pages' latencies under the load of ``clients`` spread over ``processes`` load processes
+    (``load_processes``), and the ladder's games per minute during it (games stored, as ``stored_rate``
+    counts them: the board's count may lag a second behind); the load processes' niceness. With ``seconds``
+    the pace is counted over exactly the ``seconds`` the clients ask in (not their start or their exit)."""
     games = Client(server.url).http.get("/api/leaderboard").json()["games"]
-    first, began = server.rows("SELECT count(*) FROM games")[0][0], time.monotonic()
-    until = None if seconds is None else began + seconds
-    times = asyncio.run(_load(server.url, clients, requests, games, interval, pages, until))
-    last = server.rows("SELECT count(*) FROM games")[0][0]
-    took = time.monotonic() - began
-    return times, (last - first) * 60 / took, took
+    jobs = []
+    offset = 0
+    for p in range(processes):
+        share = clients // processes + (p < clients % processes)
+        jobs.append({"url": server.url, "clients": share, "requests": requests, "games": games,
+                     "interval": interval, "pages": pages, "offset": offset,
+                     "conditional": conditional})  # fmt: skip
+        offset += share
+    procs = load_processes(jobs)
+    first, began, cpu = server.rows("SELECT count(*) FROM games")[0][0], time.monotonic(), cpu_of(server)
+    until = None if seconds is None else time.time() + seconds
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(until) + "\n")
+        proc.stdin.flush()
+    if seconds is not None:
+        time.sleep(max(0.0, began + seconds - time.monotonic()))
+        last = server.rows("SELECT count(*) FROM games")[0][0]
+        took, cpu = time.monotonic() - began, cpu_of(server) - cpu
+    times: dict[str, list[float]] = {}
+    nice = []
+    for proc in procs:
+        out, _ = proc.communicate()
+        if proc.returncode:
+            raise SystemExit(f"a load process exited with {proc.returncode}")
+        found = json.loads(out.splitlines()[-1])
+        nice.append(found["nice"])
+        for kind, values in found["times"].items():
+            times.setdefault(kind, []).extend(values)
+    if seconds is None:
+        last = server.rows("SELECT count(*) FROM games")[0][0]
+        took, cpu = time.monotonic() - began, cpu_of(server) - cpu
+    times["server_cpu"] = [cpu]
+    return times, (last - first) * 60 / took, took, nice
 
 
 async def _watch(url: str, watchers: int, seconds: float) -> dict[str, Any]:
@@ -355,6 +376,13 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=40, help="per client")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between a client's requests")
+    parser.add_argument(
+        "--client-processes", type=int, default=2, help="processes the --load clients are spread over"
+    )
+    parser.add_argument(
+        "--conditional", action="store_true",
+        help="--load clients send the ETag of the page they hold (If-None-Match), as a browser's fetch does",
+    )  # fmt: skip
     parser.add_argument("--pages", choices=("both", "leaderboard"), default="both", help="what --load asks")
     parser.add_argument(
         "--load-seconds", type=float, default=None,
@@ -388,6 +416,7 @@ def main() -> None:
         )  # fmt: skip
         server = ServerProcess(Path(tmp), toml, args.database)
         server.start()
+        server_nice = unniced(server)
         others = [ServerProcess(Path(tmp), toml, args.database) for _ in range(args.processes - 1)]
         others += [ServerProcess(Path(tmp), toml, args.database, ("--role", "web")) for _ in range(args.web)]
         for other in others:
@@ -416,30 +445,46 @@ def main() -> None:
                 span = args.load_seconds or args.minutes * 60 / 2
                 segment = span / args.rounds
                 load = os.getloadavg()[0]
+                cpu = {"quiet": 0.0, "loaded": 0.0, "clients": 0.0}
+                at = cpu_of(server)
                 quiet = [stored_rate(server, segment)]  # just before, as a fair reference
+                cpu["quiet"] += cpu_of(server) - at
                 loaded: list[float] = []
                 latencies: dict[str, list[float]] = {}
                 seconds = 0.0
+                nice: set[int] = set()
+                unchanged = 0
                 for _ in range(args.rounds):  # loaded and quiet in turn: the machine's own drift cancels
-                    times, rate, took = under_load(
+                    times, rate, took, nices = under_load(
                         server,
                         args.clients,
                         args.requests,
                         args.interval,
                         args.pages,
                         args.load_seconds and segment,
+                        args.client_processes,
+                        args.conditional,
                     )
+                    nice.update(nices)
+                    cpu["loaded"] += sum(times.pop("server_cpu"))
+                    cpu["clients"] += sum(times.pop("cpu"))
+                    unchanged += int(sum(times.pop("unchanged")))
                     loaded.append(rate)
                     seconds += took
                     for kind, values in times.items():
                         latencies.setdefault(kind, []).extend(values)
+                    at = cpu_of(server)
                     quiet.append(stored_rate(server, segment))  # the ladder's own drift, to compare
+                    cpu["quiet"] += cpu_of(server) - at
                 pace = f"one request every {args.interval:g} s each" if args.interval else "saturating"
                 for kind, values in latencies.items():
                     print(
                         f"{kind} page, {args.clients} concurrent clients ({pace}): "
                         f"p50 {_pct(values, 0.5):.0f} ms, "
-                        f"p99 {_pct(values, 0.99):.0f} ms ({len(values)} requests)"
+                        f"p99 {_pct(values, 0.99):.0f} ms, max {_pct(values, 1.0):.0f} ms "
+                        f"({len(values)} requests; the clients in {args.client_processes} processes of "
+                        f"their own at nice {'/'.join(map(str, sorted(nice)))}, the server at nice "
+                        f"{server_nice}, the bench at nice {os.getpriority(os.PRIO_PROCESS, 0)})"
                     )
                 reference = sum(quiet) / len(quiet)
                 during = sum(loaded) / len(loaded)
@@ -448,6 +493,18 @@ def main() -> None:
                     f"per minute, against {reference:.1f} in {len(quiet)} quiet spells of {segment:.0f} s "
                     f"around them ({min(quiet):.0f} to {max(quiet):.0f}): {during / reference:.2f}x "
                     f"(load average {load:.1f} before, {os.getloadavg()[0]:.1f} after)"
+                )
+                print(
+                    f"spells in turn, quiet then loaded: {', '.join(f'{q:.0f}' for q in quiet)} quiet, "
+                    f"{', '.join(f'{v:.0f}' for v in loaded)} loaded (games per minute); the server "
+                    f"process's CPU: {cpu['quiet'] / (segment * len(quiet)):.0%} of a core quiet, "
+                    f"{cpu['loaded'] / seconds:.0%} loaded; the load processes' "
+                    f"{cpu['clients'] / seconds:.0%}"
+                    + (
+                        f"; {unchanged} answers were 304 (the page held unchanged)"
+                        if args.conditional
+                        else ""
+                    )
                 )
             if args.watchers:
                 quiet = ladder_rate(server, args.minutes * 60 / 2)

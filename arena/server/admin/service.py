@@ -30,11 +30,16 @@ def recheck(server: Server, version_id: int) -> None:
     server.field_changed()
 
 
-def pairs(server: Server, games: list[RatedGame]) -> dict[str, Any]:
+def pairs(server: Server) -> dict[str, Any]:
     """The collusion check as the organiser's page shows it: the flagged pairs in the leaderboard's words
     (``flag_heading``, ``describe``), each seat named as the pages name it (the entrant and its version),
     and what was tested. Only the organiser sees it: a flag is for the organiser to judge before anyone is
-    accused (as the report leaves it out of its ``--public`` copy)."""
+    accused (as the report leaves it out of its ``--public`` copy).
+
+    For a worker thread, never the event loop: it reads every game the board has replayed, under the
+    board's lock (``Board.every_game``), which a look of the board's keeper holds for as long as the look
+    takes; on the loop, the ladder's games and every page would wait that long too."""
+    games: list[RatedGame] = server.board.every_game()
     result = server.board.collusion(games)
     with server.db.session() as s:
         found = s.execute(select(Version.id, Version.number, User.id, User.name).join(User)).all()

@@ -23,8 +23,8 @@ async def admin(web: Web, request: Request, visit: Visit) -> Response:
     access.require_organiser(visit.viewer)
     people = server.accounts.entrants()
     versions = {u.id: server.submissions.of_user(u.id) for u in people}
-    games = server.board.every_game()
-    pairs = await run_in_threadpool(service.pairs, server, games)  # computed again only when games were added
+    # in a worker thread: the stored games are read under the board's lock, which a look holds (service.pairs)
+    pairs = await run_in_threadpool(service.pairs, server)  # computed again only when games were added
     return web.page(request, visit, "admin.html", people=people, versions=versions,
                     state=server.ladder_state(), pairs=pairs)  # fmt: skip
 

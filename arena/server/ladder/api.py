@@ -5,12 +5,15 @@ The API as a whole (authentication, errors, the OpenAPI document) is described i
 
 from __future__ import annotations
 
+import json
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from arena.server import access
 from arena.server.ladder.ratings import ladder_columns
+from arena.server.web.cache import BOARD_TTL_S
 from arena.server.web.site import Visit, Web
 
 
@@ -27,24 +30,34 @@ async def leaderboard(web: Web, request: Request, visit: Visit) -> Response:
       "200":
         description: the leaderboard's rows and the ladder's state
         content: {application/json: {schema: {$ref: "#/components/schemas/Leaderboard"}}}
+      "304":
+        description: unchanged since the ETag sent as If-None-Match; no body (poll with it)
       "401":
         description: the competition is not public and nobody is logged in
         content: {application/json: {schema: {$ref: "#/components/schemas/Error"}}}
     """
     server = web.server
     access.require_public(visit.viewer, web.config)
-    ladder = server.ladder
-    return JSONResponse(
-        {
-            "leaderboard": [r.to_dict() for r in server.board.rows],
-            "order": server.board.order_line(),
-            "sentence": server.board.sentence(),
-            "columns": [{"key": c.key, "label": c.label, "meaning": c.meaning} for c in ladder_columns()],
-            "games": server.board.games,
-            "paused": ladder.paused,
-            "in_flight": ladder.in_flight,
-        }
-    )
+
+    def make() -> str:
+        ladder = server.ladder
+        return json.dumps(
+            {
+                "leaderboard": [r.to_dict() for r in server.board.rows],
+                "order": server.board.order_line(),
+                "sentence": server.board.sentence(),
+                "columns": [{"key": c.key, "label": c.label, "meaning": c.meaning} for c in ladder_columns()],
+                "games": server.board.games,
+                "paused": ladder.paused,
+                "in_flight": ladder.in_flight,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+    # alike for every caller (it names none): made once per look of the board and second, as the page is
+    return web.cached(request, ("api", "leaderboard"), BOARD_TTL_S, server.board.generation, make,
+                      "application/json")  # fmt: skip
 
 
 async def game_log(web: Web, request: Request, visit: Visit) -> Response:

@@ -29,6 +29,7 @@ from arena.server.settings import Runtime
 from arena.server.submissions.checks import public_text, version_log
 from arena.server.submissions.service import ASK_COMMAND
 from arena.server.web import asks
+from arena.server.web.cache import BOARD_TTL_S
 from arena.server.web.plots import rating_plot
 from arena.server.web.site import Visit, Web
 from arena.stats.rating import conservative
@@ -37,7 +38,6 @@ from arena.userfiles import read_user_tail
 
 log = logging.getLogger("arena.server")
 LOG_TAIL_BYTES = 20_000
-BOARD_TTL_S = 1.0  # a spectator's leaderboard is at most this old (``arena.server.web.cache``)
 
 
 def _tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
@@ -85,8 +85,10 @@ async def leaderboard_rows(web: Web, request: Request, visit: Visit) -> Response
 async def leaderboard_recent(web: Web, request: Request, visit: Visit) -> Response:
     """The leaderboard's recent games alone, for live.js to swap in when the games count moves."""
     access.require_public(visit.viewer, web.config)
-    return web.page(request, visit, "recent_games.html", recent=web.server.games.recent(15),
-                    state=web.server.ladder_state())  # fmt: skip
+    server = web.server
+    return web.public_page(request, visit, ("recent",), BOARD_TTL_S, "recent_games.html",
+                           lambda: {"recent": server.games.recent(15), "state": server.ladder_state()},
+                           server.board.generation)  # fmt: skip
 
 
 async def entrant_page(web: Web, request: Request, visit: Visit) -> Response:

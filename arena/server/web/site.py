@@ -33,7 +33,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from arena.server.access import Viewer
 from arena.server.errors import Refused
 from arena.server.settings import Signup
-from arena.server.web.cache import PageCache
+from arena.server.web.cache import Page, PageCache
 
 if TYPE_CHECKING:  # handed in by arena.server.app: the web never imports the wiring (docs/architecture.md)
     from arena.server.wiring import Server
@@ -56,6 +56,21 @@ def _absent(value: object) -> bool:
     """A figure a report does not have (a check that never started has no latency)."""
     return value is None or isinstance(value, Undefined)
 
+
+def unchanged(request: Request, etag: str) -> bool:
+    """Whether the request's ``If-None-Match`` names ``etag`` (or is ``*``): the client holds this very
+    page, and a 304 tells it to show its own copy. Compared as RFC 9110 13.1.2 says (weakly: a ``W/``
+    prefix is ignored)."""
+    sent = request.headers.get("if-none-match")
+    if not sent:
+        return False
+    tags = [t.strip().removeprefix("W/") for t in sent.split(",")]
+    return "*" in tags or etag in tags
+
+
+# Every answer with an entity tag: a browser asks again each time (no-cache) with If-None-Match, and keeps
+# it for the visitor alone (private): a shared cache never hands one visitor's page to another.
+REVALIDATE = {"Cache-Control": "private, no-cache", "Vary": "Cookie"}
 
 Handler = Callable[["Web", Request, Visit], Awaitable[Response]]
 """A route's handler: module-level, given the web (and through it the server), the request, the visitor."""
@@ -129,10 +144,8 @@ class Web:
             )
         return form
 
-    def page(
-        self, request: Request, visit: Visit, template: str, status: int = 200, **context: Any
-    ) -> HTMLResponse:
-        html = self.env.get_template(template).render(
+    def render(self, request: Request, visit: Visit, template: str, **context: Any) -> str:
+        return self.env.get_template(template).render(
             viewer=visit.viewer,
             csrf=self.csrf(visit),
             config=self.config,
@@ -140,7 +153,31 @@ class Web:
             request_path=request.url.path,
             **context,
         )
-        return HTMLResponse(html, status)
+
+    def page(
+        self, request: Request, visit: Visit, template: str, status: int = 200, **context: Any
+    ) -> HTMLResponse:
+        return HTMLResponse(self.render(request, visit, template, **context), status)
+
+    @staticmethod
+    def answer(request: Request, page: Page, media_type: str = "text/html") -> Response:
+        """``page`` with its entity tag, or a 304 with no body when the client holds it already
+        (``unchanged``): what a client polling an unchanged page costs is this comparison."""
+        headers = {"ETag": page.etag, **REVALIDATE}
+        if unchanged(request, page.etag):
+            return Response(status_code=304, headers=headers)
+        return Response(page.text, media_type=media_type, headers=headers)
+
+    def cached(
+        self, request: Request, key: tuple[str, ...], ttl_s: float | None, version: int,
+        make: Callable[[], str], media_type: str = "text/html",
+    ) -> Response:  # fmt: skip
+        """What every visitor gets alike (it names none of them), made by ``make`` at most once per
+        ``version`` and ``ttl_s`` (``arena.server.web.cache``), with its entity tag (``answer``)."""
+        page = self.page_cache.get(key, ttl_s, version)
+        if page is None:
+            page = self.page_cache.put(key, make(), version)
+        return self.answer(request, page, media_type)
 
     def public_page(
         self,
@@ -151,24 +188,26 @@ class Web:
         template: str,
         context: Callable[[], dict[str, Any]],
         version: int = 0,
-    ) -> HTMLResponse:
+    ) -> Response:
         """A page every spectator sees alike, rendered once for all of them (``arena.server.web.cache``)
         while ``version`` (of what it shows) stays; ``context`` is called only when it is rendered. A
-        logged-in visitor's page is their own."""
+        logged-in visitor's page is their own, rendered for each request; both carry the entity tag of
+        their text (``answer``): one for all spectators; a logged-in visitor's page that names them (the
+        menu, their CSRF token) has a tag of its own, and a part that names nobody (the leaderboard's
+        rows) is the spectators' bytes, and has their tag."""
         if visit.viewer.logged_in:
-            return self.page(request, visit, template, **context())
-        html = self.page_cache.get(key, ttl_s, version)
-        if html is None:
-            html = self.env.get_template(template).render(
+            return self.answer(request, Page.of(self.render(request, visit, template, **context())))
+        return self.cached(
+            request, key, ttl_s, version,
+            lambda: self.env.get_template(template).render(
                 viewer=Viewer(),
                 csrf="",  # a spectator's page has no form: no visitor's token may be kept in it
                 config=self.config,
                 open_signup=self.config.people.signup is Signup.OPEN,
                 request_path=request.url.path,
                 **context(),
-            )
-            self.page_cache.put(key, html, version)
-        return HTMLResponse(html)
+            ),
+        )  # fmt: skip
 
     def redirect(self, url: str) -> RedirectResponse:
         return RedirectResponse(url, 303)

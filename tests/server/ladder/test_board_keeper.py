@@ -133,3 +133,82 @@ def test_an_older_look_shown_late_does_not_replace_a_newer(built: tuple[Any, lis
     generation = server.board.generation
     assert not server.board.publish(older)
     assert server.board.games == 35 and server.board.generation == generation
+
+
+def _organiser_cookie(server: Any) -> dict[str, str]:
+    """A logged-in organiser's session cookie, made as logging in makes one (in-process: no password)."""
+    from arena.server.db.models import ORGANISER, User
+    from arena.server.web.site import COOKIE, _sign
+
+    with server.db.session() as s:
+        user = User(name=ORGANISER, role=ORGANISER, created_at=0.0)
+        s.add(user)
+        s.flush()
+        user_id = user.id
+    token = server.accounts.new_session(user_id)
+    return {COOKIE: f"{token}.{_sign(server.session_key, token)}"}
+
+
+@pytest.mark.parametrize("path", ["/admin", "/entrants/1/analytics", "/api/entrants/1/analytics"])
+def test_the_replay_s_readers_wait_for_a_look_in_a_thread_not_on_the_event_loop(
+    built: tuple[Any, list[int]], monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """The organiser's page (every stored game, for the collusion check) and an entrant's analytics (every
+    step of its rating) read the board's replay under its lock, which a look holds for as long as it takes.
+    With the lock held (a look in progress), such a request waits in a worker thread: meanwhile the event
+    loop answers others (the ladder's games and every page share it). Shown by order, not by time: the
+    health check is answered while the request still waits, and the request is answered once the look
+    ends; and the replay's readers ran on a thread other than the loop's. On the loop, the loop itself
+    would wait for the lock: nothing would be answered until a watchdog let the lock go."""
+    server, _threads = built
+    readers: list[int] = []
+    for name in ("every_game", "steps"):
+        original = getattr(ratings.Board, name)
+
+        def reading(self: Any, *args: Any, _original: Any = original) -> Any:
+            readers.append(threading.get_ident())
+            return _original(self, *args)
+
+        monkeypatch.setattr(ratings.Board, name, reading)
+    cookies = _organiser_cookie(server)
+    lock, guard, freed = server.board._lock, threading.Lock(), threading.Event()
+
+    def let_go() -> None:  # the look ends (once, whoever says it first)
+        with guard:
+            if not freed.is_set():
+                freed.set()
+                lock.release()
+
+    def watchdog() -> None:  # only for the failure this guards against: a loop stuck on the lock
+        if not freed.wait(30):
+            let_go()
+
+    async def scenario() -> tuple[list[str], int]:
+        order: list[str] = []
+        transport = httpx.ASGITransport(app=server.app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://127.0.0.1", cookies=cookies
+        ) as client:
+
+            async def slow() -> None:
+                reply = await client.get(path)
+                assert reply.status_code == 200, (path, reply.status_code, reply.text[:300])
+                order.append("replay reader answered")
+
+            lock.acquire()  # a look in progress
+            threading.Thread(target=watchdog, daemon=True).start()
+            task = asyncio.create_task(slow())
+            for _ in range(6000):  # until the reader has begun (and waits on the lock), wherever it runs
+                if readers:
+                    break
+                await asyncio.sleep(0.01)
+            assert readers, f"{path} never read the replay"
+            assert (await client.get("/healthz")).status_code == 200
+            order.append("health check answered")
+            let_go()
+            await task
+        return order, threading.get_ident()
+
+    order, loop_thread = asyncio.run(scenario())
+    assert order == ["health check answered", "replay reader answered"]
+    assert readers and loop_thread not in readers
