@@ -236,12 +236,30 @@ def watched(field: str) -> tuple[str, ...]:
     return {"together": WEAK, "weakpair": ()}.get(base, PAIR)
 
 
-async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
+Sides = tuple[tuple[int, int, int, tuple[int, ...]], ...]
+"""One game's hands as (maker, partner, sitting out, each seat's points): who was on which side of each hand
+(-1: none), what the arena's store keeps in every hand record (``hands``: ``maker``, ``partner``,
+``sitting_out``, ``points``)."""
+
+
+def sides_of(hands: Sequence[dict[str, Any]]) -> Sides:
+    """The sides and points of each hand record of a game (``Sides``)."""
+
+    def seat(value: Any) -> int:
+        return -1 if value is None else int(value)
+
+    return tuple(
+        (seat(h["maker"]), seat(h["partner"]), seat(h["sitting_out"]), tuple(h["points"])) for h in hands
+    )
+
+
+async def _play(field: str, seed: int, games: int) -> tuple[list[RatedGame], list[Sides]]:
     names = entrants(field)
     one = make_schedule(list(names), SEATS, 1, seed)
     schedule = make_schedule(list(names), SEATS, math.ceil(games / len(one)), seed)[:games]
     graded = {n: noisy(e) for n, e in NOISY.items()}
     out = []
+    sides = []
     for g in schedule:
         if field in ("ladder", "class"):
             classes: dict[str, type[Bot]] = graded
@@ -260,7 +278,8 @@ async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
         out.append(
             RatedGame(g.seq, g.game_id, g.seats, r.ranks, r.scores, (), True, (), g.block, len(r.hands))
         )
-    return out
+        sides.append(sides_of(r.hands))
+    return out, sides
 
 
 @dataclass
@@ -269,13 +288,14 @@ class Played:
     seed: int
     games: list[RatedGame]
     cpu_s: float
+    sides: list[Sides] | None = None  # each game's hands (``Sides``); None in older files
 
 
 def play_event(task: tuple[str, int, int]) -> Played:
     field, seed, games = task
     started = time.process_time()
-    played = asyncio.run(_play(field, seed, games))
-    return Played(field, seed, played, time.process_time() - started)
+    played, sides = asyncio.run(_play(field, seed, games))
+    return Played(field, seed, played, time.process_time() - started, sides)
 
 
 def points_per_hand(games: Sequence[RatedGame], name: str) -> float:
