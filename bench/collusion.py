@@ -60,7 +60,7 @@ from arena.event.schedule import make_schedule
 from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo
 from arena.players.inprocess import InProcessPlayer
-from arena.stats.collusion import ALPHA, collusion
+from arena.stats.collusion import ALPHA, HandSides, collusion
 from arena.stats.rating import RatedGame
 from sample_bots.noisy import noisy
 from sample_bots.policy import DEFAULT_STYLE, choose, ranks, seen_from_view
@@ -236,7 +236,7 @@ def watched(field: str) -> tuple[str, ...]:
     return {"together": WEAK, "weakpair": ()}.get(base, PAIR)
 
 
-Sides = tuple[tuple[int, int, int, tuple[int, ...]], ...]
+Sides = tuple[HandSides, ...]
 """One game's hands as (maker, partner, sitting out, each seat's points): who was on which side of each hand
 (-1: none), what the arena's store keeps in every hand record (``hands``: ``maker``, ``partner``,
 ``sitting_out``, ``points``)."""
@@ -320,12 +320,37 @@ def inject(games: Sequence[RatedGame], gain: float, pair: tuple[str, str] = PAIR
     return out
 
 
+def inject_sides(
+    games: Sequence[RatedGame], sides: Sequence[Sides], gain: float, pair: tuple[str, str] = PAIR
+) -> list[Sides]:
+    """``inject`` hand by hand: ``pair`` gains ``gain`` points in each hand where both sit at the table, taken
+    equally from the others seated there (the same totals as ``inject``'s games)."""
+    out: list[Sides] = []
+    for g, hands in zip(games, sides, strict=False):
+        if all(n in g.seats for n in pair):
+            share = -2 * gain / (len(g.seats) - 2)
+            moved = tuple(gain if n in pair else share for n in g.seats)
+            hands = tuple(
+                (m, p, o, tuple(v + d for v, d in zip(pts, moved, strict=True))) for m, p, o, pts in hands
+            )
+        out.append(hands)
+    return out
+
+
+def hands_by_game(event: Played, look: int) -> dict[str, Sides] | None:
+    """The event's first ``look`` games' hands by game id, for ``collusion(..., hands=)`` (None: not kept)."""
+    if not event.sides:
+        return None
+    return {g.game_id: h for g, h in zip(event.games[:look], event.sides[:look], strict=False)}
+
+
 def analyse(
     played: list[Played],
     alpha: float,
     interaction: bool = True,
     looks: Sequence[int] = LOOKS,
     anytime: bool = True,
+    sides: bool = True,
 ) -> None:
     by_field: dict[str, list[Played]] = {}
     for p in played:
@@ -334,7 +359,14 @@ def analyse(
         for gain in INJECTED:
             field = f"{base} + {gain} injected"
             by_field[field] = [
-                Played(field, e.seed, inject(e.games, gain, watched(field)), e.cpu_s) for e in by_field[base]
+                Played(
+                    field,
+                    e.seed,
+                    inject(e.games, gain, watched(field)),
+                    e.cpu_s,
+                    None if e.sides is None else inject_sides(e.games, e.sides, gain, watched(field)),  # type: ignore[arg-type]
+                )
+                for e in by_field[base]
             ]
     for field, events in by_field.items():
         names = entrants(field)
@@ -352,7 +384,10 @@ def analyse(
             zs = []
             started = time.process_time()
             for k, e in enumerate(events):
-                result = collusion(e.games[:look], names, alpha, interaction=interaction, anytime=anytime)
+                hands = hands_by_game(e, look) if sides else None
+                result = collusion(
+                    e.games[:look], names, alpha, interaction=interaction, anytime=anytime, hands=hands
+                )
                 honest_flag = any(p.flagged and {p.a, p.b} != pair for p in result.pairs)
                 false += honest_flag
                 ever[k] |= honest_flag
@@ -414,6 +449,11 @@ def main() -> None:
     parser.add_argument(
         "--one-look", action="store_true", help="p-values of one look (not arena.stats.collusion.anytime_p)"
     )
+    parser.add_argument(
+        "--no-sides",
+        action="store_true",
+        help="the games' scores alone, as before the test on the hands' sides (arena.stats.collusion_sides)",
+    )
     parser.add_argument("--only", help="analyse only these fields (comma-separated)")
     parser.add_argument(
         "--looks", default=",".join(map(str, LOOKS)), help="the looks (games), comma-separated"
@@ -436,7 +476,8 @@ def main() -> None:
                     args.save.write_bytes(pickle.dumps(played))
     if args.only:
         played = [p for p in played if p.field in args.only.split(",")]
-    analyse(played, args.alpha, not args.additive, [int(v) for v in args.looks.split(",")], not args.one_look)
+    looks = [int(v) for v in args.looks.split(",")]
+    analyse(played, args.alpha, not args.additive, looks, not args.one_look, not args.no_sides)
 
 
 if __name__ == "__main__":

@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from arena.stats.collusion_model import Design, PairEffect
+from arena.stats.collusion_sides import HandSides, Sides
 from arena.stats.rating import RatedGame
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "TAU",
     "WEIGHTS",
     "Collusion",
+    "HandSides",
     "PairEffect",
     "anytime_p",
     "collusion",
@@ -177,6 +179,7 @@ def collusion(
     min_games: int = MIN_GAMES,
     interaction: bool = True,
     anytime: bool = True,
+    hands: Mapping[str, Sequence[HandSides]] | None = None,
 ) -> Collusion:
     """Every pair of ``names``: its effects and whether it is flagged at family-wise level ``alpha``.
 
@@ -185,6 +188,11 @@ def collusion(
     explained away by it); False: the additive model alone. ``anytime``: each test's p-value holds however
     often the growing event is looked at (``anytime_p``: the leaderboard after every round, the server's
     organiser page after every game); False: the p-value of one look, valid only if it is the only one.
+    ``hands``: each game's hands by game id (who made trump, the partner, who sat out, each seat's points:
+    what the store's hand records hold); a pair that the strength interaction rests on is then flagged only
+    if the test on its hands' sides flags it too (``arena.stats.collusion_sides``: two honest bots far
+    weaker than the rest gain together, as a colluding pair weak apart does, and only the sides tell them
+    apart). Without them, or for games without them, the games' test alone decides.
 
     Void games and games without hands are left out; a seat played by the autopilot for a disqualified
     entrant (``excluded``) is neither a row nor a table-mate (its points are not the entrant's).
@@ -197,6 +205,8 @@ def collusion(
     rows_w: list[float] = []
     rows_cluster: list[int] = []
     clusters: dict[str, int] = {}
+    seated_games: list[tuple[int, list[tuple[int, int]], int]] = []  # for the sided test
+    sides_of: dict[int, Sequence[HandSides]] = {}
     used = 0
     for g in games:
         if not g.rated or g.hands <= 0:
@@ -208,8 +218,14 @@ def collusion(
         ]
         if len(seated) < 2:
             continue
-        used += 1
         cluster = clusters.setdefault(g.block or g.game_id, len(clusters))
+        if hands is not None and g.game_id in hands:
+            sides_of[used] = hands[g.game_id]
+            seats = [
+                (s, index[name]) for s, name in enumerate(g.seats) if name in index and name not in g.excluded
+            ]
+            seated_games.append((used, seats, cluster))
+        used += 1
         at_table = [k for k, _ in seated]
         for k, score in seated:
             rows_entrant.append(k)
@@ -231,21 +247,31 @@ def collusion(
         len(clusters),
         interaction,
     )
-    return _step_down(design, names, used, alpha, min_games, anytime)
+    sided = Sides.of(seated_games, sides_of, n) if seated_games else None
+    return _step_down(design, names, used, alpha, min_games, anytime, sided)
 
 
 def _pair_p(effect: PairEffect, anytime: bool) -> float:
     """The pair's p-value: valid at every look (``pair_p``: its three tests as one hypothesis), or of one
-    look (the smallest of the three one-sided tails, times three for the three tests)."""
+    look (the smallest of the three one-sided tails, times three for the three tests). With the test on
+    its hands' sides, the larger of the two p-values: the pair is flagged only if both say so (an
+    intersection-union test, valid whenever either test is)."""
     assert effect.z is not None
-    if not anytime:
-        return min(1.0, 3 * min(upper_tail(z) for z in effect.z))
     ses = (effect.a_se or 0.0, effect.b_se or 0.0, effect.joint_se or 0.0)
-    return pair_p(effect.z, ses)
+    tests = [(effect.z, ses)] + ([(effect.sided.z, effect.sided.se)] if effect.sided is not None else [])
+    if not anytime:
+        return max(min(1.0, 3 * min(upper_tail(z) for z in zs)) for zs, _ in tests)
+    return max(pair_p(zs, se) for zs, se in tests)
 
 
 def _step_down(
-    design: Design, names: Sequence[str], used: int, alpha: float, min_games: int, anytime: bool
+    design: Design,
+    names: Sequence[str],
+    used: int,
+    alpha: float,
+    min_games: int,
+    anytime: bool,
+    sided: Sides | None = None,
 ) -> Collusion:
     """Holm's procedure, one pair at a time, each flagged pair's two columns then joining the model.
 
@@ -259,7 +285,7 @@ def _step_down(
     running = 0.0
     m = -1
     while True:
-        effects = design.effects(names, list(flagged), min_games)
+        effects = design.effects(names, list(flagged), min_games, sided)
         if m < 0:
             m = sum(e.z is not None for e in effects)  # the family: one hypothesis per testable pair
         left = max(m - len(flagged), 1)

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from arena.stats.collusion_sides import SidedTest, Sides
+
 SILENT = 1e-9
 """A standard error below this (points per hand) is rounding, not variation: the points fit the model
 exactly, and a z-score would be noise divided by noise."""
@@ -59,6 +61,7 @@ class PairEffect:
     p: float | None = None
     flagged: bool = False
     why: str = ""
+    sided: SidedTest | None = None  # the test on the hands' sides (``arena.stats.collusion_sides``), if asked
 
     @property
     def testable(self) -> bool:
@@ -84,6 +87,14 @@ class PairEffect:
             "p": r(self.p) if self.p is None or self.p >= 1e-4 else float(f"{self.p:.2g}"),
             "flagged": self.flagged,
             "untestable": self.why or None,
+            "sided": None
+            if self.sided is None
+            else {
+                "gain": [r(v) for v in self.sided.gain],
+                "se": [r(v) for v in self.sided.se],
+                "z": [r(v) for v in self.sided.z],
+                "hands": self.sided.hands,
+            },
         }
 
 
@@ -279,9 +290,13 @@ class Design:
             )
         return directed, g_sum.T @ g_sum
 
-    def effects(self, names: Sequence[str], extra: list[tuple[int, int]], min_games: int) -> list[PairEffect]:
+    def effects(
+        self, names: Sequence[str], extra: list[tuple[int, int]], min_games: int, sided: Sides | None = None
+    ) -> list[PairEffect]:
         """Every pair's figures against the model plus ``extra``'s columns (z unadjusted): with the
-        interaction, each pair against its own fit, λ held at ``held_lambda``."""
+        interaction, each pair against its own fit, λ held at ``held_lambda``. A pair that λ rests on
+        (weak apart and strong together, or two honest bots far weaker than the rest: from the scores
+        alone the same shape) also gets the test on its hands' sides where ``sided`` has them."""
         n = self.n
         games_of = np.bincount(self.entrant, minlength=n)
         together = (self.mate_of[:, :, None] & (self.entrant[:, None, None] == np.arange(n))).sum(axis=0).T
@@ -315,12 +330,15 @@ class Design:
                 effect = replace(effect, why=f"apart in only {fewest} games (fewer than {min_games})")
             else:
                 directed, h = shared_fit
-                if lam > 0 and joint_info(directed, a, b) < COLLINEAR * joint_info(held, a, b):
+                rests = lam > 0 and joint_info(directed, a, b) < COLLINEAR * joint_info(held, a, b)
+                if rests:
                     bound = max(self.lambda_bound(a, b, extra), 0.0)
                     if lam > bound:
                         offset = bound * self.cross_row
                         directed, h = self._directed(self.fit(extra, offset), [(a, b), (b, a)])
                 effect = pair_effect(effect, directed[a, b], directed[b, a], h, small, float(self.w.max()))
+                if rests and sided is not None and effect.z is not None:
+                    effect = replace(effect, sided=sided.test(a, b))
             effects.append(effect)
         return effects
 
