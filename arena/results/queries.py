@@ -21,7 +21,7 @@ from typing import Any
 from arena.errors import ConfigError, FaultKind, StoreError
 from arena.results.database import DB_NAME, Database, damaged, decode
 from arena.results.record import Fault, ScheduledGame
-from arena.stats.collusion_sides import HandSides
+from arena.stats.collusion_sides import HandSides, hand_sides
 from arena.stats.latency import merge
 from arena.stats.leaderboard import RankingConfig, SeatTotals
 from arena.stats.rating import RatedGame
@@ -255,15 +255,10 @@ class Queries:
         )
         for game_id, hand_index, text in rows:
             where = f"{self.path}: game {game_id}, hand {hand_index}"
-            record = decode(text, where)
             try:
-                seats = [
-                    -1 if record[k] is None else int(record[k]) for k in ("maker", "partner", "sitting_out")
-                ]
-                points = tuple(float(v) for v in record["points"])
+                out.setdefault(game_id, []).append(hand_sides(decode(text, where)))
             except (TypeError, KeyError, ValueError):
                 raise damaged(where) from None
-            out.setdefault(game_id, []).append((seats[0], seats[1], seats[2], points))
         return out
 
     def seat_totals(self) -> dict[str, SeatTotals]:

@@ -30,12 +30,26 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 HandSides = tuple[int, int, int, tuple[float, ...]]
 """One hand as the store's hand record holds it: the maker's seat, the partner's and the seat sitting out
 (-1: none; a maker of -1 is a thrown-in hand), and each seat's points."""
+
+
+def hand_sides(record: Mapping[str, Any]) -> HandSides:
+    """A stored hand record's sides and points (``HandSides``; docs/hand-record.md).
+
+    :raises TypeError, KeyError, ValueError: a record without them, or of the wrong shape.
+    """
+    maker, partner, out = (
+        -1 if record[k] is None else int(record[k]) for k in ("maker", "partner", "sitting_out")
+    )
+    return maker, partner, out, tuple(float(v) for v in record["points"])
+
+
 SAME, OTHER, NO_SIDE = 1, 2, 3
 """A table-mate's relation to an entrant in one hand (0: not at the table)."""
 
