@@ -30,6 +30,11 @@ Benjamini–Hochberg would bound only the share of false flags among the flags. 
 or too rarely) shares a table has no contrast: it is reported untestable and left out of the family, a
 choice made from the seating alone, never from the scores.
 
+A pair that is weak apart and strong together has the shape of two honest bots far weaker than the rest
+(they gain at the same table too), and the strength interaction the model fits cannot tell them apart;
+given each game's hand records (``hands``), such a pair is flagged only if a second test, on the sides of
+each hand, flags it too (``arena.stats.collusion_sides``: the honest pair's gain lives in the sides).
+
 The model's fit and each pair's score tests are in ``arena.stats.collusion_model``; this module builds its
 rows from the games, decides the flags and words them. A pure function of stored games (``RatedGame``); no
 I/O.
