@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from arena.stats.collusion_model import Design, PairEffect
-from arena.stats.collusion_sides import HandSides, Sides
+from arena.stats.collusion_sides import HandSides, LazySides
 from arena.stats.rating import RatedGame
 
 __all__ = [
@@ -252,7 +252,7 @@ def collusion(
         len(clusters),
         interaction,
     )
-    sided = Sides.of(seated_games, sides_of, n) if seated_games else None
+    sided = LazySides(seated_games, sides_of, n) if seated_games else None
     return _step_down(design, names, used, alpha, min_games, anytime, sided)
 
 
@@ -276,7 +276,7 @@ def _step_down(
     alpha: float,
     min_games: int,
     anytime: bool,
-    sided: Sides | None = None,
+    sided: LazySides | None = None,
 ) -> Collusion:
     """Holm's procedure, one pair at a time, each flagged pair's two columns then joining the model.
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.stats.collusion_sides import SidedTest, Sides
+from arena.stats.collusion_sides import LazySides, SidedTest
 
 SILENT = 1e-9
 """A standard error below this (points per hand) is rounding, not variation: the points fit the model
@@ -291,7 +291,11 @@ class Design:
         return directed, g_sum.T @ g_sum
 
     def effects(
-        self, names: Sequence[str], extra: list[tuple[int, int]], min_games: int, sided: Sides | None = None
+        self,
+        names: Sequence[str],
+        extra: list[tuple[int, int]],
+        min_games: int,
+        sided: LazySides | None = None,
     ) -> list[PairEffect]:
         """Every pair's figures against the model plus ``extra``'s columns (z unadjusted): with the
         interaction, each pair against its own fit, λ held at ``held_lambda``. A pair that λ rests on

@@ -182,3 +182,24 @@ class Sides:
             return None
         zs = (gains[0] / ses[0], gains[1] / ses[1], gains[2] / ses[2])
         return SidedTest(gains, ses, zs, int(wa + wb))
+
+
+class LazySides:
+    """``Sides.of`` the event's hands, built when a pair first asks for its test: most events have no pair
+    that the strength interaction rests on, and their check then reads no hand at all."""
+
+    def __init__(
+        self,
+        seated: Sequence[tuple[int, list[tuple[int, int]], int]],
+        hands: Mapping[int, Sequence[HandSides]],
+        n: int,
+    ) -> None:
+        self.seated, self.hands, self.n = seated, hands, n
+        self._sides: Sides | None = None
+        self._built = False
+
+    def test(self, a: int, b: int) -> SidedTest | None:
+        """``Sides.test``, or None when no game has its hands."""
+        if not self._built:
+            self._sides, self._built = Sides.of(self.seated, self.hands, self.n), True
+        return None if self._sides is None else self._sides.test(a, b)
