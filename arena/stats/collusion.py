@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -184,7 +184,7 @@ def collusion(
     min_games: int = MIN_GAMES,
     interaction: bool = True,
     anytime: bool = True,
-    hands: Mapping[str, Sequence[HandSides]] | None = None,
+    hands: Mapping[str, Sequence[HandSides]] | Callable[[], Mapping[str, Sequence[HandSides]]] | None = None,
 ) -> Collusion:
     """Every pair of ``names``: its effects and whether it is flagged at family-wise level ``alpha``.
 
@@ -197,7 +197,8 @@ def collusion(
     what the store's hand records hold); a pair that the strength interaction rests on is then flagged only
     if the test on its hands' sides flags it too (``arena.stats.collusion_sides``: two honest bots far
     weaker than the rest gain together, as a colluding pair weak apart does, and only the sides tell them
-    apart). Without them, or for games without them, the games' test alone decides.
+    apart). Without them, or for games without them, the games' test alone decides. A function that
+    returns them is called only if such a pair is found (most events have none: nothing is read).
 
     Void games and games without hands are left out; a seat played by the autopilot for a disqualified
     entrant (``excluded``) is neither a row nor a table-mate (its points are not the entrant's).
@@ -210,8 +211,7 @@ def collusion(
     rows_w: list[float] = []
     rows_cluster: list[int] = []
     clusters: dict[str, int] = {}
-    seated_games: list[tuple[int, list[tuple[int, int]], int]] = []  # for the sided test
-    sides_of: dict[int, Sequence[HandSides]] = {}
+    seated_games: list[tuple[str, list[tuple[int, int]], int]] = []  # for the sided test
     used = 0
     for g in games:
         if not g.rated or g.hands <= 0:
@@ -224,12 +224,11 @@ def collusion(
         if len(seated) < 2:
             continue
         cluster = clusters.setdefault(g.block or g.game_id, len(clusters))
-        if hands is not None and g.game_id in hands:
-            sides_of[used] = hands[g.game_id]
+        if hands is not None:
             seats = [
                 (s, index[name]) for s, name in enumerate(g.seats) if name in index and name not in g.excluded
             ]
-            seated_games.append((used, seats, cluster))
+            seated_games.append((g.game_id, seats, cluster))
         used += 1
         at_table = [k for k, _ in seated]
         for k, score in seated:
@@ -252,7 +251,7 @@ def collusion(
         len(clusters),
         interaction,
     )
-    sided = LazySides(seated_games, sides_of, n) if seated_games else None
+    sided = None if hands is None else LazySides(seated_games, hands, n)
     return _step_down(design, names, used, alpha, min_games, anytime, sided)
 
 

@@ -28,7 +28,7 @@ A pure function of arrays; no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,12 +186,13 @@ class Sides:
 
 class LazySides:
     """``Sides.of`` the event's hands, built when a pair first asks for its test: most events have no pair
-    that the strength interaction rests on, and their check then reads no hand at all."""
+    that the strength interaction rests on, and their check then reads no hand at all (``hands`` may be a
+    function that reads them from the store)."""
 
     def __init__(
         self,
-        seated: Sequence[tuple[int, list[tuple[int, int]], int]],
-        hands: Mapping[int, Sequence[HandSides]],
+        seated: Sequence[tuple[str, list[tuple[int, int]], int]],
+        hands: Mapping[str, Sequence[HandSides]] | Callable[[], Mapping[str, Sequence[HandSides]]],
         n: int,
     ) -> None:
         self.seated, self.hands, self.n = seated, hands, n
@@ -201,5 +202,10 @@ class LazySides:
     def test(self, a: int, b: int) -> SidedTest | None:
         """``Sides.test``, or None when no game has its hands."""
         if not self._built:
-            self._sides, self._built = Sides.of(self.seated, self.hands, self.n), True
+            found = self.hands() if callable(self.hands) else self.hands
+            numbered = [(k, seats, unit) for k, (_, seats, unit) in enumerate(self.seated)]
+            by_number = {
+                k: found[game_id] for k, (game_id, _, _) in enumerate(self.seated) if game_id in found
+            }
+            self._sides, self._built = Sides.of(numbered, by_number, self.n), True
         return None if self._sides is None else self._sides.test(a, b)

@@ -512,12 +512,12 @@ class Board:
         """The collusion check (``arena.stats.collusion``) over ``games`` (``every_game``) and their hands,
         among every rating key seated in them (older versions and house bots too: a pair is a pair whether
         or not it is still on the board); computed again only when games were added. For the organiser's
-        page; safe in a worker thread (it reads ``games`` and, in a session of its own, the hands of games
-        it has not read before)."""
+        page; safe in a worker thread (it reads ``games`` and, in a session of its own and only when a pair
+        asks for the test on sides, the hands of games it has not read before)."""
         key = (len(games), games[-1].seq if games else 0)
         if self._collusion is None or self._collusion[0] != key:
             names = sorted({name for game in games for name in game.seats})
-            self._collusion = (key, collusion(games, names, hands=self._hands_of(games)))
+            self._collusion = (key, collusion(games, names, hands=lambda: self._hands_of(games)))
         return self._collusion[1]
 
     def _hands_of(self, games: list[RatedGame]) -> dict[str, list[HandSides]]:
