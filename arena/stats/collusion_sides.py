@@ -10,11 +10,11 @@ maker's partner and who sat out, so each table-mate of an entrant was on its *si
     points of i in the hand = θ_i + Σ_{j at i's table} φ_j^{side of j to i}
 
 where φ_j^same is what j does to the points of whoever is on its side, φ_j^other to its opponents. The
-honest weak pair's gain lives in the sides: with a bot that makes trump at random at the table, a bot that
-seldom makes trump itself defends more often against a maker who is euchred, and loses no good bids of
-its own to it; given the sides, two weak bots score *less* together than the model says (the bench's
-honest pairs: joint z −2.5 to −5.2 at 500 to 1,000 games), while a pair that plays well together gains
-on either side (``Together``: +0.9 points per hand, z 21 to 31).
+honest weak pair's gain lives in the sides: given them, two weak bots score *less* together than the
+model says (the bench's ``weakpair``, 14 events of 1,000 games: joint −0.08 to −0.14 points per hand,
+z −3.4 to −6.3), while a pair that plays well together gains on either side (``Together``, 8 events of 300
+games: +0.89 to +0.99, z 16 to 18). (Presumably, not measured: a bot that makes trump at random feeds
+whoever defends against it, and a bot that seldom makes trump itself loses no good bids to it.)
 
 ``test`` gives a pair's three one-sided tests (a with b, b with a, both) as gains, standard errors
 clustered by the independent unit, and z-scores: a Wald test of two more columns (a's rows whose table
