@@ -4,7 +4,8 @@ honest field?
 Usage::
 
     python bench/collusion.py [--events E] [--games G] [--fields F,...] [--workers W] [--save F]
-    python bench/collusion.py --load F [--alpha A] [--looks 500,1000] [--only FIELD,...] [--additive] [--no-sides]
+    python bench/collusion.py --load F [--alpha A] [--looks 500,1000] [--only FIELD,...] [--additive]
+                              [--no-sides]
 
 Fields (call-ace, five seats, six entrants, so each game one entrant sits out and every pair shares a table in
 about 2 of 3 games): ``colluders`` (two colluding rules bots, ``col_a`` and ``col_b``, among four honest rules
@@ -30,10 +31,10 @@ others there). ``--additive`` runs the statistics without the strength interacti
 "Graded fields"). Each game's hands are kept as the store keeps them (maker, partner, sitting out, points)
 and handed to the check, whose test on the sides of each hand decides a pair that the strength interaction
 rests on (docs/ranking.md, "The sides of each hand"); ``--no-sides`` runs it on the scores alone, as
-before (files saved before the hands were kept have none). Per field and look (the event's first ``b`` games) it prints how often the colluding pair
-is flagged (power), how often any honest pair is flagged (false alarms: family-wise, the share of events
-with at least one), and for ``colluders`` each colluder's points per hand against the same seat's in the
-honest replay.
+before (files saved before the hands were kept have none). Per field and look (the event's first ``b``
+games) it prints how often the colluding pair is flagged (power), how often any honest pair is flagged
+(false alarms: family-wise, the share of events with at least one), and for ``colluders`` each colluder's
+points per hand against the same seat's in the honest replay.
 """
 
 from __future__ import annotations
