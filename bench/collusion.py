@@ -5,6 +5,7 @@ Usage::
 
     python bench/collusion.py [--events E] [--games G] [--fields F,...] [--workers W] [--save F]
     python bench/collusion.py --load F [--alpha A] [--looks 500,1000] [--only FIELD,...] [--additive]
+                              [--no-sides]
 
 Fields (call-ace, five seats, six entrants, so each game one entrant sits out and every pair shares a table in
 about 2 of 3 games): ``colluders`` (two colluding rules bots, ``col_a`` and ``col_b``, among four honest rules
@@ -27,10 +28,13 @@ game: each posts the cards it holds whenever it is dealt or acts) and soft-play 
 Into each honest field's games it also injects a pair of known effect (``INJECTED``: the pair of
 ``INJECT_INTO`` given +g points per hand each wherever both sit at the table, taken equally from the three
 others there). ``--additive`` runs the statistics without the strength interaction (docs/ranking.md,
-"Graded fields"). Per field and look (the event's first ``b`` games) it prints how often the colluding pair
-is flagged (power), how often any honest pair is flagged (false alarms: family-wise, the share of events
-with at least one), and for ``colluders`` each colluder's points per hand against the same seat's in the
-honest replay.
+"Graded fields"). Each game's hands are kept as the store keeps them (maker, partner, sitting out, points)
+and handed to the check, whose test on the sides of each hand decides a pair that the strength interaction
+rests on (docs/ranking.md, "The sides of each hand"); ``--no-sides`` runs it on the scores alone, as
+before (files saved before the hands were kept have none). Per field and look (the event's first ``b``
+games) it prints how often the colluding pair is flagged (power), how often any honest pair is flagged
+(false alarms: family-wise, the share of events with at least one), and for ``colluders`` each colluder's
+points per hand against the same seat's in the honest replay.
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ from arena.event.schedule import make_schedule
 from arena.event.table import TableSpec, play_table
 from arena.gameinfo import GameInfo
 from arena.players.inprocess import InProcessPlayer
-from arena.stats.collusion import ALPHA, collusion
+from arena.stats.collusion import ALPHA, HandSides, collusion
 from arena.stats.rating import RatedGame
 from sample_bots.noisy import noisy
 from sample_bots.policy import DEFAULT_STYLE, choose, ranks, seen_from_view
@@ -236,12 +240,30 @@ def watched(field: str) -> tuple[str, ...]:
     return {"together": WEAK, "weakpair": ()}.get(base, PAIR)
 
 
-async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
+Sides = tuple[HandSides, ...]
+"""One game's hands as (maker, partner, sitting out, each seat's points): who was on which side of each hand
+(-1: none), what the arena's store keeps in every hand record (``hands``: ``maker``, ``partner``,
+``sitting_out``, ``points``)."""
+
+
+def sides_of(hands: Sequence[dict[str, Any]]) -> Sides:
+    """The sides and points of each hand record of a game (``Sides``)."""
+
+    def seat(value: Any) -> int:
+        return -1 if value is None else int(value)
+
+    return tuple(
+        (seat(h["maker"]), seat(h["partner"]), seat(h["sitting_out"]), tuple(h["points"])) for h in hands
+    )
+
+
+async def _play(field: str, seed: int, games: int) -> tuple[list[RatedGame], list[Sides]]:
     names = entrants(field)
     one = make_schedule(list(names), SEATS, 1, seed)
     schedule = make_schedule(list(names), SEATS, math.ceil(games / len(one)), seed)[:games]
     graded = {n: noisy(e) for n, e in NOISY.items()}
     out = []
+    sides = []
     for g in schedule:
         if field in ("ladder", "class"):
             classes: dict[str, type[Bot]] = graded
@@ -260,7 +282,8 @@ async def _play(field: str, seed: int, games: int) -> list[RatedGame]:
         out.append(
             RatedGame(g.seq, g.game_id, g.seats, r.ranks, r.scores, (), True, (), g.block, len(r.hands))
         )
-    return out
+        sides.append(sides_of(r.hands))
+    return out, sides
 
 
 @dataclass
@@ -269,13 +292,14 @@ class Played:
     seed: int
     games: list[RatedGame]
     cpu_s: float
+    sides: list[Sides] | None = None  # each game's hands (``Sides``); None in older files
 
 
 def play_event(task: tuple[str, int, int]) -> Played:
     field, seed, games = task
     started = time.process_time()
-    played = asyncio.run(_play(field, seed, games))
-    return Played(field, seed, played, time.process_time() - started)
+    played, sides = asyncio.run(_play(field, seed, games))
+    return Played(field, seed, played, time.process_time() - started, sides)
 
 
 def points_per_hand(games: Sequence[RatedGame], name: str) -> float:
@@ -300,12 +324,37 @@ def inject(games: Sequence[RatedGame], gain: float, pair: tuple[str, str] = PAIR
     return out
 
 
+def inject_sides(
+    games: Sequence[RatedGame], sides: Sequence[Sides], gain: float, pair: tuple[str, str] = PAIR
+) -> list[Sides]:
+    """``inject`` hand by hand: ``pair`` gains ``gain`` points in each hand where both sit at the table, taken
+    equally from the others seated there (the same totals as ``inject``'s games)."""
+    out: list[Sides] = []
+    for g, hands in zip(games, sides, strict=False):
+        if all(n in g.seats for n in pair):
+            share = -2 * gain / (len(g.seats) - 2)
+            moved = tuple(gain if n in pair else share for n in g.seats)
+            hands = tuple(
+                (m, p, o, tuple(v + d for v, d in zip(pts, moved, strict=True))) for m, p, o, pts in hands
+            )
+        out.append(hands)
+    return out
+
+
+def hands_by_game(event: Played, look: int) -> dict[str, Sides] | None:
+    """The event's first ``look`` games' hands by game id, for ``collusion(..., hands=)`` (None: not kept)."""
+    if not event.sides:
+        return None
+    return {g.game_id: h for g, h in zip(event.games[:look], event.sides[:look], strict=False)}
+
+
 def analyse(
     played: list[Played],
     alpha: float,
     interaction: bool = True,
     looks: Sequence[int] = LOOKS,
     anytime: bool = True,
+    sides: bool = True,
 ) -> None:
     by_field: dict[str, list[Played]] = {}
     for p in played:
@@ -314,7 +363,14 @@ def analyse(
         for gain in INJECTED:
             field = f"{base} + {gain} injected"
             by_field[field] = [
-                Played(field, e.seed, inject(e.games, gain, watched(field)), e.cpu_s) for e in by_field[base]
+                Played(
+                    field,
+                    e.seed,
+                    inject(e.games, gain, watched(field)),
+                    e.cpu_s,
+                    None if e.sides is None else inject_sides(e.games, e.sides, gain, watched(field)),  # type: ignore[arg-type]
+                )
+                for e in by_field[base]
             ]
     for field, events in by_field.items():
         names = entrants(field)
@@ -332,7 +388,10 @@ def analyse(
             zs = []
             started = time.process_time()
             for k, e in enumerate(events):
-                result = collusion(e.games[:look], names, alpha, interaction=interaction, anytime=anytime)
+                hands = hands_by_game(e, look) if sides else None
+                result = collusion(
+                    e.games[:look], names, alpha, interaction=interaction, anytime=anytime, hands=hands
+                )
                 honest_flag = any(p.flagged and {p.a, p.b} != pair for p in result.pairs)
                 false += honest_flag
                 ever[k] |= honest_flag
@@ -394,6 +453,11 @@ def main() -> None:
     parser.add_argument(
         "--one-look", action="store_true", help="p-values of one look (not arena.stats.collusion.anytime_p)"
     )
+    parser.add_argument(
+        "--no-sides",
+        action="store_true",
+        help="the games' scores alone, as before the test on the hands' sides (arena.stats.collusion_sides)",
+    )
     parser.add_argument("--only", help="analyse only these fields (comma-separated)")
     parser.add_argument(
         "--looks", default=",".join(map(str, LOOKS)), help="the looks (games), comma-separated"
@@ -416,7 +480,8 @@ def main() -> None:
                     args.save.write_bytes(pickle.dumps(played))
     if args.only:
         played = [p for p in played if p.field in args.only.split(",")]
-    analyse(played, args.alpha, not args.additive, [int(v) for v in args.looks.split(",")], not args.one_look)
+    looks = [int(v) for v in args.looks.split(",")]
+    analyse(played, args.alpha, not args.additive, looks, not args.one_look, not args.no_sides)
 
 
 if __name__ == "__main__":

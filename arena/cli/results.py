@@ -69,7 +69,7 @@ def _collusion(store: Queries, standings: list[Standing]) -> Collusion:
     into its row as ``pairs``, so ``--json`` carries them."""
     from arena.stats.collusion import collusion, entrant_effects
 
-    pairs = collusion(store.rated_games(), [e.name for e in store.entrants()])
+    pairs = collusion(store.rated_games(), [e.name for e in store.entrants()], hands=store.hand_sides)
     for standing in standings:
         standing.extra["pairs"] = entrant_effects(pairs, standing.name)
     return pairs

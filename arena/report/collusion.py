@@ -11,7 +11,7 @@ from arena.stats.collusion import Collusion, collusion, describe
 
 def section(store: Queries) -> dict[str, Any]:
     """What ``collusion.html`` shows of the event in ``store``."""
-    return view(collusion(store.rated_games(), [e.name for e in store.entrants()]))
+    return view(collusion(store.rated_games(), [e.name for e in store.entrants()], hands=store.hand_sides))
 
 
 def view(result: Collusion) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 from arena.errors import ConfigError, FaultKind, StoreError
 from arena.results.database import DB_NAME, Database, damaged, decode
 from arena.results.record import Fault, ScheduledGame
+from arena.stats.collusion_sides import HandSides, hand_sides
 from arena.stats.latency import merge
 from arena.stats.leaderboard import RankingConfig, SeatTotals
 from arena.stats.rating import RatedGame
@@ -243,6 +244,22 @@ class Queries:
                 )
             except (TypeError, IndexError):
                 raise damaged(where) from None
+
+    def hand_sides(self) -> dict[str, list[HandSides]]:
+        """Each stored game's hands as the collusion check's test on sides reads them, by game id: who made
+        trump, the maker's partner and who sat out (-1: none), and each seat's points
+        (``arena.stats.collusion_sides``)."""
+        out: dict[str, list[HandSides]] = {}
+        rows = self.database.rows(
+            "SELECT game_id, hand_index, record FROM hands ORDER BY game_id, hand_index"
+        )
+        for game_id, hand_index, text in rows:
+            where = f"{self.path}: game {game_id}, hand {hand_index}"
+            try:
+                out.setdefault(game_id, []).append(hand_sides(decode(text, where)))
+            except (TypeError, KeyError, ValueError):
+                raise damaged(where) from None
+        return out
 
     def seat_totals(self) -> dict[str, SeatTotals]:
         """Per entrant: games, wins, points, maker hands, maker made, forfeits, faults (from stored games)."""

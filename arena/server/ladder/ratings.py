@@ -45,10 +45,11 @@ from sqlalchemy import func, select
 
 from arena.errors import ConfigError
 from arena.server.db.database import ServerDatabase
-from arena.server.db.models import Game, GameSeat, User, Version
+from arena.server.db.models import Game, GameSeat, Hand, User, Version
 from arena.server.settings import CompetitionConfig, NewVersion
 from arena.stats import wording
-from arena.stats.collusion import Collusion, collusion
+from arena.stats.collusion import Collusion, HandSides, collusion
+from arena.stats.collusion_sides import hand_sides
 from arena.stats.confidence import Confidence
 from arena.stats.leaderboard import RankingConfig
 from arena.stats.rating import HistoryRow, RatedGame, Standing, apply_in_order, conservative
@@ -338,6 +339,7 @@ class Board:
     _resumed: bool = field(init=False, default=False)
     _started: bool = field(init=False, default=False)  # the start-up look done, no game found since
     _collusion: tuple[tuple[int, int], Collusion] | None = field(init=False, default=None)
+    _hands: dict[str, list[HandSides]] = field(init=False, default_factory=dict)  # ``_hands_of``
 
     def __post_init__(self) -> None:
         self._replay = _Replay(self.config)
@@ -507,15 +509,36 @@ class Board:
             return self._replay.everything(self.db)
 
     def collusion(self, games: list[RatedGame]) -> Collusion:
-        """The collusion check (``arena.stats.collusion``) over ``games`` (``every_game``), among every
-        rating key seated in them (older versions and house bots too: a pair is a pair whether or not it is
-        still on the board); computed again only when games were added. For the organiser's page; safe in
-        a worker thread (it reads only ``games``)."""
+        """The collusion check (``arena.stats.collusion``) over ``games`` (``every_game``) and their hands,
+        among every rating key seated in them (older versions and house bots too: a pair is a pair whether
+        or not it is still on the board); computed again only when games were added. For the organiser's
+        page; safe in a worker thread (it reads ``games`` and, in a session of its own and only when a pair
+        asks for the test on sides, the hands of games it has not read before)."""
         key = (len(games), games[-1].seq if games else 0)
         if self._collusion is None or self._collusion[0] != key:
             names = sorted({name for game in games for name in game.seats})
-            self._collusion = (key, collusion(games, names))
+            self._collusion = (key, collusion(games, names, hands=lambda: self._hands_of(games)))
         return self._collusion[1]
+
+    def _hands_of(self, games: list[RatedGame]) -> dict[str, list[HandSides]]:
+        """Each game's hands (``hand_sides``), read once per game: a stored game's hands never change."""
+        missing = [g.game_id for g in games if g.game_id not in self._hands]
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            with self.db.session() as s:
+                rows = s.execute(
+                    select(Hand.game_id, Hand.record)
+                    .where(Hand.game_id.in_(chunk))
+                    .order_by(Hand.game_id, Hand.hand_index)
+                ).all()
+            for game_id in chunk:
+                self._hands[game_id] = []
+            for game_id, text in rows:
+                with contextlib.suppress(
+                    TypeError, KeyError, ValueError
+                ):  # a damaged record: no sides for it
+                    self._hands[game_id].append(hand_sides(json.loads(text)))
+        return {g.game_id: self._hands[g.game_id] for g in games}
 
     def steps(self, key: str) -> list[tuple[int, float, float]]:
         """Every (seq, mu, σ) of ``key``'s rating, not thinned, also for versions no longer in the field:
