@@ -234,7 +234,7 @@
         render();
         if (away) { notice(""); away = false; }  // answering again: what the notice said is over
         if (data.stopping) {  // the server is stopping: say so, and ask again once it may be back
-          notice("The server is restarting: this page carries on when it is back.");
+          notice("The server is stopping: this page tries again every 2 s, and carries on if it comes back.");
           away = true;
           await new Promise((r) => setTimeout(r, 2000));
         }
