@@ -31,11 +31,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.engine import GameConfig
+from arena.engine import GameConfig, GameState
+from arena.engine.state import P_OVER, P_PLAY
 from bench.strength import VARIANTS
-from bench.train_bidding import DEFAULT_OUT, chunk_path
+from bench.train_bidding import DEFAULT_OUT, Player, champion_player, chunk_path
 from sample_bots.learned import WEIGHTS, Bidder, Model, config_key
 from sample_bots.learned.features import BASE_NAMES, KINDS
+from sample_bots.montecarlo import hand_utility
+from sample_bots.policy import choose, choose_state, seen_from_state
 
 FEATURES = {"const": 1, "linear": 1 + len(BASE_NAMES), "full": None}
 """How many of the leading inputs the delta may use (the constant first, then the base features)."""
@@ -73,6 +76,73 @@ def delta_fit(z: np.ndarray, d: np.ndarray, width: int | None, ridge: float) -> 
     return w
 
 
+def bid(config: GameConfig, deal: int, bidder: Bidder, seat: int) -> tuple[list[int], GameState]:
+    """The bidding of ``deal`` with ``bidder``'s bids at ``seat`` (rules players' everywhere else, and
+    theirs at ``seat`` where the model does not decide): the actions, and the state at the first lead (or
+    the end of a hand that ended in the bidding)."""
+    state = GameState(config, seed=deal, single_hand=True)
+    bids = []
+    while state.phase != P_OVER and state.phase != P_PLAY:
+        legal = state.legal_actions()
+        who = state.to_act
+        k = seen_from_state(state, who)
+        action = legal[0] if len(legal) == 1 else choose(k)
+        if who == seat and len(legal) > 1:
+            learned = bidder.decide(k)
+            action = action if learned is None else learned
+        bids.append(action)
+        state.apply_unchecked(action)
+    return bids, state
+
+
+def finish(state: GameState, seat: int, player: Player | None) -> float:
+    """``seat``'s utility once the hand is played from ``state`` (a copy), ``player`` at ``seat`` (``None``:
+    the rules player) and rules players elsewhere."""
+    sim = state.clone()
+    while sim.phase != P_OVER:
+        legal = sim.legal_actions()
+        who = sim.to_act
+        if len(legal) == 1:
+            act = legal[0]
+        elif who == seat and player is not None:
+            act = player(sim, seat)
+        else:
+            act = choose_state(sim, who)
+        sim.apply_unchecked(act)
+    return hand_utility(sim, seat, "points")
+
+
+def evaluate(config: GameConfig, new: Bidder, old: Bidder, deals: range, every: int) -> None:
+    """Print new bids - old bids per hand, every seat of ``deals``, with the champion's card play at the
+    seat after the bids (and, beside it, the rules player's): hands where the two bid alike count 0 without
+    being played (both card plays are functions of the deal, so they would score alike)."""
+    blocks: dict[str, list[float]] = {"champion": [], "rules": []}
+    changed = 0
+    for i, deal in enumerate(deals, 1):
+        edges: dict[str, list[float]] = {"champion": [], "rules": []}
+        champion = champion_player(deal)
+        for seat in range(config.num_players):
+            a, after_a = bid(config, deal, new, seat)
+            b, after_b = bid(config, deal, old, seat)
+            changed += a != b
+            for play, player in (("champion", champion), ("rules", None)):
+                edge = 0.0 if a == b else finish(after_a, seat, player) - finish(after_b, seat, player)
+                edges[play].append(edge)
+        for play in blocks:
+            blocks[play].append(sum(edges[play]) / len(edges[play]))
+        if i % every == 0 or i == len(deals):
+            parts = []
+            for play, values in blocks.items():
+                arr = np.array(values)
+                half = 1.96 * float(arr.std(ddof=1)) / len(arr) ** 0.5
+                parts.append(f"{play} play {arr.mean():+.4f} ± {half:.4f}")
+            print(
+                f"  {i} deals from {deals.start}: new - shipped bids, pts/hand: {'; '.join(parts)} "
+                f"({changed} hands bid differently)",
+                flush=True,
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="five-handed")
@@ -83,6 +153,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ridge", type=float, default=0.1, help="the delta's penalty per row")
     parser.add_argument("--features", choices=tuple(FEATURES), default="linear")
     parser.add_argument("--write", type=Path, help="the shipped weights plus the delta, to this file")
+    parser.add_argument(
+        "--evaluate",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then play N held-out deals (from --eval-seed) with shipped + delta's bids against the "
+        "shipped model's, at each seat in turn, the champion's card play after the bids",
+    )
+    parser.add_argument("--eval-seed", type=int, default=500_000)
+    parser.add_argument("--every", type=int, default=100, help="print the evaluation every N deals")
     args = parser.parse_args(argv)
     config = GameConfig.from_dict(VARIANTS[args.variant])
     key = config_key(config)
@@ -143,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         Bidder(models).save(args.write)
         print(f"written: {args.write} (the shipped weights, {args.variant}'s plus the delta)")
+    if args.evaluate:
+        deals = range(args.eval_seed, args.eval_seed + args.evaluate)
+        evaluate(config, Bidder(models), shipped, deals, args.every)
     return 0
 
 
