@@ -134,7 +134,7 @@ def evaluate(config: GameConfig, new: Bidder, old: Bidder, deals: range, every: 
             parts = []
             for play, values in blocks.items():
                 arr = np.array(values)
-                half = 1.96 * float(arr.std(ddof=1)) / len(arr) ** 0.5
+                half = 1.96 * float(arr.std(ddof=1)) / len(arr) ** 0.5 if len(arr) > 1 else float("inf")
                 parts.append(f"{play} play {arr.mean():+.4f} ± {half:.4f}")
             print(
                 f"  {i} deals from {deals.start}: new - shipped bids, pts/hand: {'; '.join(parts)} "
@@ -182,8 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     for kind in KINDS:
         rows = load(paths, kind)
         x, y, yr, deal = rows["x"], rows["y"], rows["y_rules"], rows["deal"]
-        if len(y) < 10:
-            print(f"  {kind}: {len(y)} rows, too few")
+        if len(np.unique(deal)) < 5:  # the cross-validation's folds are deals
+            print(f"  {kind}: {len(y)} rows of {len(np.unique(deal))} deals, too few")
             continue
         base = shipped.models[(key, kind)]
         z = (x - base.mean) / base.scale

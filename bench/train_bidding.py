@@ -70,6 +70,10 @@ weights), or the champion's card play (``champion_player``); every other seat, a
 rules player's either way."""
 
 
+CHAMPION_SETTINGS: dict[str, float] = {"budget_s": 10.0}
+"""``champion_player``'s settings over the champion's defaults (the tests' tiny run makes it cheaper)."""
+
+
 class Player(Protocol):
     def __call__(self, state: GameState, seat: int) -> int: ...
 
@@ -81,7 +85,7 @@ def champion_player(deal: int) -> Player:
     from arena.engine.actions import encode
     from sample_bots.champion import ChampionBot
 
-    bot = ChampionBot.configured(budget_s=10.0)(seed=deal)
+    bot = ChampionBot.configured(**CHAMPION_SETTINGS)(seed=deal)
 
     def play(state: GameState, seat: int) -> int:
         return encode(bot.act(build_view(state, seat)))
