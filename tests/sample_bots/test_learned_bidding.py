@@ -178,9 +178,36 @@ def test_a_row_prices_each_option_on_the_real_deal() -> None:
     # a hand where the rules player orders up and makes it is usually positive: at least one such row.
     rows = deal_rows(config_of("classic"), 1)
     for kind, found in rows.items():
-        for x, _gain, rules in found:
+        for x, gain, rules, gain_rules in found:
             assert len(x) == NUM_INPUTS and rules in (0.0, 1.0), kind
+            assert gain == gain_rules  # the rules continuation: one advantage, kept twice
     assert rows["bid1"], "every deal has round 1 decisions"
+
+
+def test_the_champion_continuation_goes_end_to_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One classic deal with the champion's card play after each option: its rows carry both advantages,
+    # no model is fitted from them alone, and bench/bidding_continuation.py reads them, writes the shipped
+    # weights plus the correction, and plays a held-out deal with them.
+    from bench import train_bidding
+    from bench.bidding_continuation import main as continuation
+
+    cheap = {"budget_s": 10.0, "play_samples": 4, "min_samples": 2, "play_work": 3000}
+    monkeypatch.setattr(train_bidding, "CHAMPION_SETTINGS", cheap)
+    out = str(tmp_path)
+    argv = ["--variants", "classic", "--deals", "1", "--chunk", "1", "--out", out, "--quiet"]
+    assert main([*argv, "--continuation", "champion"]) == 0
+    assert "no model fitted here" in capsys.readouterr().out
+    with np.load(chunk_path(tmp_path, "classic", 1, 0, 1, "champion")) as data:
+        assert data["bid1_y"].shape == data["bid1_y_rules"].shape and len(data["bid1_y"])
+    assert not (tmp_path / "bidding.npz").exists()
+    written = tmp_path / "delta.npz"
+    args = ["--variant", "classic", "--data", out, "--deals", "1", "--chunk", "1", "--write", str(written)]
+    assert continuation([*args, "--evaluate", "1", "--eval-seed", "7"]) == 0
+    report = capsys.readouterr().out
+    assert "bid1: 4 rows of 1 deals, too few" in report and "1 deals from 7" in report
+    assert Bidder.load(written).covers(config_of("five-handed"))  # the other variants' weights kept
 
 
 @pytest.mark.parametrize("variant", [*TRAINED, "call-ace-7"])
