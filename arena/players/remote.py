@@ -134,7 +134,8 @@ class RemotePlayer(Player):
 
         A crash costs each game that asks the bot to act while it is down one ``crashed`` fault: the first
         decision that finds it down is that fault (and sets the restart going); the game's later decisions
-        wait for the restart instead of piling up faults for the same crash.
+        wait for the restart instead of piling up faults for the same crash. A dying process may end the
+        game's stream first (``stream_closed``, charged in ``decide``): that is the game's fault for it.
         """
         endpoint = self.endpoint
         paid = (  # this game paid for the crash of the process its stream was on, which is still current
@@ -268,8 +269,10 @@ class RemotePlayer(Player):
     async def decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
         try:
             return await self._decide(view, decision_id, timing)
-        except BotCrashed:
-            self._charged = max(self._charged, self._generation)  # this game has paid for this crash
+        except (BotCrashed, StreamClosed):
+            # this game has paid for this crash: a process that dies may end a stream either way
+            # (tests/players/test_remote_charges.py)
+            self._charged = max(self._charged, self._generation)
             raise
 
     async def _decide(self, view: View, decision_id: int, timing: DecisionTiming) -> Reply:
