@@ -43,7 +43,7 @@ class Slow(Bot):
     name = "slow"
     def on_game_start(self, game: GameInfo) -> None:
         self.rng = random.Random(f"{game.game_id}/{game.seat}")
-        self.wait = 0.02 if game.game_id.startswith("L") else 0
+        self.wait = 0.04 if game.game_id.startswith("L") else 0
     async def act(self, view):
         await asyncio.sleep(self.wait)
         return self.rng.choice(view.legal_actions)
@@ -391,7 +391,7 @@ def test_one_watcher_more_than_the_cap_gets_a_503_page_and_a_closed_one_leaves(
     server: ServerProcess, field: dict[str, Client]
 ) -> None:
     spectator = field["spectator"]
-    for _ in range(10):
+    for _ in range(20):  # a game may end before its watchers are counted; beside two CPU burners 10 did
         game = next_table(spectator)
         streams = [httpx.Client(base_url=server.url, timeout=30) for _ in range(WATCHERS)]
         try:
