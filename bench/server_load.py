@@ -21,9 +21,10 @@ class Http:
     """A browser's keep-alive connection, at a fraction of an HTTP library's CPU: HTTP/1.1 GETs on one
     socket, with the cookies the server set. The clients stand in for a class's browsers, which run on
     other machines; on the bench's 2 cores their own CPU is taken from the ladder's bots, so the less of it
-    the more the bench measures the server (httpx's clients took 13 to 18% of a core at 50 pages a second:
-    docs/server.md, "The goals measured with the clients apart"). Reconnects when the server closed the
-    connection (its keep-alive ran out) before a request; a failure during one is the caller's to count."""
+    the more the bench measures the server (an HTTP library's clients cost several times as much: the
+    figures are in docs/server.md, "With clients as light as a browser elsewhere"). Reconnects when the
+    server closed the connection (its keep-alive ran out) before a request; a failure during one is the
+    caller's to count."""
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
