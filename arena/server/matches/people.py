@@ -59,7 +59,7 @@ from arena.server.matches.plans import (
     unrated_row,
 )
 from arena.server.settings import CompetitionConfig
-from arena.server.submissions.checks import public_text
+from arena.server.submissions.checks import public_texts
 from arena.server.submissions.service import Submissions
 
 ABANDONED = "ended: the server stopped during the game"
@@ -481,8 +481,8 @@ class PersonGames:
 
     def log(self, view: PersonGameView, name: str) -> gamelogs.GameLog:
         """A seated version's stderr during the game (the span between its marks, and what followed it),
-        as an entrant may read it: no path of the server's machine (``public_text``, as the ladder's)."""
+        as an entrant may read it: no path of the server's machine (``public_texts``, as the ladder's)."""
         span = gamelogs.read_span(gamelogs.log_path(self.ladder.log_dir, name), view.logs.get(name, {}))
         upload = self.submissions.directory(self.submissions.get(view.versions[name]))
-        text, after = (public_text(t, self.config.data_dir, upload) for t in (span.text, span.after))
+        text, after = public_texts((span.text, span.after), self.config.data_dir, upload)
         return dataclasses.replace(span, text=text, after=after)

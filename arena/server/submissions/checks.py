@@ -75,12 +75,22 @@ def public_texts(parts: Sequence[str], data_dir: Path, directory: Path) -> list[
         reverse=True,
     )
     names = dict(forms)
+    joined = "".join(parts)
+    cut_off = _cut_at_the_end(joined, forms)
+    if cut_off is not None:
+        names[cut_off[0]] = cut_off[1]
+    cut_before = _cut_at_the_start(joined, forms)
+    if cut_before is not None:
+        names[cut_before[0]] = cut_before[1]
     # Lines end at "\n" only, as the bot's log is written (arena.players.shim): ``str.splitlines`` also
     # ends one at \x0b, \x1c, \x85, U+2028 ..., which a bot can write to start a line of its choosing.
     pattern = re.compile(
-        rf"(?m)^{re.escape(STARTING_MARK)}[^\n]*(?:\n|$)" + "".join(f"|{re.escape(f)}" for f, _ in forms)
+        "(?m)"
+        + (rf"\A{re.escape(cut_before[0])}|" if cut_before is not None else "")
+        + (rf"{re.escape(cut_off[0])}\Z|" if cut_off is not None else "")
+        + rf"^{re.escape(STARTING_MARK)}[^\n]*(?:\n|$)"
+        + "".join(f"|{re.escape(f)}" for f, _ in forms)
     )
-    joined = "".join(parts)
     cuts = list(itertools.accumulate(len(p) for p in parts))[:-1]
     moved = list(cuts)  # each cut's place in the output
     shift = 0  # how much longer the output is than the input, up to the last match
@@ -95,6 +105,39 @@ def public_texts(parts: Sequence[str], data_dir: Path, directory: Path) -> list[
     text = pattern.sub(lambda m: names.get(m.group(), ""), joined)
     bounds = [0, *moved, len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def _cut_at_the_end(text: str, forms: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The start of a server path that the end of ``text`` cuts off (a log's tail is kept to a number of
+    bytes, and the cut can fall inside a path: "/srv/class/resu"), with its name, or None. Only a start
+    that names a directory ("/srv/") counts, so a bot's trailing "/" or "/t" stays as it wrote it; the
+    name is the shortest path it could still become: ``<server>`` until it is surely the upload's."""
+    longest = max((len(f) for f, _ in forms), default=0)
+    for start in range(max(0, len(text) - longest), len(text)):
+        tail = text[start:]
+        if not tail.startswith("/") or tail.count("/") < 2:
+            continue
+        if any(tail == f for f, _ in forms):
+            return None  # a whole path: the forms themselves hide it
+        could_be = [(len(f), name) for f, name in forms if len(f) > len(tail) and f.startswith(tail)]
+        if could_be:
+            return tail, min(could_be)[1]
+    return None
+
+
+def _cut_at_the_start(text: str, forms: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The end of a server path that the start of ``text`` cuts off (a stderr's tail starts at a byte count:
+    "0/results/versions/2/v1/bot.py"), with its name, or None. Only an end that spans a "/" counts."""
+    found = [
+        (len(f) - start, f[start:], name)
+        for f, name in forms
+        for start in range(1, len(f))
+        if "/" in f[start:] and text.startswith(f[start:])
+    ]
+    if not found:
+        return None
+    _, head, name = max(found)
+    return head, name
 
 
 def version_log(config: CompetitionConfig, user_id: int, number: int, what: str) -> Path:

@@ -81,3 +81,31 @@ def test_a_path_cut_between_a_game_s_span_and_what_follows_it_is_still_hidden(tm
         assert str(tmp_path) not in span and str(tmp_path) not in after, (cut, span, after)
         assert "results" not in span + after and "starting" not in span + after, (cut, span, after)
         assert not span or line.startswith(span[:10]), (cut, span)  # nothing moves backwards
+
+
+def test_a_path_cut_by_the_end_of_what_is_kept_is_still_hidden(tmp_path: Path) -> None:
+    """The bytes kept after a game (and a stderr's tail) end at a byte count, which can fall inside a path:
+    "/srv/class/resu" named the server's directory to the entrant (seen in tests/server/ladder/
+    test_pages.py on a busy machine). Every cut of a line that names the upload and the server's files."""
+    data = tmp_path / "server0" / "results"
+    upload = data / "versions" / "2" / "v1"
+    line = f"ok\nrunning from {upload}/bot.py\nlast {data}/x\n"
+    root = str(tmp_path / "server0")
+    for end in range(len(line) + 1):
+        kept = line[:end]
+        for cut in range(end + 1):
+            span, after = public_texts((kept[:cut], kept[cut:]), data, upload)
+            shown = span + after
+            assert root not in shown, (end, cut, shown)
+            assert shown == public_text(kept, data, upload), (end, cut)
+        shown = public_text(kept, data, upload)
+        cut_path = kept.rpartition(" ")[2]
+        if cut_path.count("/") >= 2 and root.startswith(cut_path.rstrip("/")):
+            assert shown.endswith("<server>"), (end, shown)
+    for start in range(len(line) + 1):  # a tail kept from the end: its start inside a path
+        shown = public_text(line[start:], data, upload)
+        assert "/results/" not in shown and root not in shown, (start, shown)
+    # what a bot writes that only looks like the start of a path stays as written
+    assert public_text("done in /", data, upload) == "done in /"
+    assert public_text("see /t", data, upload) == "see /t"
+    assert public_text(f"x {data}", data, upload) == "x <server>"
