@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -341,11 +342,11 @@ def _crossings(p_of: Callable[[float, float], float], paths: int = 2000, looks: 
     rng = np.random.default_rng(20261206)
     walks = np.cumsum(rng.standard_normal((paths, looks)), axis=1)
     info = np.arange(1, looks + 1, dtype=float)
+    zs = (walks / np.sqrt(info)).tolist()  # Python floats: a numpy scalar per look costs twice the reading
+    se = (0.5 / np.sqrt(info)).tolist()  # a game's gain has sd 0.5 points per hand
     crossed = 0
-    for walk in walks:
-        z = walk / np.sqrt(info)
-        se = 0.5 / np.sqrt(info)  # a game's gain has sd 0.5 points per hand
-        crossed += any(p_of(float(zk), float(sk)) <= 0.05 for zk, sk in zip(z, se, strict=True))
+    for z in zs:
+        crossed += any(p_of(zk, sk) <= 0.05 for zk, sk in zip(z, se, strict=True))
     return crossed / paths
 
 
@@ -376,11 +377,10 @@ def _pair_crossings(p_of: Reader, paths: int = 2000) -> float:
     za = np.cumsum(rng.standard_normal((paths, looks)), axis=1) / np.sqrt(info)
     zb = np.cumsum(rng.standard_normal((paths, looks)), axis=1) / np.sqrt(info)
     zj = (za + zb) / np.sqrt(2)
-    se = 0.5 / np.sqrt(info)
+    ses = [(s, s, s / math.sqrt(2)) for s in (0.5 / np.sqrt(info)).tolist()]
     crossed = 0
-    for k in range(paths):
-        read = ((za[k, t], zb[k, t], zj[k, t]) for t in range(looks))
-        crossed += any(p_of(z, (se[t], se[t], se[t] / np.sqrt(2))) <= 0.05 for t, z in enumerate(read))
+    for a, b, j in zip(za.tolist(), zb.tolist(), zj.tolist(), strict=True):
+        crossed += any(p_of(z, s) <= 0.05 for z, s in zip(zip(a, b, j, strict=True), ses, strict=True))
     return crossed / paths
 
 
