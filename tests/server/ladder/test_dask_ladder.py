@@ -301,16 +301,23 @@ def test_live_moves_and_logs_of_games_played_on_dask_workers(tmp_path: Path, clu
             assert "VERDICT: PASS" in page, page[-2000:]
         # Live: the moves of a game in flight reach a spectator, redacted.
         spectator = Client(server.url)
-        _game, events = follow_a_whole_game(spectator)
-        stored = events[-1][1]["ended"]["stored"]
-        during = [d for k, d in events if k != "end"]
-        assert any(d["hand"]["actions"] or d["hands_done"] for d in during), "no move reached the page"
-        assert any(
-            t["card"]
-            for d in during
-            for t in d["hand"]["trick"] + ((d["hand"]["last_trick"] or {}).get("plays") or [])
-        ), "no card played reached the page"
-        assert_nothing_hidden(during, stored_hands(server, stored))
+        # A game followed from its first snapshot may have been joined in its last hand's bidding (on a busy
+        # machine the stream opens late): the cards are asked of one of a few games, every one redacted.
+        cards = False
+        for _ in range(4):
+            _game, events = follow_a_whole_game(spectator)
+            stored = events[-1][1]["ended"]["stored"]
+            during = [d for k, d in events if k != "end"]
+            assert any(d["hand"]["actions"] or d["hands_done"] for d in during), "no move reached the page"
+            assert_nothing_hidden(during, stored_hands(server, stored))
+            cards = any(
+                t["card"]
+                for d in during
+                for t in d["hand"]["trick"] + ((d["hand"]["last_trick"] or {}).get("plays") or [])
+            )
+            if cards:
+                break
+        assert cards, "no card played reached the page in 4 games followed"
         # Logs: north's stderr during games on the workers, for north only.
         ((north_id,),) = server.rows("SELECT id FROM users WHERE name = 'north'")
         ((south_id,),) = server.rows("SELECT id FROM users WHERE name = 'south'")
