@@ -112,7 +112,9 @@ class Walk:
     seat, self-play; a seat: that seat alone, the others bidding like the rules player) and the deal's
     leaf cache."""
 
-    def __init__(self, tables: Tables, weight: float, learner: int | None, cache: dict) -> None:
+    def __init__(
+        self, tables: Tables, weight: float, learner: int | None, cache: dict[tuple, np.ndarray]
+    ) -> None:
         self.tables, self.weight, self.learner, self.cache = tables, weight, learner, cache
         self.leaves = 0
 
@@ -162,14 +164,14 @@ class Walk:
             found = np.array([hand_utility(state, s, "points") for s in range(state.n)])
             self.cache[key] = found
             self.leaves += 1
-        return found  # type: ignore[no-any-return]
+        return found
 
 
 def train_deal(tables: Tables, config: GameConfig, deal: int, field: str) -> int:
     """One CFR iteration on ``deal``; the leaves played out (the rest came from the deal's cache)."""
     tables.done += 1
     weight = float(tables.done)
-    cache: dict = {}
+    cache: dict[tuple, np.ndarray] = {}
     learners: list[int | None] = [None] if field == "self" else list(range(config.num_players))
     leaves = 0
     for learner in learners:
@@ -232,15 +234,18 @@ def main(argv: list[str] | None = None) -> int:
         previous = average
         deals = tables.done - first
         line = (
-            f"{tables.done} deals ({tables.cpu:.0f} s CPU, {1000 * (time.process_time() - started) / deals:.1f} "
-            f"ms/deal, {leaves / deals:.1f} play-outs/deal); information sets visited "
+            f"{tables.done} deals ({tables.cpu:.0f} s CPU, "
+            f"{1000 * (time.process_time() - started) / deals:.1f} ms/deal, "
+            f"{leaves / deals:.1f} play-outs/deal); information sets visited "
             f"{int((tables.visits > 0).sum())}, >= {args.min_visits} visits "
             f"{int((tables.visits >= args.min_visits).sum())}; average strategy change {change:.4f}, "
             f"argmax flips {flips}"
         )
         if args.evaluate:
             mean, half, changed = evaluate(
-                config, bidder_of(tables, config, args.min_visits), range(EVAL_SEED, EVAL_SEED + args.evaluate)
+                config,
+                bidder_of(tables, config, args.min_visits),
+                range(EVAL_SEED, EVAL_SEED + args.evaluate),
             )
             line += f"; CFR bids - rules bids {mean:+.4f} ± {half:.4f} pts/hand ({changed} hands changed)"
         print(line, flush=True)
