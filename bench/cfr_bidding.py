@@ -51,8 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.engine import GameConfig, GameState
 from arena.engine.state import P_BID1, P_BID2, P_CALL, P_OVER, P_PLAY
 from bench.strength import VARIANTS
-from bench.train_bidding import EVAL_SEED, evaluate
-from sample_bots.learned import config_key
+from bench.train_bidding import EVAL_SEED, Decider, evaluate, learned_hand
+from sample_bots.learned import config_key, shipped
 from sample_bots.learned.cfr import CFR_WEIGHTS, NUM_INFOSETS, CfrBidder, describe, infoset
 from sample_bots.montecarlo import hand_utility
 from sample_bots.policy import choose, rollout, seen_from_state
@@ -196,6 +196,33 @@ def stability(before: np.ndarray, after: np.ndarray, visits: np.ndarray) -> tupl
     return change, flips
 
 
+def compare(config: GameConfig, tables: list[Path], deals: range) -> None:
+    """Each CFR table's bids (argmax) and the shipped ridge model's against the rules player's on the same
+    held-out deals (every seat in turn, rules players elsewhere), then each table's paired difference to
+    the ridge model; points per hand, 95% intervals over deals."""
+    bidders: dict[str, Decider] = {str(path): CfrBidder.load(path) for path in tables}
+    bidders["ridge (shipped)"] = shipped()
+    per: dict[str, np.ndarray] = {}
+    for name, bidder in bidders.items():
+        blocks = []
+        for deal in deals:
+            edges = [
+                learned_hand(config, deal, bidder, seat) - learned_hand(config, deal, None, seat)
+                for seat in range(config.num_players)
+            ]
+            blocks.append(sum(edges) / len(edges))
+        per[name] = np.array(blocks)
+        print(f"  {name}: bids - rules bids {interval(per[name])}", flush=True)
+    for name in bidders:
+        if name != "ridge (shipped)":
+            print(f"  {name} - ridge: {interval(per[name] - per['ridge (shipped)'])}")
+
+
+def interval(values: np.ndarray) -> str:
+    half = 1.96 * float(values.std(ddof=1)) / len(values) ** 0.5 if len(values) > 1 else float("inf")
+    return f"{float(values.mean()):+.4f} ± {half:.4f} pts/hand"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="five-handed", help="five-handed only (five seats)")
@@ -208,11 +235,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evaluate", type=int, default=0, metavar="N", help="held-out deals per checkpoint")
     parser.add_argument("--ship", action="store_true", help=f"also write the table to {CFR_WEIGHTS}")
     parser.add_argument("--top", type=int, default=0, help="print the N most visited information sets")
+    parser.add_argument(
+        "--compare",
+        metavar="TABLE,...",
+        help="no training: these tables' bids and the shipped ridge model's against the rules player's on "
+        "--evaluate held-out deals (seeds from 10,000,000), paired",
+    )
     args = parser.parse_args(argv)
     if args.variant != "five-handed" or args.deals < 1 or args.every < 1:
         print("bad arguments: --variant five-handed only; --deals and --every >= 1", file=sys.stderr)
         return 2
     config = GameConfig.from_dict(VARIANTS[args.variant])
+    if args.compare:
+        compare(
+            config, [Path(p) for p in args.compare.split(",")], range(EVAL_SEED, EVAL_SEED + args.evaluate)
+        )
+        return 0
     run = args.out / f"{args.field}-seed{args.seed}"
     run.mkdir(parents=True, exist_ok=True)
     checkpoint = run / "checkpoint.npz"

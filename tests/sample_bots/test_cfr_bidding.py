@@ -46,6 +46,8 @@ def test_a_tiny_training_run_goes_end_to_end_and_resumes(
     again = Tables.load(tmp_path / "again" / f"{field}-seed1" / "checkpoint.npz")
     assert resumed.done == again.done == 9
     np.testing.assert_allclose(resumed.strategy_sum, again.strategy_sum)  # a function of seed and count
+    assert main(["--compare", str(run / "cfr.npz"), "--evaluate", "2"]) == 0
+    assert "- ridge:" in capsys.readouterr().out
 
 
 def test_bad_arguments_exit_2(tmp_path: Path) -> None:
