@@ -51,9 +51,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.engine import GameConfig, GameState
 from arena.engine.state import P_BID1, P_BID2, P_CALL, P_OVER, P_PLAY
 from bench.strength import VARIANTS
-from bench.train_bidding import EVAL_SEED, Decider, evaluate, learned_hand
+from bench.train_bidding import EVAL_SEED, Decider, evaluate, fit, learned_hand, load_rows
 from sample_bots.learned import config_key, shipped
-from sample_bots.learned.cfr import CFR_WEIGHTS, NUM_INFOSETS, CfrBidder, describe, infoset
+from sample_bots.learned.cfr import (
+    BUCKETS,
+    CFR_WEIGHTS,
+    NUM_INFOSETS,
+    POSITIONS,
+    STEP,
+    WAIT_MARGIN,
+    CfrBidder,
+    describe,
+    infoset,
+)
+from sample_bots.learned.features import BASE_NAMES
 from sample_bots.montecarlo import hand_utility
 from sample_bots.policy import choose, rollout, seen_from_state
 
@@ -212,15 +223,58 @@ def compare(config: GameConfig, tables: list[Path], deals: range) -> None:
             ]
             blocks.append(sum(edges) / len(edges))
         per[name] = np.array(blocks)
-        print(f"  {name}: bids - rules bids {interval(per[name])}", flush=True)
+        print(f"  {name}: bids - rules bids {interval(per[name])} pts/hand", flush=True)
     for name in bidders:
         if name != "ridge (shipped)":
-            print(f"  {name} - ridge: {interval(per[name] - per['ridge (shipped)'])}")
+            print(f"  {name} - ridge: {interval(per[name] - per['ridge (shipped)'])} pts/hand")
+
+
+def tabular(data: Path, min_rows: int) -> None:
+    """How much of the ridge model's information the abstraction keeps, on ``bench/train_bidding.py``'s
+    rows (``--out DIR``: its ``data/five-handed`` chunks): per decision kind, the rows' information sets,
+    each one's mean advantage on the first nine tenths of the deals, then on the last tenth the advantage
+    realised per decision by the rules player's choices, by the table's (act where its mean advantage is
+    positive; the rules player's choice below ``min_rows`` rows) and by a ridge model fitted to the same
+    rows (``train_bidding.fit``). The table is then the best response to rules players in the abstraction,
+    estimated without CFR. Round 1 and the call only (a round-2 row is one suit of a decision, and the rows
+    do not say which suit is the best); the call's rows do not say the round, so its two rounds are pooled.
+    """
+    paths = sorted((data / "data" / "five-handed").glob("*.npz"))
+    place_at = 1 + len(BASE_NAMES) + len(BASE_NAMES) * (len(BASE_NAMES) + 1) // 2
+    for kind in ("bid1", "alone"):
+        x, y, rules, deal = load_rows(paths, kind)
+        place = np.argmax(x[:, place_at : place_at + 3 * POSITIONS : 3], axis=1)
+        strength = np.minimum(np.maximum((x[:, 2] / STEP).astype(int), 0), BUCKETS - 1)
+        if kind == "bid1":
+            wait = (place != POSITIONS - 1) & (x[:, 10] >= x[:, 2] + WAIT_MARGIN)
+            index = (place * 2 + wait) * BUCKETS + strength
+        else:
+            index = place * BUCKETS + strength
+        cut = deal.min() + int(0.9 * (deal.max() - deal.min() + 1))
+        train, test = deal < cut, deal >= cut
+        total = np.bincount(index[train], weights=y[train], minlength=2 * POSITIONS * BUCKETS)
+        rows = np.bincount(index[train], minlength=2 * POSITIONS * BUCKETS)
+        mean = np.where(rows > 0, total / np.maximum(rows, 1), 0.0)
+        table = np.where(rows[index] >= min_rows, mean[index] > 0, rules > 0)
+        model = fit(x[train], y[train], 1e-3)
+        ridge = ((x - model.mean) / model.scale) @ model.w > 0
+        gains = {
+            name: y[test] * act[test]
+            for name, act in (("rules", rules > 0), ("table", table), ("ridge", ridge))
+        }
+        print(
+            f"  {kind}: {int(train.sum())} rows to fit, {int(test.sum())} held out, "
+            f"{int((rows >= min_rows).sum())} information sets with >= {min_rows} rows; advantage realised "
+            f"per held-out decision (points): "
+            + ", ".join(f"{name} {interval(g)}" for name, g in gains.items())
+            + f"; table - ridge {interval(gains['table'] - gains['ridge'])}",
+            flush=True,
+        )
 
 
 def interval(values: np.ndarray) -> str:
     half = 1.96 * float(values.std(ddof=1)) / len(values) ** 0.5 if len(values) > 1 else float("inf")
-    return f"{float(values.mean()):+.4f} ± {half:.4f} pts/hand"
+    return f"{float(values.mean()):+.4f} ± {half:.4f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,7 +295,17 @@ def main(argv: list[str] | None = None) -> int:
         help="no training: these tables' bids and the shipped ridge model's against the rules player's on "
         "--evaluate held-out deals (seeds from 10,000,000), paired",
     )
+    parser.add_argument(
+        "--tabular",
+        type=Path,
+        metavar="DIR",
+        help="no training: the abstraction's best response to rules players, estimated from "
+        "bench/train_bidding.py's rows under DIR, against a ridge model of the same rows (held out)",
+    )
     args = parser.parse_args(argv)
+    if args.tabular:
+        tabular(args.tabular, args.min_visits)
+        return 0
     if args.variant != "five-handed" or args.deals < 1 or args.every < 1:
         print("bad arguments: --variant five-handed only; --deals and --every >= 1", file=sys.stderr)
         return 2
