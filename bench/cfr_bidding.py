@@ -207,11 +207,12 @@ def stability(before: np.ndarray, after: np.ndarray, visits: np.ndarray) -> tupl
     return change, flips
 
 
-def compare(config: GameConfig, tables: list[Path], deals: range) -> None:
+def compare(config: GameConfig, tables: list[Path], deals: range, mode: str = "argmax") -> None:
     """Each CFR table's bids (argmax) and the shipped ridge model's against the rules player's on the same
     held-out deals (every seat in turn, rules players elsewhere), then each table's paired difference to
-    the ridge model; points per hand, 95% intervals over deals."""
-    bidders: dict[str, Decider] = {str(path): CfrBidder.load(path) for path in tables}
+    the ridge model; points per hand, 95% intervals over deals. ``mode="sample"``: the tables' actions
+    drawn from the average strategy (seeded) instead of its argmax."""
+    bidders: dict[str, Decider] = {str(path): CfrBidder.load(path, mode, seed=0) for path in tables}
     bidders["ridge (shipped)"] = shipped()
     per: dict[str, np.ndarray] = {}
     for name, bidder in bidders.items():
@@ -302,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         help="no training: the abstraction's best response to rules players, estimated from "
         "bench/train_bidding.py's rows under DIR, against a ridge model of the same rows (held out)",
     )
+    parser.add_argument("--mode", choices=("argmax", "sample"), default="argmax", help="--compare's play")
     args = parser.parse_args(argv)
     if args.tabular:
         tabular(args.tabular, args.min_visits)
@@ -311,9 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     config = GameConfig.from_dict(VARIANTS[args.variant])
     if args.compare:
-        compare(
-            config, [Path(p) for p in args.compare.split(",")], range(EVAL_SEED, EVAL_SEED + args.evaluate)
-        )
+        paths = [Path(p) for p in args.compare.split(",")]
+        compare(config, paths, range(EVAL_SEED, EVAL_SEED + args.evaluate), args.mode)
         return 0
     run = args.out / f"{args.field}-seed{args.seed}"
     run.mkdir(parents=True, exist_ok=True)
