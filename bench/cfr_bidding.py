@@ -56,13 +56,14 @@ from sample_bots.learned import config_key, shipped
 from sample_bots.learned.cfr import (
     BUCKETS,
     CFR_WEIGHTS,
-    NUM_INFOSETS,
     POSITIONS,
+    SPLITS,
     STEP,
     WAIT_MARGIN,
     CfrBidder,
     describe,
     infoset,
+    layout,
 )
 from sample_bots.learned.features import BASE_NAMES
 from sample_bots.montecarlo import hand_utility
@@ -76,10 +77,12 @@ class Tables:
     """Cumulative regrets and average-strategy sums per information set and action (0 pass or decline, 1
     act), and how often each information set was reached (on the deal's tree, any reach)."""
 
-    def __init__(self) -> None:
-        self.regret = np.zeros((NUM_INFOSETS, 2))
-        self.strategy_sum = np.zeros((NUM_INFOSETS, 2))
-        self.visits = np.zeros(NUM_INFOSETS, dtype=np.int64)
+    def __init__(self, abstraction: str = "coarse") -> None:
+        size = layout(abstraction)[1]
+        self.abstraction = abstraction
+        self.regret = np.zeros((size, 2))
+        self.strategy_sum = np.zeros((size, 2))
+        self.visits = np.zeros(size, dtype=np.int64)
         self.done = 0
         self.cpu = 0.0
 
@@ -92,7 +95,7 @@ class Tables:
     def average(self) -> np.ndarray:
         """The average strategy's probability of acting per information set (one half where unvisited)."""
         total = self.strategy_sum.sum(axis=1)
-        out = np.full(NUM_INFOSETS, 0.5)
+        out = np.full(len(total), 0.5)
         seen = total > 0
         out[seen] = self.strategy_sum[seen, 1] / total[seen]
         return out
@@ -110,8 +113,8 @@ class Tables:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path) -> Tables:
-        out = cls()
+    def load(cls, path: Path, abstraction: str = "coarse") -> Tables:
+        out = cls(abstraction)
         with np.load(path) as data:
             out.regret, out.strategy_sum = data["regret"], data["strategy_sum"]
             out.visits, out.done, out.cpu = data["visits"], int(data["done"]), float(data["cpu"])
@@ -139,7 +142,7 @@ class Walk:
                 continue
             seat = state.to_act
             k = seen_from_state(state, seat)
-            found = infoset(k) if state.phase in (P_BID1, P_BID2, P_CALL) else None
+            found = infoset(k, self.tables.abstraction) if state.phase in (P_BID1, P_BID2, P_CALL) else None
             if found is None or (self.learner is not None and seat != self.learner):
                 state.apply_unchecked(choose(k))
                 continue
@@ -193,7 +196,8 @@ def train_deal(tables: Tables, config: GameConfig, deal: int, field: str) -> int
 
 
 def bidder_of(tables: Tables, config: GameConfig, min_visits: int) -> CfrBidder:
-    return CfrBidder(config_key(config), tables.average(), tables.visits.copy(), min_visits)
+    average, visits = tables.average(), tables.visits.copy()
+    return CfrBidder(config_key(config), average, visits, min_visits, abstraction=tables.abstraction)
 
 
 def stability(before: np.ndarray, after: np.ndarray, visits: np.ndarray) -> tuple[float, int]:
@@ -294,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=200_000, help="iterations (one deal each)")
     parser.add_argument("--seed", type=int, default=1, help="the first deal's seed")
     parser.add_argument("--field", choices=FIELDS, default="self")
+    parser.add_argument("--abstraction", choices=tuple(SPLITS), default="coarse", help="cfr.py's SPLITS")
     parser.add_argument("--every", type=int, default=10_000, help="deals per checkpoint")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="checkpoints (outside the repo)")
     parser.add_argument("--min-visits", type=int, default=50, help="fewer: the rules player's action")
@@ -326,10 +331,13 @@ def main(argv: list[str] | None = None) -> int:
         paths = [Path(p) for p in args.compare.split(",")]
         compare(config, paths, range(EVAL_SEED, EVAL_SEED + args.evaluate), args.mode)
         return 0
-    run = args.out / f"{args.field}-seed{args.seed}"
+    run = (
+        args.out
+        / f"{args.field}-seed{args.seed}{'' if args.abstraction == 'coarse' else '-' + args.abstraction}"
+    )
     run.mkdir(parents=True, exist_ok=True)
     checkpoint = run / "checkpoint.npz"
-    tables = Tables.load(checkpoint) if checkpoint.exists() else Tables()
+    tables = Tables.load(checkpoint, args.abstraction) if checkpoint.exists() else Tables(args.abstraction)
     if tables.done:
         print(f"resumed at {tables.done} deals ({tables.cpu:.0f} s CPU so far)", flush=True)
     previous = tables.average()
@@ -363,7 +371,10 @@ def main(argv: list[str] | None = None) -> int:
             line += f"; CFR bids - rules bids {mean:+.4f} ± {half:.4f} pts/hand ({changed} hands changed)"
         print(line, flush=True)
     for index in np.argsort(-tables.visits)[: args.top]:
-        print(f"  {describe(int(index))}: visits {tables.visits[index]}, act {previous[index]:.3f}")
+        print(
+            f"  {describe(int(index), args.abstraction)}: visits {tables.visits[index]}, "
+            f"act {previous[index]:.3f}"
+        )
     if args.ship:
         bidder_of(tables, config, args.min_visits).save(CFR_WEIGHTS)
         print(f"shipped to {CFR_WEIGHTS}")

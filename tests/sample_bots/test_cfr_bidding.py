@@ -18,7 +18,7 @@ from bench.hands import play_hand
 from bench.strength import VARIANTS
 from sample_bots.champion import ChampionBot
 from sample_bots.learned import config_key
-from sample_bots.learned.cfr import CFR_WEIGHTS, NUM_INFOSETS, CfrBidder, describe, infoset
+from sample_bots.learned.cfr import CFR_WEIGHTS, NUM_INFOSETS, CfrBidder, describe, infoset, layout
 from sample_bots.policy import choose, seen_from_state
 
 
@@ -26,24 +26,32 @@ def config_of(variant: str) -> GameConfig:
     return GameConfig.from_dict(VARIANTS[variant])
 
 
-@pytest.mark.parametrize("field", ["self", "rules"])
+def test_the_abstractions_have_the_declared_sizes() -> None:
+    assert layout("coarse")[1] == NUM_INFOSETS == 625 and layout("fine")[1] == 2625
+
+
+@pytest.mark.parametrize(
+    ("field", "abstraction"), [("self", "coarse"), ("rules", "coarse"), ("self", "fine")]
+)
 def test_a_tiny_training_run_goes_end_to_end_and_resumes(
-    field: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    field: str, abstraction: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["--deals", "6", "--every", "3", "--field", field, "--min-visits", "1", "--out", str(tmp_path)]
+    argv += ["--abstraction", abstraction]
     assert main([*argv, "--evaluate", "2", "--top", "3"]) == 0
     first = capsys.readouterr().out
     assert "3 deals (" in first and "6 deals (" in first and "CFR bids - rules bids" in first
-    run = tmp_path / f"{field}-seed1"
+    run = tmp_path / f"{field}-seed1{'' if abstraction == 'coarse' else '-fine'}"
     bidder = CfrBidder.load(run / "cfr.npz")
     assert bidder.covers(config_of("five-handed")) and not bidder.covers(config_of("call-ace"))
     assert bidder.visits.sum() > 0 and ((bidder.act >= 0) & (bidder.act <= 1)).all()
     assert (run / "avg-00000003.npz").exists()
     assert main([*argv[:1], "9", *argv[2:]]) == 0
     assert "resumed at 6 deals" in capsys.readouterr().out
-    resumed = Tables.load(run / "checkpoint.npz")
-    assert main(["--deals", "9", "--every", "9", "--field", field, "--out", str(tmp_path / "again")]) == 0
-    again = Tables.load(tmp_path / "again" / f"{field}-seed1" / "checkpoint.npz")
+    resumed = Tables.load(run / "checkpoint.npz", abstraction)
+    again_argv = ["--deals", "9", "--every", "9", "--field", field, "--abstraction", abstraction]
+    assert main([*again_argv, "--out", str(tmp_path / "again")]) == 0
+    again = Tables.load(tmp_path / "again" / run.name / "checkpoint.npz", abstraction)
     assert resumed.done == again.done == 9
     np.testing.assert_allclose(resumed.strategy_sum, again.strategy_sum)  # a function of seed and count
     assert main(["--compare", str(run / "cfr.npz"), "--evaluate", "2"]) == 0
@@ -70,25 +78,31 @@ def decisions(variant: str, deals: range) -> list[tuple[GameState, int]]:
     return out
 
 
-def random_bidder(min_visits: int, mode: str = "argmax") -> CfrBidder:
+def random_bidder(min_visits: int, mode: str = "argmax", abstraction: str = "coarse") -> CfrBidder:
     rng = np.random.default_rng(5)
-    act = rng.random(NUM_INFOSETS)
-    visits = rng.integers(0, 3, NUM_INFOSETS)
-    return CfrBidder(config_key(config_of("five-handed")), act, visits, min_visits, mode, seed=1)
+    size = layout(abstraction)[1]
+    act = rng.random(size)
+    visits = rng.integers(0, 3, size)
+    key = config_key(config_of("five-handed"))
+    return CfrBidder(key, act, visits, min_visits, mode, seed=1, abstraction=abstraction)
 
 
-@pytest.mark.parametrize("mode", ["argmax", "sample"])
-def test_the_bidder_returns_legal_actions(mode: str) -> None:
-    bidder = random_bidder(1, mode)
+@pytest.mark.parametrize(
+    ("mode", "abstraction"), [("argmax", "coarse"), ("sample", "coarse"), ("argmax", "fine")]
+)
+def test_the_bidder_returns_legal_actions(mode: str, abstraction: str, tmp_path: Path) -> None:
+    bidder = random_bidder(1, mode, abstraction)
+    bidder.save(tmp_path / "t.npz")
+    assert CfrBidder.load(tmp_path / "t.npz").abstraction == abstraction
     found = 0
     for state, seat in decisions("five-handed", range(1, 40)):
         k = seen_from_state(state, seat)
         action = bidder.decide(k)
         assert action is not None and action in state.legal_actions()
-        spec = infoset(k)
+        spec = infoset(k, abstraction)
         if spec is not None:
             index, actions = spec
-            assert 0 <= index < NUM_INFOSETS and describe(index)
+            assert 0 <= index < layout(abstraction)[1] and describe(index, abstraction)
             assert set(actions) <= set(state.legal_actions()) and actions[0] != actions[1]
             found += 1
     assert found > 60
