@@ -2,14 +2,18 @@
 of the bidding information sets there, each hand played out by rules players on the real deal.
 
     python bench/cfr_bidding.py [--deals 200000] [--seed 1] [--field self|rules] [--every 10000]
-                                [--out ~/.cache/euchre-arena/cfr-bidding] [--evaluate 1000] [--ship]
+                                [--abstraction coarse|fine] [--out ~/.cache/euchre-arena/cfr-bidding]
+                                [--evaluate 1000] [--min-visits 50] [--top 40] [--ship]
+    python bench/cfr_bidding.py --compare TABLE[,TABLE...] --evaluate 2000 [--mode argmax|sample]
+    python bench/cfr_bidding.py --tabular DIR      # DIR: bench/train_bidding.py's --out
 
 **Sampling: chance sampling** (one deal per iteration, then the whole bidding tree of that deal walked
 exactly, every seat's regrets updated on the way). External sampling would sample the other seats' actions
 too and walk only the traverser's; it pays where a deal's tree is large. Here it is not: every decision is
-a choice of two, bidding ends at the first bid, so a Five-handed deal has at most 10 round-1 and round-2
-decisions and 21 leaves (each seat's bid in either round with or without ALONE, and the stuck dealer's),
-and a leaf is one rules play-out of about 0.4 ms. Walking all of them for all seats at once costs about
+a choice of two, bidding ends at the first bid, so a Five-handed deal has at most 9 round-1 and round-2
+decisions (the stuck dealer's suit is the rules player's), 10 calls and 20 leaves (each seat's bid in
+either round, with or without ALONE; 19.4 play-outs per deal measured), and a leaf is one rules play-out
+of about 0.4 ms. Walking all of them for all seats at once costs about
 what external sampling would spend on its five traversers, without the variance of the sampled actions.
 The leaves of one deal are cached by contract (round, maker, trump, ALONE); the same contract on the same
 deal is the same hand, since the discard, the card called and the card play are the rules player's.
