@@ -15,8 +15,9 @@ in round 1 whether another suit is better by ``WAIT_MARGIN`` (the rules player's
 2); the call also knows the round trump was made in. Everything before a decision is implied by it
 (bidding ends at the first bid, so a seat deciding has seen every earlier seat pass), and every other
 choice (the suit the stuck dealer names, the discard, the card called, the blind Five-handed choices)
-stays the rules player's. 625 information sets in all (``NUM_INFOSETS``). A finer abstraction (``fine``:
-round 1 split by the trumps and bowers too, 2,625) can be trained and read as well (``SPLITS``).
+stays the rules player's. 625 information sets in all (``coarse``, ``NUM_INFOSETS``). The shipped table is
+over a finer abstraction (``fine``: round 1 split by the trumps and bowers too, 2,625 sets; ``SPLITS``),
+which measured better (``bidding.md``).
 
 Play needs numpy only: an index into a table of average-strategy probabilities. An information set seen
 fewer than ``min_visits`` times in training gets the rules player's action; a configuration the table was
@@ -54,8 +55,8 @@ WAIT_MARGIN = 0.3
 
 BID1, BID2, ALONE = "bid1", "bid2", "alone"
 SPLITS = {"coarse": 1, "fine": 9}
-"""Abstractions: how many parts each round-1 information set is split into. ``coarse`` (the shipped table):
-none; ``fine``: by the trumps the seat would hold (one or fewer, two, three or more) and the bowers among
+"""Abstractions: how many parts each round-1 information set is split into. ``coarse``: none; ``fine`` (the
+shipped table): by the trumps the seat would hold (one or fewer, two, three or more) and the bowers among
 them (none, one, both), nine parts."""
 
 
