@@ -78,6 +78,13 @@ class Player(Protocol):
     def __call__(self, state: GameState, seat: int) -> int: ...
 
 
+class Decider(Protocol):
+    """A bidder ``learned_hand`` and ``evaluate`` can play: the ridge model (``Bidder``) or the CFR table
+    (``sample_bots.learned.cfr.CfrBidder``)."""
+
+    def decide(self, k: Seen) -> int | None: ...
+
+
 def champion_player(deal: int) -> Player:
     """The champion's card play (PIMC, every guess solved) at fixed work (``budget_s`` 10 s of CPU, so the
     guess count and the work budget stop each search and the card is a function of the deal alone)."""
@@ -177,7 +184,7 @@ def record(
             rows["alone"].append((inputs(k, k.trump), g, float(default == A.ALONE), gr))
 
 
-def learned_hand(config: GameConfig, deal: int, bidder: Bidder | None, seat: int) -> float:
+def learned_hand(config: GameConfig, deal: int, bidder: Decider | None, seat: int) -> float:
     """``seat``'s utility on ``deal`` with the learned bidder's bids at ``seat`` (``None``: the rules
     player's), rules players doing everything else."""
     state = GameState(config, seed=deal, single_hand=True)
@@ -196,7 +203,7 @@ def learned_hand(config: GameConfig, deal: int, bidder: Bidder | None, seat: int
     return hand_utility(state, seat, "points")
 
 
-def evaluate(config: GameConfig, bidder: Bidder, deals: range) -> tuple[float, float, int]:
+def evaluate(config: GameConfig, bidder: Decider, deals: range) -> tuple[float, float, int]:
     """The learned bidder's edge over the rules player's bidding, points per hand: mean and 95% half-width
     over deals (every seat of each deal, the same cards both ways), and the hands that changed."""
     blocks, changed = [], 0

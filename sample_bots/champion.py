@@ -24,7 +24,9 @@ the cards, which a bid's whole hand of play magnifies; figures: ``bench/hands.py
 fitted to each option's value on real deals instead (``sample_bots.learned``, ``bench/train_bidding.py``;
 its figures are in ``sample_bots/learned/bidding.md``); ``bidding="blend"`` (an option too) runs the
 rollouts and adds the model's advantage to each option as a prior worth ``prior_samples`` guesses
-(``blend_choice``). ``guesses="learned"`` (an option, not the default)
+(``blend_choice``); ``bidding="cfr"`` (an option too, Five-handed only) makes them by the average strategy
+of Monte-Carlo CFR over a small abstraction of the bidding (``sample_bots.learned.cfr``,
+``bench/cfr_bidding.py``; figures in ``bidding.md``). ``guesses="learned"`` (an option, not the default)
 draws every search's guesses from the learned inference (``montecarlo.MonteCarloBot.guesses``; figures in
 ``sample_bots/learned/inference.md``).
 
@@ -70,6 +72,7 @@ from sample_bots.policy.solver import TRICKS, Position, SearchAborted, Solver
 
 if TYPE_CHECKING:
     from sample_bots.learned import Bidder
+    from sample_bots.learned.cfr import CfrBidder
 
 SAMPLE_WORK = 400
 """Work units charged per guess drawn (replaying the history with the inference checks costs about as much
@@ -90,7 +93,7 @@ OWN_SETTINGS = (
 )
 
 
-BIDDINGS = ("rollouts", "learned", "blend")
+BIDDINGS = ("rollouts", "learned", "blend", "cfr")
 
 
 class ChampionBot(MonteCarloBot):
@@ -124,11 +127,14 @@ class ChampionBot(MonteCarloBot):
     """Round 1, round 2 and going alone: ``"rollouts"`` (the default: the Monte-Carlo bot's search) or
     ``"learned"`` (``sample_bots.learned``: a model fitted by ``bench/train_bidding.py``, a dot product per
     option; in a configuration its weights do not cover, the rollouts) or ``"blend"`` (both: each option's
-    rollout total plus the model's advantage counted as ``prior_samples`` guesses, ``blend_choice``). The
+    rollout total plus the model's advantage counted as ``prior_samples`` guesses, ``blend_choice``) or
+    ``"cfr"`` (``sample_bots.learned.cfr``: the argmax of an average strategy of CFR over an abstraction of
+    the bidding, trained by ``bench/cfr_bidding.py``; Five-handed only, the rollouts elsewhere). The
     discard, the called card and the blind choices stay with the rollouts either way."""
     bidding_weights: ClassVar[str] = ""
-    """The learned bidder's weights file (``""``: the shipped ``sample_bots/learned/bidding.npz``); for
-    benchmarks of other fits (``bench/train_bidding.py --out``)."""
+    """The learned bidder's weights file (``""``: the shipped ``sample_bots/learned/bidding.npz``, with
+    ``bidding="cfr"`` ``sample_bots/learned/cfr.npz``); for benchmarks of other fits
+    (``bench/train_bidding.py --out``, ``bench/cfr_bidding.py --out``)."""
     prior_samples: ClassVar[float] = 16.0
     """``bidding="blend"``: how many rollout guesses the model's advantage weighs as."""
     budget_s = 0.25
@@ -160,7 +166,7 @@ class ChampionBot(MonteCarloBot):
         if len(legal) == 1:
             return legal[0]
         if view.phase is not Phase.PLAY:
-            if self.bidding == "learned":
+            if self.bidding in ("learned", "cfr"):
                 learned = self.learned_choice(view)
                 if learned is not None:
                     return learned
@@ -180,7 +186,7 @@ class ChampionBot(MonteCarloBot):
         it declines to go alone, the card called is the rollouts' among the calls other than ALONE (the rules
         player's without ALONE where the call is not searched: ``phases``)."""
         seen = seen_from_view(view)
-        action = self.bidder().decide(seen)
+        action = (self.cfr_bidder() if self.bidding == "cfr" else self.bidder()).decide(seen)
         if action is None:
             return None
         searched = self.phases is None or view.phase in self.phases
@@ -199,6 +205,12 @@ class ChampionBot(MonteCarloBot):
         from sample_bots.learned import WEIGHTS, shipped
 
         return shipped(self.bidding_weights or str(WEIGHTS))
+
+    def cfr_bidder(self) -> CfrBidder:
+        """``bidding="cfr"``: the CFR table of ``bidding_weights`` (loaded once per process)."""
+        from sample_bots.learned.cfr import CFR_WEIGHTS, shipped_cfr
+
+        return shipped_cfr(self.bidding_weights or str(CFR_WEIGHTS))
 
     def blend_choice(self, view: View) -> Action | None:
         """Round 1, round 2 and the call by rollouts and the learned model together, or ``None`` where the

@@ -2,7 +2,8 @@
 and event files can name (``sample_bots.learned.bots:...``): the learned inference drawing the guesses
 (``guesses = "learned"``; figures in ``sample_bots/learned/inference.md``), and the champion bidding by the
 learned model alone (``bidding = "learned"``) or by the model and its rollouts together (``bidding =
-"blend"``; figures in ``sample_bots/learned/bidding.md``)."""
+"blend"``), or by the CFR table (``bidding = "cfr"``; figures of all three in
+``sample_bots/learned/bidding.md``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ class LearnedBiddingChampion(ChampionBot):
 class BlendedBiddingChampion(ChampionBot):
     name = "champion-blended-bidding"
     bidding = "blend"
+
+
+class CfrBiddingChampion(ChampionBot):
+    name = "champion-cfr-bidding"
+    bidding = "cfr"
 
 
 class LearnedGuessesMonteCarlo(MonteCarloBot):
