@@ -14,9 +14,7 @@ import pytest
 from arena.engine import GameConfig, GameState
 from arena.engine.state import P_BID1, P_BID2, P_CALL, P_PLAY
 from bench.cfr_bidding import Tables, main
-from bench.hands import play_hand
 from bench.strength import VARIANTS
-from sample_bots.champion import ChampionBot
 from sample_bots.learned import config_key
 from sample_bots.learned.cfr import CFR_WEIGHTS, NUM_INFOSETS, CfrBidder, describe, infoset, layout
 from sample_bots.policy import choose, seen_from_state
@@ -121,15 +119,7 @@ def test_other_variants_get_no_decision() -> None:
         assert bidder.decide(seen_from_state(state, seat)) is None
 
 
-@pytest.mark.parametrize("variant", ["five-handed", "call-ace"])
-def test_the_cfr_champion_plays_legal_hands(variant: str) -> None:
-    bot_class = ChampionBot.configured(
-        bidding="cfr", samples=4, play_samples=4, min_samples=2, play_work=3000, bid_work=3000
-    )
-    config = config_of(variant)
-    for deal in range(3):
-        for seat in range(config.num_players):
-            play_hand(config, deal, bot_class(seed=deal), seat)  # the engine's apply refuses an illegal move
+# The CFR champion's legal hands: tests/sample_bots/test_learned_bidding.py, beside the ridge model's.
 
 
 def test_the_shipped_table_covers_five_handed() -> None:

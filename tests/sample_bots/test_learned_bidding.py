@@ -210,10 +210,15 @@ def test_the_champion_continuation_goes_end_to_end(
     assert Bidder.load(written).covers(config_of("five-handed"))  # the other variants' weights kept
 
 
-@pytest.mark.parametrize("variant", [*TRAINED, "call-ace-7"])
-def test_the_learned_champion_plays_legal_hands(variant: str) -> None:
+@pytest.mark.parametrize(
+    ("bidding", "variant"),
+    [*(("learned", v) for v in [*TRAINED, "call-ace-7"]), ("cfr", "five-handed"), ("cfr", "call-ace")],
+)
+def test_the_learned_champion_plays_legal_hands(bidding: str, variant: str) -> None:
+    """The ridge model's bids (every variant it covers, and one it does not) and the CFR table's (which
+    covers Five-handed only, sample_bots/learned/cfr.py)."""
     bot_class = ChampionBot.configured(
-        bidding="learned", samples=4, play_samples=4, min_samples=2, play_work=3000, bid_work=3000
+        bidding=bidding, samples=4, play_samples=4, min_samples=2, play_work=3000, bid_work=3000
     )
     config = config_of(variant)
     for deal in range(3):
