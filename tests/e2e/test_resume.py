@@ -36,18 +36,19 @@ def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_lead
 ) -> None:
     """Resume after ``kill -9`` (the output lock dies with the arena) deals the rest with the stored secret
     key: the event equals an uninterrupted one run afterwards with that key, published (issue 9)."""
-    entrants = [
-        {"name": "random", "command": "{python} -m sample_bots.random --port {port}"},
+    others = [
         {"name": "rules", "class": "sample_bots.rules:RulesBot"},
         {"name": "random-b", "class": "sample_bots.random:RandomBot"},
         {"name": "rules-b", "command": "{python} -m sample_bots.rules --port {port}"},
         {"name": "random-c", "class": "sample_bots.random:RandomBot"},
     ]
+    # The killed event's first-legal player waits 15 ms a decision (no CPU): a CI run once stored all 8 games
+    # between two polls of a starved test process. The uninterrupted event's plays the same cards at once.
     broken = write_toml(
         tmp_path / "broken.toml",
         event(
             tmp_path,
-            entrant=entrants,
+            entrant=[chaos_entrant("margin", "--reply-ms", "15", name="first"), *others],
             rounds=KILLED_ROUNDS,
             concurrency=2,
             output=str(tmp_path / "broken"),
@@ -66,6 +67,8 @@ def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_lead
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and stored_games(tmp_path / "broken") < 4 and proc.poll() is None:
         time.sleep(0.05)
+    ended = proc.poll()
+    assert ended is None, f"the arena ended (exit {ended}) before the kill: {log.read_text()[-2000:]}"
     os.kill(proc.pid, signal.SIGKILL)  # the arena alone: its bots must not outlive it
     proc.wait(10)
     interrupted_at = stored_games(tmp_path / "broken")
@@ -79,7 +82,7 @@ def test_killed_with_sigkill_mid_event_then_resumed_gives_the_uninterrupted_lead
         tmp_path / "whole.toml",
         event(
             tmp_path,
-            entrant=entrants,
+            entrant=[chaos_entrant("fine", name="first"), *others],
             rounds=KILLED_ROUNDS,
             concurrency=2,
             output=str(tmp_path / "whole"),
