@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import re
+import secrets
 import shlex
 import signal
 import socket
@@ -33,7 +34,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
-from arena.players.shim import STARTING_MARK, append_arena_line
+from arena.players.shim import KEY_BYTES, STARTING_MARK, append_arena_line, frame
 from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxMode, SandboxSpec, bwrap_argv, cgroup_problem
 from arena.sandbox.bubblewrap import (
     SOCKET_NAME,
@@ -159,6 +160,7 @@ class ManagedBot:
         self._next_start_after = 0.0
         self._cgroup: BotCgroup | None = None
         self._cpu_watch: asyncio.Task[None] | None = None
+        self._lines: tuple[int, str] | None = None  # where the arena writes its lines into the bot's output
         argv = expand_command(command, 0)  # validate early
         self._view: Path | None = None
         # Sandboxed: the user the bot runs as (as the host sees it), the descriptor its socket is pinned
@@ -293,18 +295,41 @@ class ManagedBot:
             shim += ["--nofile", str(self.sandbox.max_open_files), "--clear-env"]
         for fd in pass_fds:
             shim += ["--pass-fd", str(fd)]
+        # The bot's output pipe is the arena's, so that the arena's own lines enter it among the bot's
+        # (arena.players.shim, "frame"). The arena writes through a file of its own on the pipe, opened
+        # again by its /proc link, so that its writes never block while the bot's stay blocking.
+        output_read, output_write = os.pipe()
+        try:
+            lines: int | None = os.open(
+                f"/proc/self/fd/{output_write}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC
+            )
+        except OSError:
+            lines = None  # no /proc: each line goes to the file directly
+        shim += ["--output-fds", f"{output_read},{output_write}"]
         self.starts += 1
-        self._proc = await asyncio.create_subprocess_exec(
-            *shim,
-            "--",
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
-            cwd=self.cwd,
-            pass_fds=pass_fds,
-        )
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                *shim,
+                "--",
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=self.cwd,
+                pass_fds=[*pass_fds, output_read, output_write],
+            )
+        except BaseException:
+            if lines is not None:
+                os.close(lines)
+            raise
+        finally:
+            os.close(output_read)
+            os.close(output_write)
+        key = secrets.token_hex(KEY_BYTES)
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(f"{key}\n".encode())
+        self._lines = None if lines is None else (lines, key)
 
     def _remaining_s(self, deadline: float) -> float:
         """Start-up time left.
@@ -388,7 +413,10 @@ class ManagedBot:
             if used >= budget_s:
                 self.cpu_budget_spent = True
                 group.kill_all()
-                self.note(f"[arena] CPU budget of {budget_s} s for the event spent ({used:.1f} s)\n")
+                # directly: the shim, in the bot's cgroup, has just been killed with it
+                append_arena_line(
+                    self.log_path, f"[arena] CPU budget of {budget_s} s for the event spent ({used:.1f} s)\n"
+                )
                 return
 
     async def ensure_running(self) -> str:
@@ -438,10 +466,21 @@ class ManagedBot:
         return f"{name} ends:" + "".join(f"\n    {line}" for line in tail)
 
     def note(self, line: str) -> None:
-        """Append one line of the arena's own to the bot's log, at the start of a line, under the lock the
-        shim writes it under (:func:`arena.players.shim.append_arena_line`: no line of the bot's can pass
-        for it). Best effort: a log that cannot be written, or whose shim holds its lock too long, loses
-        it."""
+        """Append one line of the arena's own to the bot's log, at the start of a line.
+
+        While the shim runs, the line goes into the bot's output pipe, framed with the shim's key
+        (:func:`arena.players.shim.frame`), so that it lands among the bot's lines in the order they were
+        written. Otherwise (no shim, or a pipe the shim has left full) it is appended to the file directly,
+        under the lock the shim writes under (:func:`arena.players.shim.append_arena_line`). Best effort: a
+        log that cannot be written, or whose lock is held too long, loses it; so does a line written in the
+        moment a shim exits after its bot."""
+        if self._lines is not None and self.alive():
+            fd, key = self._lines
+            try:
+                os.write(fd, frame(key, line))
+                return
+            except OSError:
+                pass  # the shim is gone (EPIPE), or the pipe is full: the file directly
         append_arena_line(self.log_path, line)
 
     def log_tail(self, limit: int = 400) -> str:
@@ -461,6 +500,9 @@ class ManagedBot:
             self._sandbox_pid.close()
             self._sandbox_pid = None
         proc, self._proc = self._proc, None
+        if self._lines is not None:
+            os.close(self._lines[0])
+            self._lines = None
         if proc is None:
             return
         if proc.returncode is None:

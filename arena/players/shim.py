@@ -9,6 +9,14 @@ whole group, waits a grace period, and sends SIGKILL. The shim also holds the bo
 to the log file up to a size cap and drops the rest (saying so once), and it applies the per-process
 limits to the bot only.
 
+The arena writes its own lines for the log (a game's start and end marks among them) into the bot's own
+output pipe, each framed with a key that only the arena and the shim know (:func:`frame`): one process
+writes both into the log, in the order they entered the pipe, which is the order in which they were
+written. So each of the bot's lines lands in the game it was written in, however far behind a busy
+machine leaves this shim (it once starved a shim for a whole game, whose lines then landed in the next
+game's span). The key reaches the shim on its standard input, which the bot never sees; a bot that writes
+the frame byte without the key writes its own bytes.
+
 Where the bot has a cgroup, the shim joins it first, before it starts the bot: copying the bot's output is
 work done for the bot (a bot that floods its output made the shim spend seconds of CPU), so it counts
 toward the bot's CPU budget and memory limit like the bot's own. The bot's processes are made the first
@@ -26,6 +34,7 @@ import fcntl
 import os
 import re
 import resource
+import select
 import signal
 import subprocess
 import sys
@@ -33,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import BinaryIO
 
 GRACE_S = 2.0
 STARTING_MARK = "[arena] starting:"  # the launch command's line, with host paths: servers leave it out
@@ -110,8 +119,9 @@ class CappedLog:
     The arena's own lines begin with ``[arena] `` and always begin a line of the file; a bot's line that
     begins a line of the file and starts with ``[``, white space, a control or a non-ASCII byte is written
     after :data:`BOT_MARK`, so no line of the bot's can pass for the arena's (a game's start and end
-    marks included, which split the log into games). Two writers append to the file: this shim and the
-    arena (:meth:`arena.players.process.ManagedBot.note`). Each holds the file's ``flock`` while it writes,
+    marks included, which split the log into games). Two writers can append to the file: this shim and,
+    when no shim can take its line, the arena (:meth:`arena.players.process.ManagedBot.note`, through
+    :func:`append_arena_line`). Each holds the file's ``flock`` while it writes,
     the arena begins a line of its own (a newline first, when the bot's last line is unfinished), and the
     shim treats any growth it did not write as ending a line, so the bot's next bytes begin one and are
     checked.
@@ -229,10 +239,166 @@ def append_arena_line(path: Path | str, line: str, wait_s: float = LOCK_WAIT_S) 
     return False
 
 
-def _pump(source: IO[bytes], log: CappedLog) -> None:
-    """Copy the bot's output to the log (which keeps the newest output within its cap)."""
-    for chunk in iter(lambda: source.read1(65536), b""):  # type: ignore[attr-defined]
-        log.write(chunk)
+FRAME = b"\x1e"
+"""First byte of an arena line in the bot's output pipe, before the shim's key (:func:`frame`)."""
+KEY_BYTES = 16
+MAX_FRAME = 3000
+"""An arena line's length in the pipe stays below a pipe's atomic write (4,096 bytes on Linux): never cut
+by the bot's own writes."""
+
+
+def frame(key: str, line: str) -> bytes:
+    """One line of the arena's, as the arena writes it into the bot's output pipe: the shim knows it from the
+    bot's own bytes by ``key``, which the bot never sees (it reaches the shim on the shim's standard
+    input)."""
+    body = line.rstrip("\n").replace("\n", " ").encode()[:MAX_FRAME]
+    return FRAME + key.encode() + b" " + body + b"\n"
+
+
+class _Frames:
+    """The bot's output pipe, split into the bot's own bytes and the arena's framed lines."""
+
+    def __init__(self, key: str | None) -> None:
+        self.prefix = None if key is None else FRAME + key.encode() + b" "
+        self._held = b""
+        self._in_frame = False
+
+    def feed(self, data: bytes) -> list[tuple[bool, bytes]]:
+        """(is the arena's, bytes) in the pipe's order; a framed line is whole, without its prefix."""
+        if self.prefix is None:
+            return [(False, data)] if data else []
+        buf = self._held + data
+        out: list[tuple[bool, bytes]] = []
+        while buf:
+            if self._in_frame:
+                end = buf.find(b"\n")
+                if end < 0:
+                    break
+                out.append((True, buf[: end + 1]))
+                buf = buf[end + 1 :]
+                self._in_frame = False
+                continue
+            at = buf.find(self.prefix)
+            if at >= 0:
+                if at:
+                    out.append((False, buf[:at]))
+                buf = buf[at + len(self.prefix) :]
+                self._in_frame = True
+                continue
+            keep = _prefix_tail(buf, self.prefix)  # bytes that may begin a frame the next read completes
+            if keep < len(buf):
+                out.append((False, buf[: len(buf) - keep]))
+                buf = buf[len(buf) - keep :]
+            break
+        self._held = buf
+        return out
+
+    def rest(self) -> bytes:
+        """What is held back at the end (a bot's bytes that began like a frame, or a frame cut short)."""
+        held, self._held, self._in_frame = self._held, b"", False
+        return held
+
+
+def _prefix_tail(buf: bytes, prefix: bytes) -> int:
+    """The length of the longest end of ``buf`` that is a start of ``prefix`` (shorter than it)."""
+    start = max(0, len(buf) - len(prefix) + 1)
+    at = buf.find(prefix[:1], start)
+    while at >= 0:
+        if prefix.startswith(buf[at:]):
+            return len(buf) - at
+        at = buf.find(prefix[:1], at + 1)
+    return 0
+
+
+class _Copier:
+    """Copies the bot's output pipe into the log, the arena's framed lines written as its own, from one
+    thread; watches the arena's pipe for its end."""
+
+    def __init__(
+        self, output: int, key: str | None, log: CappedLog, on_arena_gone: Callable[[], None]
+    ) -> None:
+        self.output: int | None = output
+        self.log = log
+        self.on_arena_gone = on_arena_gone
+        self.output_done = threading.Event()  # every writer has closed the bot's output
+        self._frames = _Frames(key)
+        self._arena = sys.stdin.fileno()
+        self._lock = threading.Lock()  # this thread, and the main one's last copies once the bot has exited
+        os.set_blocking(output, False)
+
+    def run(self) -> None:
+        try:
+            while True:
+                watched = [self._arena] if self.output is None else [self._arena, self.output]
+                ready, _, _ = select.select(watched, [], [])
+                if self._arena in ready and not _read_some(self._arena):
+                    break
+                if self.output is not None and self.output in ready:
+                    self.copy(max_reads=16)  # then a look at the arena's pipe, however much the bot writes
+        except (OSError, ValueError):
+            return  # the log is closed: the shim is exiting after its bot
+        self.on_arena_gone()
+
+    def copy(self, max_reads: int = 64) -> None:
+        """Copy what is in the bot's output pipe now, in at most ``max_reads`` reads (a pipe holds one
+        read's worth unless its bot enlarged it; a bot's child writing without end must not hold the shim
+        here)."""
+        with self._lock:
+            for _ in range(max_reads):
+                if self.output is None:
+                    return
+                try:
+                    chunk = os.read(self.output, 65536)
+                except BlockingIOError:
+                    return
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    self._write(self._frames.rest(), arena=False)
+                    os.close(self.output)
+                    self.output = None
+                    self.output_done.set()
+                    return
+                for arena, data in self._frames.feed(chunk):
+                    self._write(data, arena)
+
+    def finish(self) -> None:
+        """Copy what is left, and the bytes held back as the start of a frame the bot never finished."""
+        self.copy()
+        with self._lock:
+            self._write(self._frames.rest(), arena=False)
+
+    def _write(self, data: bytes, arena: bool) -> None:
+        if arena:
+            self.log.arena_line(data.decode("utf-8", "replace"))
+        elif data:
+            self.log.write(data)
+
+
+def _read_some(fd: int) -> bool:
+    """Read and drop what the arena sent (it sends nothing after the key); False at the pipe's end."""
+    try:
+        return bool(os.read(fd, 4096))
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+def _read_key(fd: int) -> str | None:
+    """The key the arena sends first on the shim's standard input (a line); None when the pipe ends."""
+    data = b""
+    while not data.endswith(b"\n"):
+        try:
+            more = os.read(fd, 1)
+        except OSError:
+            return None
+        if not more:
+            return None
+        data += more
+        if len(data) > 4 * KEY_BYTES:
+            return None
+    return data.decode("ascii", "replace").strip()
 
 
 def _stop_group(grace_s: float) -> None:
@@ -303,6 +469,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="start the command with an empty environment (the sandbox: its first process keeps what it "
         "was started with in /proc/PID/environ, which an unprivileged bot of the same user can read)",
     )
+    parser.add_argument(
+        "--output-fds",
+        default=None,
+        help="READ,WRITE: the bot's output pipe, made by the arena, which writes its own lines into it "
+        "framed with the key it sends first on standard input (without: a pipe of the shim's own)",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -312,6 +484,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A handler (not SIG_IGN, which exec would pass on to the bot) so that SIGTERM to the group spares us.
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda *_: None)
+    key = None
+    if args.output_fds:
+        output_read, output_write = (int(fd) for fd in args.output_fds.split(","))
+        key = _read_key(sys.stdin.fileno())
+        if key is None:
+            return 0  # the arena is gone already
+    else:
+        output_read, output_write = os.pipe()
     log = CappedLog(args.log, args.log_cap)
     try:
         log.arena_line(f"{STARTING_MARK} {' '.join(command)}\n")
@@ -322,8 +502,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             bot = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                stdout=output_write,
+                stderr=output_write,
                 preexec_fn=_limits(args.memory_mb, args.cpu_s, args.nofile),
                 pass_fds=args.pass_fd,
                 env={} if args.clear_env else None,
@@ -332,32 +512,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             log.arena_line(f"[arena] cannot start the bot: {exc}\n")
             return 127
         finally:
-            for fd in args.pass_fd:
-                os.close(fd)  # the bot has its copies: the pipes' other ends see their end with the bot
-        assert bot.stdout is not None
-        pump = threading.Thread(target=_pump, args=(bot.stdout, log), daemon=True)
-        pump.start()
+            # The bot has its copies: the pipes' other ends see their end with the bot (the output pipe's
+            # with the bot and the arena, which keeps a writing end for its own lines).
+            for fd in [*args.pass_fd, output_write]:
+                os.close(fd)
 
-        def watch_arena() -> None:
-            with contextlib.suppress(OSError):
-                while sys.stdin.buffer.read1(4096):  # type: ignore[union-attr]
-                    pass
+        def arena_gone() -> None:
             with contextlib.suppress(OSError, ValueError):
+                copier.finish()  # what the bot said last, and the arena's last lines
                 log.arena_line("[arena] arena gone or stop requested: stopping the bot\n")
             _stop_group(args.grace)
             os._exit(0)
 
-        threading.Thread(target=watch_arena, daemon=True).start()
+        copier = _Copier(output_read, key, log, arena_gone)
+        threading.Thread(target=copier.run, daemon=True).start()
         code = bot.wait()
-        pump.join(timeout=1.0)
+        if key is None:  # the pipe ends with the bot (unless a child of its holds it)
+            copier.output_done.wait(timeout=1.0)
+        copier.copy()  # its last words
         log.arena_line(f"[arena] bot exited with status {code}\n")
+        _stop_group(0.5)  # children the bot left behind
+        copier.finish()  # theirs, and what the arena wrote before it could see the bot gone (an end mark)
     finally:
         log.close()
-    _stop_group(0.5)  # children the bot left behind
     return code if code >= 0 else 128 - code
 
 
 if __name__ == "__main__":
-    # os._exit: a daemon thread is blocked reading stdin, and a normal interpreter shutdown would abort on it.
+    # os._exit: a daemon thread is blocked watching stdin; a normal interpreter shutdown would abort on it.
     sys.stdout.flush()
     os._exit(main())

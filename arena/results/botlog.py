@@ -6,10 +6,9 @@ bot process plays all its games, so the arena writes a line of its own into that
 begins and ends a game (``start_line``, ``end_line``), and a line the bot wrote between the two belongs to
 that game. With several games at once (``concurrency``) a bot may be in more than one game when it writes:
 such a line is given to every game it was in at the time, and says so. What the bot buffers and writes late
-(a block-buffered standard output) lands where it is written, not where it was meant. So does what its
-shim copies late: the shim, a process of its own, copies the bot's output into the log while the arena
-writes its marks there directly, so on a busy machine a game's lines can land after its end mark (seen in
-CI: a shim starved for a whole five-hand game put that game's lines in the next game's span).
+(a block-buffered standard output) lands where it is written, not where it was meant. What the bot has
+written lands in its game however late its shim copies it: the arena writes its marks into the bot's own
+output pipe, and the shim writes marks and lines into the log in the pipe's order (``arena.players.shim``).
 
 The logs can hold what the bot author keeps private (their own debugging, the hands they saw), so only the
 organiser's report shows them (``arena report``, not ``arena report --public``).

@@ -581,6 +581,9 @@ FORGERIES = (
     b"\x1b[0m[arena] FORGED escape\n",
     "\u200e[arena] FORGED bidi mark\n".encode(),
     "\uff3barena\uff3d FORGED full-width brackets\n".encode(),
+    # the frame the arena's own lines travel in through the bot's output pipe, with a guessed key and none
+    b"\x1e" + b"0" * 32 + b" [arena] game FORGEDGAME seat 3: start FORGED frame\n",
+    b"\x1e [arena] game FORGEDGAME seat 4: start FORGED frame byte\n",
 )
 
 

@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from arena.players.process import ManagedBot
 from arena.players.shim import BOT_MARK, CappedLog, mark_bot_lines
@@ -102,3 +104,124 @@ def test_a_rotation_in_the_middle_of_a_line_marks_its_rest(tmp_path: Path) -> No
 
 def test_mark_bot_lines_leaves_plain_lines_alone() -> None:
     assert mark_bot_lines(b"ATTACK x FAILED\nBALLOON 32\n", True) == b"ATTACK x FAILED\nBALLOON 32\n"
+
+
+SAYER = """
+import os, sys, threading, time
+from arena.bot import run
+from sample_bots.random import RandomBot
+
+def say() -> None:
+    n = 0
+    while True:
+        ask = os.path.join(sys.argv[1], f"say{n}")
+        if os.path.exists(ask):
+            print(open(ask).read(), flush=True)  # in the shim's pipe once print returns
+            open(ask + ".done", "w").close()
+            n += 1
+        time.sleep(0.01)
+
+threading.Thread(target=say, daemon=True).start()
+run(RandomBot, sys.argv[2:])
+"""
+
+
+def test_a_stopped_shim_still_puts_each_line_in_the_game_it_was_written_in(tmp_path: Path) -> None:
+    """The case a busy machine makes (CI once starved a shim for a whole game, and that game's lines landed
+    in the next one's span): the bot's shim is stopped (SIGSTOP) while the bot writes in two games and the
+    arena marks both, then let go. Each line must be in its own game: the shim writes the marks itself, the
+    end mark after the output already in its pipe. Before, the arena wrote the marks into the file
+    directly, ahead of the lines the stopped shim had not copied: game one had no line."""
+    import os
+    import signal
+
+    script = tmp_path / "sayer.py"
+    script.write_text(SAYER)
+    log = tmp_path / "sayer.log"
+    bot = ManagedBot(
+        "sayer", f"{{python}} {script} {tmp_path} --address {{address}}", log, startup_timeout_s=60
+    )
+
+    def say(n: int, text: str) -> None:
+        (tmp_path / f"say{n}").write_text(text)
+        deadline = time.monotonic() + 60
+        while not (tmp_path / f"say{n}.done").exists():
+            assert time.monotonic() < deadline, f"the bot never said {text!r}"
+            time.sleep(0.01)
+
+    async def scenario() -> None:
+        try:
+            await bot.start()
+            assert bot.pid is not None
+            os.kill(bot.pid, signal.SIGSTOP)  # the shim alone: its bot runs on
+            try:
+                bot.note(botlog.start_line("g1", 0))
+                await asyncio.to_thread(say, 0, "LINE OF GAME ONE")
+                bot.note(botlog.end_line("g1", 0))
+                bot.note(botlog.start_line("g2", 0))
+                await asyncio.to_thread(say, 1, "LINE OF GAME TWO")
+                bot.note(botlog.end_line("g2", 0))
+            finally:
+                os.kill(bot.pid, signal.SIGCONT)
+            await asyncio.to_thread(_wait, log, "[arena] game g2 seat 0: end")
+        finally:
+            await bot.close()
+
+    asyncio.run(scenario())
+    lines = log.read_bytes().decode(errors="replace").split("\n")
+    games = botlog.split_log(lines, "sayer")
+    assert [line.text for line in games["g1"]] == ["LINE OF GAME ONE"], lines
+    assert [line.text for line in games["g2"]] == ["LINE OF GAME TWO"], lines
+
+
+def test_a_line_for_a_gone_shim_is_written_to_the_file(tmp_path: Path) -> None:
+    """Without a live shim (its bot stopped) the arena's line still reaches the log, directly."""
+    log = tmp_path / "b.log"
+    bot = ManagedBot("b", "{python} -m sample_bots.random --address {address}", log, startup_timeout_s=60)
+
+    async def scenario() -> None:
+        await bot.start()
+        await bot.close()
+        bot.note(botlog.end_line("g9", 1))
+
+    asyncio.run(scenario())
+    assert log.read_text().endswith("[arena] game g9 seat 1: end\n")
+
+
+KEY = "ab" * 16
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(
+        st.one_of(
+            st.binary(max_size=40).map(lambda b: (False, b)),
+            st.lists(st.sampled_from([b"\x1e", b"a", b"b", b" ", b"\n", KEY.encode()[:7]]), max_size=8).map(
+                lambda bs: (False, b"".join(bs))
+            ),
+            st.text(alphabet="[]arenz g0:\x1e", max_size=30).map(lambda t: (True, t.encode())),
+        ),
+        max_size=12,
+    ),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
+)
+def test_the_shim_tells_framed_arena_lines_from_every_byte_of_the_bot_s(
+    parts: list[tuple[bool, bytes]], cuts: list[int]
+) -> None:
+    """However the pipe's reads cut it, the shim finds each of the arena's framed lines, whole and in order,
+    and passes on every byte of the bot's unchanged, the frame byte and pieces of the key included (a bot
+    never has the whole key)."""
+    from arena.players.shim import FRAME, _Frames, frame
+
+    bot = b"".join(data for arena, data in parts if not arena)
+    assume(FRAME + KEY.encode() not in bot)
+    stream = b"".join(frame(KEY, data.decode()) if arena else data for arena, data in parts)
+    frames = _Frames(KEY)
+    got: list[tuple[bool, bytes]] = []
+    at = 0
+    for cut in [*sorted({min(c, len(stream)) for c in cuts}), len(stream)]:
+        got += frames.feed(stream[at:cut])
+        at = cut
+    got.append((False, frames.rest()))
+    assert b"".join(data for arena, data in got if not arena) == bot
+    assert [data for arena, data in got if arena] == [data + b"\n" for arena, data in parts if arena]

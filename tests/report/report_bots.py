@@ -4,7 +4,6 @@ in; ``Chatty`` is launched (``python tests/report/report_bots.py --port P``) and
 from __future__ import annotations
 
 import sys
-import time
 
 from arena.bot import Bot, run
 from arena.engine import Action, ActionKind, View
@@ -29,10 +28,6 @@ class Chatty(Bot):
     def act(self, view: View) -> Action:
         action = view.legal_actions[-1]
         print(f"thinking: {len(view.legal_actions)} legal, playing {action}", file=sys.stderr, flush=True)
-        # Its shim copies the line to the log as a process of its own, and the arena marks the game's end
-        # in the same file directly: a shim starved for a whole game (seen once in CI) lands the game's
-        # lines in the next game's span (arena.results.botlog). A pause gives the copy time to happen.
-        time.sleep(0.05)
         return action
 
 
