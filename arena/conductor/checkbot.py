@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -471,8 +472,10 @@ async def check_command(
 ) -> CheckReport:
     """Launch ``command`` as an event launches an entrant (its sandbox, limits and ``{address}``), check it,
     stop it. A bot that cannot start is a violation with the reason and the last lines of its log, which
-    is kept (in a new directory under the system's temporary one) for the author to read whole; one that
-    crashed (its process exited) is said so in ``report.crash``. ``keep`` as for ``check_bot``.
+    is kept (in a new directory under the system's temporary one) for the author to read whole, as is the
+    log of every check that fails (its report names it); a passing check's log, which nothing names, is
+    removed. One that crashed (its process exited) is said so in ``report.crash``. ``keep`` as for
+    ``check_bot``.
 
     :raises ConfigError: the sandbox cannot run here, or the bot's directory cannot be told.
     """
@@ -491,11 +494,11 @@ async def check_command(
         sandbox=spec,
         cwd=where,
     )
+    report = CheckReport(command, launch=launch)
     try:
         try:
             address = await bot.start()
         except (ArenaError, OSError) as exc:
-            report = CheckReport(command, launch=launch)
             report.violations.append(f"the bot did not start: {exc}")
             for line in report.head():
                 say(line)
@@ -516,3 +519,5 @@ async def check_command(
         return report
     finally:
         await bot.close()
+        if report.passed:
+            shutil.rmtree(logs, ignore_errors=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import os
 import re
 import sys
 from pathlib import Path
@@ -159,13 +160,19 @@ def test_check_bot_command_fails_a_bot_that_cannot_start_in_the_sandbox(tmp_path
         "from arena.bot import run\nfrom sample_bots.random import RandomBot\nrun(RandomBot)\n"
     )
     command = f"{{python}} {bot} --address {{address}}"
-    outside = arena_cli("check-bot", "--sandbox", "none", "--command", command)
+    temp = tmp_path / "temp"  # where check-bot makes the bot's log directory
+    temp.mkdir()
+    env = dict(os.environ, TMPDIR=str(temp))
+    outside = arena_cli("check-bot", "--sandbox", "none", "--command", command, env=env)
     assert outside.returncode == 0 and "VERDICT: PASS" in outside.stdout, outside.stdout + outside.stderr
-    inside = arena_cli("check-bot", "--command", command)
+    assert list(temp.iterdir()) == [], "a passing check's log, which nothing names, is not left behind"
+    inside = arena_cli("check-bot", "--command", command, env=env)
     assert inside.returncode == 1, inside.stdout + inside.stderr
     text = " ".join(inside.stdout.split())  # lines are wrapped on words at 80 columns
     assert "(in the sandbox)" in text and "the bot did not start" in text
     assert "model.txt" in text and "VERDICT: FAIL" in text
+    [kept] = temp.iterdir()  # a failing check's log is kept, where its report says
+    assert str(kept / "bot.log") in text
 
 
 @pytest.mark.parametrize(
