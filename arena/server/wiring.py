@@ -170,15 +170,18 @@ class Server:
         for listener in self._listeners:
             listener()
 
-    def _verdict(self) -> None:
+    async def _verdict(self) -> None:
+        """A verdict or a change of the field: shown on the board before the caller goes on. The board's
+        look runs in a worker thread: it waits for a look in progress, which can take seconds over a large
+        ladder (the first after a restart replays every stored game), and the loop serves pages meanwhile."""
         self.unrated.activations()  # a newer version became active: its match against the one before
         self.ladder.changed.set()
-        self.board.refresh(force=True)
+        await asyncio.to_thread(self.board.refresh, True)
         self._changed()
 
-    def field_changed(self) -> None:
+    async def field_changed(self) -> None:
         """An entrant was enabled, disabled or chose another version: the ladder re-reads its field."""
-        self._verdict()
+        await self._verdict()
 
     def ladder_state(self) -> dict[str, object]:
         """The ladder's line on the leaderboard and the organiser's page."""

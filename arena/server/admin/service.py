@@ -16,18 +16,18 @@ if TYPE_CHECKING:  # the server is handed in by its page: no runtime import of t
     from arena.server.wiring import Server
 
 
-def set_disabled(server: Server, user_id: int, disabled: bool) -> None:
+async def set_disabled(server: Server, user_id: int, disabled: bool) -> None:
     """:raises Refused: 404, no such entrant."""
     server.accounts.set_disabled(user_id, disabled)
-    server.field_changed()
+    await server.field_changed()
 
 
-def recheck(server: Server, version_id: int) -> None:
+async def recheck(server: Server, version_id: int) -> None:
     """:raises Refused: 404, no such version."""
     server.submissions.get(version_id)
     server.submissions.set_status(version_id, VersionStatus.QUEUED)
     server.checks.put(version_id)
-    server.field_changed()
+    await server.field_changed()
 
 
 def pairs(server: Server) -> dict[str, Any]:

@@ -50,9 +50,9 @@ async def admin_action(web: Web, request: Request, visit: Visit) -> Response:
     action = request.path_params["action"]
     target = int(request.path_params["id"])
     if action in ("disable", "enable"):
-        service.set_disabled(web.server, target, action == "disable")
+        await service.set_disabled(web.server, target, action == "disable")
     elif action == "recheck":
-        service.recheck(web.server, target)
+        await service.recheck(web.server, target)
     else:
         raise not_found("action")
     return web.redirect("/admin")

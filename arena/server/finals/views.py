@@ -124,7 +124,7 @@ async def start(web: Web, request: Request, visit: Visit) -> Response:
     require_organiser(visit.viewer)
     await web.form(request, visit)
     directory = finals.freeze()
-    web.server.field_changed()
+    await web.server.field_changed()
     return web.redirect(f"/final/{directory.name[6:]}")
 
 

@@ -28,7 +28,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -253,7 +253,7 @@ class CheckQueue:
         self,
         config: CompetitionConfig,
         submissions: Submissions,
-        on_verdict: Callable[[], None],
+        on_verdict: Callable[[], Awaitable[None]],
         claims: CheckClaims | None = None,
     ) -> None:
         self.config = config
@@ -372,4 +372,4 @@ class CheckQueue:
         log.info(
             "check of %s %s: %s in %.1f s", version.user, version.label, report["passed"], report["seconds"]
         )
-        self.on_verdict()
+        await self.on_verdict()

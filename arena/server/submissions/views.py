@@ -99,7 +99,7 @@ async def activate(web: Web, request: Request, visit: Visit) -> Response:
     await web.form(request, visit)
     user_id = access.require_login(visit.viewer)
     web.server.submissions.activate(user_id, int(request.path_params["id"]))
-    web.server.field_changed()
+    await web.server.field_changed()
     return web.redirect("/me")
 
 

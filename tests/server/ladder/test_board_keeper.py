@@ -212,3 +212,68 @@ def test_the_replay_s_readers_wait_for_a_look_in_a_thread_not_on_the_event_loop(
     order, loop_thread = asyncio.run(scenario())
     assert order == ["health check answered", "replay reader answered"]
     assert readers and loop_thread not in readers
+
+
+def test_a_verdict_s_look_waits_for_a_look_in_progress_in_a_thread_not_on_the_event_loop(
+    built: tuple[Any, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change of the field (here the organiser disables an entrant; a check's verdict takes the same
+    path) shows on the board before the request is answered: its look waits for the board's lock, which a
+    look in progress holds (seconds, over a large ladder's replay after a restart). It waits in a worker
+    thread: the health check is answered meanwhile, and the organiser's request once the look ends.
+    Before, it waited on the event loop, and nothing was answered until the look in progress ended."""
+    server, _threads = built
+    looks: list[int] = []
+    original = ratings.Board.look
+
+    def looking(self: Any, *args: Any, **kwargs: Any) -> Any:
+        looks.append(threading.get_ident())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ratings.Board, "look", looking)
+    cookies = _organiser_cookie(server)
+    lock, guard, freed = server.board._lock, threading.Lock(), threading.Event()
+
+    def let_go() -> None:
+        with guard:
+            if not freed.is_set():
+                freed.set()
+                lock.release()
+
+    def watchdog() -> None:  # only for the failure this guards against: a loop stuck on the lock
+        if not freed.wait(30):
+            let_go()
+
+    async def scenario() -> tuple[list[str], int]:
+        order: list[str] = []
+        transport = httpx.ASGITransport(app=server.app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://127.0.0.1", cookies=cookies
+        ) as client:
+            page = (await client.get("/admin")).text
+            found = re.search(r'name="csrf" value="([^"]+)"', page)
+            assert found is not None, page[:500]
+            looks.clear()
+
+            async def disable() -> None:
+                reply = await client.post("/admin/disable/1", data={"csrf": found.group(1)})
+                assert reply.status_code == 303, (reply.status_code, reply.text[:300])
+                order.append("organiser answered")
+
+            lock.acquire()  # a look in progress
+            threading.Thread(target=watchdog, daemon=True).start()
+            task = asyncio.create_task(disable())
+            for _ in range(6000):  # until the verdict's look has begun (and waits on the lock)
+                if looks:
+                    break
+                await asyncio.sleep(0.01)
+            assert looks, "the change of the field made no look"
+            assert (await client.get("/healthz")).status_code == 200
+            order.append("health check answered")
+            let_go()
+            await task
+        return order, threading.get_ident()
+
+    order, loop_thread = asyncio.run(scenario())
+    assert order == ["health check answered", "organiser answered"]
+    assert looks and loop_thread not in looks
