@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +149,59 @@ def _organiser_cookie(server: Any) -> dict[str, str]:
     return {COOKIE: f"{token}.{_sign(server.session_key, token)}"}
 
 
+async def _answered_while_a_look_holds_the_lock(
+    server: Any, client: httpx.AsyncClient, request: Coroutine[Any, Any, httpx.Response], begun: list[int]
+) -> list[str]:
+    """``request`` sent while a look in progress holds the board's lock: the order in which it and a health
+    check sent after it (once ``begun`` holds the thread its look or read began on) are answered. A
+    watchdog lets the lock go after 30 s, only for the failure this guards against: a loop stuck on it."""
+    order: list[str] = []
+    lock, guard, freed = server.board._lock, threading.Lock(), threading.Event()
+
+    def let_go() -> None:  # the look ends (once, whoever says it first)
+        with guard:
+            if not freed.is_set():
+                freed.set()
+                lock.release()
+
+    def watchdog() -> None:
+        if not freed.wait(30):
+            let_go()
+
+    async def asked() -> None:
+        reply = await request
+        assert reply.status_code in (200, 303), (reply.status_code, reply.text[:300])
+        order.append("request answered")
+
+    lock.acquire()  # a look in progress
+    threading.Thread(target=watchdog, daemon=True).start()
+    task = asyncio.create_task(asked())
+    for _ in range(6000):  # until the request's look or read has begun (and waits on the lock)
+        if begun:
+            break
+        await asyncio.sleep(0.01)
+    assert begun, "the request never came to the board"
+    assert (await client.get("/healthz")).status_code == 200
+    order.append("health check answered")
+    let_go()
+    await task
+    return order
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, *names: str) -> list[int]:
+    """The threads the board's ``names`` methods run on, in order."""
+    threads: list[int] = []
+    for name in names:
+        original = getattr(ratings.Board, name)
+
+        def counting(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            threads.append(threading.get_ident())
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(ratings.Board, name, counting)
+    return threads
+
+
 @pytest.mark.parametrize("path", ["/admin", "/entrants/1/analytics", "/api/entrants/1/analytics"])
 def test_the_replay_s_readers_wait_for_a_look_in_a_thread_not_on_the_event_loop(
     built: tuple[Any, list[int]], monkeypatch: pytest.MonkeyPatch, path: str
@@ -161,56 +214,19 @@ def test_the_replay_s_readers_wait_for_a_look_in_a_thread_not_on_the_event_loop(
     ends; and the replay's readers ran on a thread other than the loop's. On the loop, the loop itself
     would wait for the lock: nothing would be answered until a watchdog let the lock go."""
     server, _threads = built
-    readers: list[int] = []
-    for name in ("every_game", "steps"):
-        original = getattr(ratings.Board, name)
-
-        def reading(self: Any, *args: Any, _original: Any = original) -> Any:
-            readers.append(threading.get_ident())
-            return _original(self, *args)
-
-        monkeypatch.setattr(ratings.Board, name, reading)
+    readers = _counted(monkeypatch, "every_game", "steps")
     cookies = _organiser_cookie(server)
-    lock, guard, freed = server.board._lock, threading.Lock(), threading.Event()
-
-    def let_go() -> None:  # the look ends (once, whoever says it first)
-        with guard:
-            if not freed.is_set():
-                freed.set()
-                lock.release()
-
-    def watchdog() -> None:  # only for the failure this guards against: a loop stuck on the lock
-        if not freed.wait(30):
-            let_go()
 
     async def scenario() -> tuple[list[str], int]:
-        order: list[str] = []
         transport = httpx.ASGITransport(app=server.app)
         async with httpx.AsyncClient(
             transport=transport, base_url="http://127.0.0.1", cookies=cookies
         ) as client:
-
-            async def slow() -> None:
-                reply = await client.get(path)
-                assert reply.status_code == 200, (path, reply.status_code, reply.text[:300])
-                order.append("replay reader answered")
-
-            lock.acquire()  # a look in progress
-            threading.Thread(target=watchdog, daemon=True).start()
-            task = asyncio.create_task(slow())
-            for _ in range(6000):  # until the reader has begun (and waits on the lock), wherever it runs
-                if readers:
-                    break
-                await asyncio.sleep(0.01)
-            assert readers, f"{path} never read the replay"
-            assert (await client.get("/healthz")).status_code == 200
-            order.append("health check answered")
-            let_go()
-            await task
+            order = await _answered_while_a_look_holds_the_lock(server, client, client.get(path), readers)
         return order, threading.get_ident()
 
     order, loop_thread = asyncio.run(scenario())
-    assert order == ["health check answered", "replay reader answered"]
+    assert order == ["health check answered", "request answered"]
     assert readers and loop_thread not in readers
 
 
@@ -223,29 +239,10 @@ def test_a_verdict_s_look_waits_for_a_look_in_progress_in_a_thread_not_on_the_ev
     thread: the health check is answered meanwhile, and the organiser's request once the look ends.
     Before, it waited on the event loop, and nothing was answered until the look in progress ended."""
     server, _threads = built
-    looks: list[int] = []
-    original = ratings.Board.look
-
-    def looking(self: Any, *args: Any, **kwargs: Any) -> Any:
-        looks.append(threading.get_ident())
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(ratings.Board, "look", looking)
     cookies = _organiser_cookie(server)
-    lock, guard, freed = server.board._lock, threading.Lock(), threading.Event()
-
-    def let_go() -> None:
-        with guard:
-            if not freed.is_set():
-                freed.set()
-                lock.release()
-
-    def watchdog() -> None:  # only for the failure this guards against: a loop stuck on the lock
-        if not freed.wait(30):
-            let_go()
+    looks = _counted(monkeypatch, "look")
 
     async def scenario() -> tuple[list[str], int]:
-        order: list[str] = []
         transport = httpx.ASGITransport(app=server.app)
         async with httpx.AsyncClient(
             transport=transport, base_url="http://127.0.0.1", cookies=cookies
@@ -254,26 +251,10 @@ def test_a_verdict_s_look_waits_for_a_look_in_progress_in_a_thread_not_on_the_ev
             found = re.search(r'name="csrf" value="([^"]+)"', page)
             assert found is not None, page[:500]
             looks.clear()
-
-            async def disable() -> None:
-                reply = await client.post("/admin/disable/1", data={"csrf": found.group(1)})
-                assert reply.status_code == 303, (reply.status_code, reply.text[:300])
-                order.append("organiser answered")
-
-            lock.acquire()  # a look in progress
-            threading.Thread(target=watchdog, daemon=True).start()
-            task = asyncio.create_task(disable())
-            for _ in range(6000):  # until the verdict's look has begun (and waits on the lock)
-                if looks:
-                    break
-                await asyncio.sleep(0.01)
-            assert looks, "the change of the field made no look"
-            assert (await client.get("/healthz")).status_code == 200
-            order.append("health check answered")
-            let_go()
-            await task
+            disable = client.post("/admin/disable/1", data={"csrf": found.group(1)})
+            order = await _answered_while_a_look_holds_the_lock(server, client, disable, looks)
         return order, threading.get_ident()
 
     order, loop_thread = asyncio.run(scenario())
-    assert order == ["health check answered", "organiser answered"]
+    assert order == ["health check answered", "request answered"]
     assert looks and loop_thread not in looks
