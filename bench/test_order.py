@@ -1,17 +1,17 @@
-"""Each test file's seconds in a whole run of the suite, for the order the suite runs its files in
-(tests/conftest.py: the longest first, so that both workers finish together).
+"""Would another order of the suite's files end it sooner? Each file's seconds in a whole run, and the
+two workers' finish when the files are handed out in the suite's order and longest first.
 
-    pytest --junitxml /tmp/suite.xml          # a whole run (its JUnit report has each test's seconds)
-    python bench/test_order.py /tmp/suite.xml # writes tests/durations.json
+    pytest --junitxml /tmp/suite.xml           # a whole run (its JUnit report has each test's seconds)
+    python bench/test_order.py /tmp/suite.xml  # [--workers 2] [--top 20]
 
-A test's seconds in the report are its setup's, its call's and its teardown's (a module's server is
-started in its first test's setup). Files the report does not have keep no entry: the suite gives them
-the median file's seconds.
+pytest-xdist's ``--dist loadfile`` hands a worker the next file when it is nearly done with its own; the
+simulation hands each file, whole, to the worker that is free first. A test's seconds in the report are
+its setup's, its call's and its teardown's (a module's server is started in its first test's setup).
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import sys
 import xml.etree.ElementTree as ET
 from collections import defaultdict
@@ -21,12 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def file_seconds(report: Path) -> dict[str, float]:
-    """Seconds by test file (``tests/x/test_y.py``) from a JUnit XML report of pytest."""
+    """Seconds by test file (``tests/x/test_y.py``), in the order the report first names each file."""
     seconds: dict[str, float] = defaultdict(float)
     for case in ET.parse(report).getroot().iter("testcase"):
-        module = case.get("classname", "")
-        parts = module.split(".")
-        # classname is the module's dotted path, then the class when the test is in one
+        parts = case.get("classname", "").split(".")  # the module's dotted path, then a class if any
         for cut in range(len(parts), 0, -1):
             path = Path(*parts[:cut]).with_suffix(".py")
             if (ROOT / path).is_file():
@@ -35,19 +33,35 @@ def file_seconds(report: Path) -> dict[str, float]:
     return dict(seconds)
 
 
+def finish(order: list[float], workers: int) -> float:
+    """When the last worker ends, each file given whole to the worker free first."""
+    ends = [0.0] * workers
+    for seconds in order:
+        ends[ends.index(min(ends))] += seconds
+    return max(ends)
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python bench/test_order.py JUNIT.xml", file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(prog="python bench/test_order.py")
+    parser.add_argument("report", type=Path, help="pytest's --junitxml report of a whole run")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--top", type=int, default=15, help="how many of the longest files to list")
+    args = parser.parse_args(argv)
     try:
-        seconds = file_seconds(Path(argv[0]))
+        seconds = file_seconds(args.report)
     except (OSError, ET.ParseError) as exc:
-        print(f"error: cannot read {argv[0]}: {exc}", file=sys.stderr)
+        print(f"error: cannot read {args.report}: {exc}", file=sys.stderr)
         return 2
-    ordered = dict(sorted(((k, round(v, 1)) for k, v in seconds.items()), key=lambda kv: -kv[1]))
-    (ROOT / "tests" / "durations.json").write_text(json.dumps(ordered, indent=1) + "\n")
-    total = sum(ordered.values())
-    print(f"{len(ordered)} files, {total:.0f} s in all; the longest: {next(iter(ordered), '-')}")
+    if not seconds or args.workers < 1:
+        print("error: no test file in the report, or no worker", file=sys.stderr)
+        return 2
+    total = sum(seconds.values())
+    longest = sorted(seconds.items(), key=lambda kv: -kv[1])
+    for path, s in longest[: args.top]:
+        print(f"{s:8.1f} s  {path}")
+    print(f"{len(seconds)} files, {total:,.0f} s; at best {total / args.workers:,.0f} s on {args.workers}.")
+    print(f"in the suite's order: {finish(list(seconds.values()), args.workers):,.0f} s")
+    print(f"longest first: {finish([s for _, s in longest], args.workers):,.0f} s")
     return 0
 
 

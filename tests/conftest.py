@@ -14,7 +14,6 @@ whether each rule of docs/RULES.md was covered by a test that ran and passed in 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shutil
 import subprocess
@@ -214,28 +213,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if marker.name in NEEDS and (reason := missing(marker.name)) is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))  # -rs then names the test, not this file
                 break
-    # The longest files first (each is one unit of pytest-xdist's --dist loadfile): the suite ends with
-    # short files on both workers, not with one worker on a long file while the other idles. Stable: the
-    # tests of a file keep their order.
-    weights = file_seconds()
-    usual = sorted(weights.values())[len(weights) // 2] if weights else 0.0
-    items.sort(
-        key=lambda item: (
-            item.get_closest_marker("run_last") is not None,
-            -weights.get(item.nodeid.split("::")[0], usual),
-        )
-    )
-
-
-@functools.cache
-def file_seconds() -> dict[str, float]:
-    """Each test file's seconds in a whole run of the suite (``tests/durations.json``, written by
-    ``python bench/test_order.py``); none when it is missing or unreadable (the order is then unchanged)."""
-    try:
-        data = json.loads((ROOT / "tests" / "durations.json").read_text())
-        return {str(k): float(v) for k, v in data.items()}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}
+    items.sort(key=lambda item: item.get_closest_marker("run_last") is not None)  # stable: else unchanged
 
 
 @pytest.hookimpl(wrapper=True)

@@ -86,14 +86,17 @@ def test_a_path_cut_between_a_game_s_span_and_what_follows_it_is_still_hidden(tm
 def test_a_path_cut_by_the_end_of_what_is_kept_is_still_hidden(tmp_path: Path) -> None:
     """The bytes kept after a game (and a stderr's tail) end at a byte count, which can fall inside a path:
     "/srv/class/resu" named the server's directory to the entrant (seen in tests/server/ladder/
-    test_pages.py on a busy machine). Every cut of a line that names the upload and the server's files."""
+    test_pages.py on a busy machine). Every end of a line that names the upload and the server's files;
+    for each, the span's end (between the span and the bytes after it) at each side of every separator and
+    at every seventh byte besides."""
     data = tmp_path / "server0" / "results"
     upload = data / "versions" / "2" / "v1"
     line = f"ok\nrunning from {upload}/bot.py\nlast {data}/x\n"
     root = str(tmp_path / "server0")
+    near = {i + d for i, c in enumerate(line) if c in "/ \n" for d in (0, 1)}
     for end in range(len(line) + 1):
         kept = line[:end]
-        for cut in range(end + 1):
+        for cut in sorted({c for c in near if c <= end} | set(range(0, end + 1, 7)) | {end}):
             span, after = public_texts((kept[:cut], kept[cut:]), data, upload)
             shown = span + after
             assert root not in shown, (end, cut, shown)
