@@ -81,4 +81,9 @@ class Executor(Protocol):
         none): the seats whose bots were launched, and had a log, where the game was played."""
         ...
 
+    async def settle_logs(self, names: Collection[str]) -> None:
+        """Return once the logs of these entrants' launched bots on this machine hold everything the bots
+        wrote before the call (``ManagedBot.settle``), so that a mark of a log's size made next ends
+        what its bot has said (a no-op where the bots run elsewhere, whose machine marks their logs)."""
+
     async def stop(self) -> None: ...

@@ -465,6 +465,9 @@ class DaskExecutor:
     def logs_of(self, game_id: str) -> dict[str, Span]:
         return self._logs.pop(game_id, {})
 
+    async def settle_logs(self, names: Collection[str]) -> None:
+        """The bots are on the workers, which settle their logs around each game they read a span of."""
+
     def _dispatch(self, *, flush: bool = False) -> None:
         """Send full batches to the least busy lanes; a partial batch waits 2 ms for company (``flush``).
 

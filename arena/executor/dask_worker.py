@@ -204,6 +204,7 @@ class EntrantsPlugin(WorkerPlugin):
         (``arena.executor.logspan``) at once: the bytes go back with the game, since this worker may be
         gone by the time anybody asks (a log read later would also hold more of the bot's next games)."""
         paths = {n: self.runtime.log_dir / f"{n}.log" for n in spec.seat_names if n in self.runtime.managed}
+        await self.runtime.settle_logs(paths)  # what the bots wrote before the game: before its span
         before = {n: logspan.mark(path) for n, path in paths.items()}
         me = _Playing(frozenset(paths))
         for other in self._playing:
@@ -215,6 +216,7 @@ class EntrantsPlugin(WorkerPlugin):
             record = await self.runtime.play(spec, disqualified, public_seed, watch=watch)
         finally:
             self._playing.discard(me)
+        await self.runtime.settle_logs(paths)  # what they wrote during it: inside
         spans: dict[str, Span] = {}
         for name, path in paths.items():
             start, end = before[name], logspan.mark(path)

@@ -321,6 +321,10 @@ class LocalExecutor:
     def logs_of(self, game_id: str) -> dict[str, Span]:
         return {}
 
+    async def settle_logs(self, names: Collection[str]) -> None:
+        bots = [self.managed[n] for n in set(names) if n in self.managed]
+        await asyncio.gather(*(bot.settle() for bot in bots))
+
     async def stop(self) -> None:
         for task in self._retries.values():
             task.cancel()

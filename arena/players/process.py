@@ -34,7 +34,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotCrashed, BotTimeout, ConfigError
-from arena.players.shim import KEY_BYTES, STARTING_MARK, append_arena_line, frame
+from arena.players.shim import KEY_BYTES, SETTLED, STARTING_MARK, append_arena_line, frame
 from arena.sandbox import SOCKET_DIR, BotCgroup, SandboxMode, SandboxSpec, bwrap_argv, cgroup_problem
 from arena.sandbox.bubblewrap import (
     SOCKET_NAME,
@@ -161,6 +161,8 @@ class ManagedBot:
         self._cgroup: BotCgroup | None = None
         self._cpu_watch: asyncio.Task[None] | None = None
         self._lines: tuple[int, str] | None = None  # where the arena writes its lines into the bot's output
+        self._settling: dict[str, asyncio.Future[bool]] = {}  # settle's tokens the shim has not answered
+        self._answers: asyncio.Task[None] | None = None  # reads the shim's answers
         argv = expand_command(command, 0)  # validate early
         self._view: Path | None = None
         # Sandboxed: the user the bot runs as (as the host sees it), the descriptor its socket is pinned
@@ -313,7 +315,7 @@ class ManagedBot:
                 "--",
                 *argv,
                 stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,  # its answers to settle
                 stderr=asyncio.subprocess.DEVNULL,
                 start_new_session=True,
                 cwd=self.cwd,
@@ -330,6 +332,47 @@ class ManagedBot:
         assert self._proc.stdin is not None
         self._proc.stdin.write(f"{key}\n".encode())
         self._lines = None if lines is None else (lines, key)
+        self._answers = asyncio.create_task(self._read_answers(self._proc))
+
+    async def _read_answers(self, proc: asyncio.subprocess.Process) -> None:
+        """The shim's answers to ``settle``, each a token on a line, until its standard output ends."""
+        assert proc.stdout is not None
+        try:
+            while line := await proc.stdout.readline():
+                waiting = self._settling.pop(line.decode("ascii", "replace").strip(), None)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(True)
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._unsettle()
+
+    def _unsettle(self) -> None:
+        """No answer will come (the shim is gone or stopped): every ``settle`` waiting returns False."""
+        for waiting in self._settling.values():
+            if not waiting.done():
+                waiting.set_result(False)
+        self._settling.clear()
+
+    async def settle(self, timeout_s: float = 2.0) -> bool:
+        """Wait until the shim has copied into the log everything the bot wrote before this call, so that
+        the log's size now ends what the bot has said so far (a game's span, ``arena.executor.logspan``).
+        A token goes down the bot's output pipe behind that output, and the shim answers it once it has
+        written what came before. False, at once or after ``timeout_s``, when no shim answers (none running,
+        or one its bot keeps from the processor that long): the caller then takes the log as it stands."""
+        if self._lines is None or not self.alive():
+            return False
+        fd, key = self._lines
+        token = secrets.token_hex(8)
+        answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._settling[token] = answered
+        try:
+            os.write(fd, frame(key, (SETTLED + token.encode()).decode()))
+            return await asyncio.wait_for(answered, timeout_s)
+        except (OSError, TimeoutError):
+            return False
+        finally:
+            self._settling.pop(token, None)
 
     def _remaining_s(self, deadline: float) -> float:
         """Start-up time left.
@@ -503,6 +546,10 @@ class ManagedBot:
         if self._lines is not None:
             os.close(self._lines[0])
             self._lines = None
+        if self._answers is not None:
+            self._answers.cancel()
+            self._answers = None
+        self._unsettle()
         if proc is None:
             return
         if proc.returncode is None:

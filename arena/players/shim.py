@@ -15,7 +15,10 @@ writes both into the log, in the order they entered the pipe, which is the order
 written. So each of the bot's lines lands in the game it was written in, however far behind a busy
 machine leaves this shim (it once starved a shim for a whole game, whose lines then landed in the next
 game's span). The key reaches the shim on its standard input, which the bot never sees; a bot that writes
-the frame byte without the key writes its own bytes.
+the frame byte without the key writes its own bytes. A framed line that begins with :data:`SETTLED` is no
+line of the log: once everything before it is in the log, the shim writes its token to its standard output,
+which the arena reads (``ManagedBot.settle``: the competition server marks a game's span by the log's
+size, which must then hold what the bot wrote during the game).
 
 Where the bot has a cgroup, the shim joins it first, before it starts the bot: copying the bot's output is
 work done for the bot (a bot that floods its output made the shim spend seconds of CPU), so it counts
@@ -242,6 +245,9 @@ def append_arena_line(path: Path | str, line: str, wait_s: float = LOCK_WAIT_S) 
 FRAME = b"\x1e"
 """First byte of an arena line in the bot's output pipe, before the shim's key (:func:`frame`)."""
 KEY_BYTES = 16
+SETTLED = b"\x00settled "
+"""A framed line that begins so is no line of the log: the shim writes the rest (a token and its newline)
+to its standard output once it has written everything before it into the log."""
 MAX_FRAME = 3000
 """An arena line's length in the pipe stays below a pipe's atomic write (4,096 bytes on Linux): never cut
 by the bot's own writes."""
@@ -369,7 +375,12 @@ class _Copier:
             self._write(self._frames.rest(), arena=False)
 
     def _write(self, data: bytes, arena: bool) -> None:
-        if arena:
+        if arena and data.startswith(SETTLED):
+            # Everything before it in the pipe is in the log: say so to the arena (arena.players.process,
+            # ManagedBot.settle), on this shim's standard output, which only the arena reads.
+            with contextlib.suppress(OSError):
+                os.write(1, data[len(SETTLED) :])
+        elif arena:
             self.log.arena_line(data.decode("utf-8", "replace"))
         elif data:
             self.log.write(data)

@@ -9,6 +9,8 @@ games must see only the game the arena marked. Before: every forgery began a lin
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -126,52 +128,96 @@ run(RandomBot, sys.argv[2:])
 """
 
 
+class Sayer:
+    """A launched bot (``SAYER``) that writes a line when the test asks, and whose shim the test can stop."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        script = tmp_path / "sayer.py"
+        script.write_text(SAYER)
+        self.dir = tmp_path
+        self.log = tmp_path / "sayer.log"
+        command = f"{{python}} {script} {tmp_path} --address {{address}}"
+        self.bot = ManagedBot("sayer", command, self.log, startup_timeout_s=60)
+        self.said = 0
+
+    async def say(self, text: str) -> None:
+        """Return once the bot has written ``text`` (it is in the shim's pipe, maybe not yet in the log)."""
+        n, self.said = self.said, self.said + 1
+        (self.dir / f"say{n}").write_text(text)
+        deadline = time.monotonic() + 60
+        while not (self.dir / f"say{n}.done").exists():
+            assert time.monotonic() < deadline, f"the bot never said {text!r}"
+            await asyncio.sleep(0.01)
+
+    def shim(self, sig: int) -> None:
+        """Signal the shim alone (SIGSTOP, SIGCONT): its bot runs on."""
+        assert self.bot.pid is not None
+        os.kill(self.bot.pid, sig)
+
+
 def test_a_stopped_shim_still_puts_each_line_in_the_game_it_was_written_in(tmp_path: Path) -> None:
     """The case a busy machine makes (CI once starved a shim for a whole game, and that game's lines landed
     in the next one's span): the bot's shim is stopped (SIGSTOP) while the bot writes in two games and the
     arena marks both, then let go. Each line must be in its own game: the shim writes the marks itself, the
     end mark after the output already in its pipe. Before, the arena wrote the marks into the file
     directly, ahead of the lines the stopped shim had not copied: game one had no line."""
-    import os
-    import signal
-
-    script = tmp_path / "sayer.py"
-    script.write_text(SAYER)
-    log = tmp_path / "sayer.log"
-    bot = ManagedBot(
-        "sayer", f"{{python}} {script} {tmp_path} --address {{address}}", log, startup_timeout_s=60
-    )
-
-    def say(n: int, text: str) -> None:
-        (tmp_path / f"say{n}").write_text(text)
-        deadline = time.monotonic() + 60
-        while not (tmp_path / f"say{n}.done").exists():
-            assert time.monotonic() < deadline, f"the bot never said {text!r}"
-            time.sleep(0.01)
+    sayer = Sayer(tmp_path)
+    bot = sayer.bot
 
     async def scenario() -> None:
         try:
             await bot.start()
-            assert bot.pid is not None
-            os.kill(bot.pid, signal.SIGSTOP)  # the shim alone: its bot runs on
+            sayer.shim(signal.SIGSTOP)
             try:
                 bot.note(botlog.start_line("g1", 0))
-                await asyncio.to_thread(say, 0, "LINE OF GAME ONE")
+                await sayer.say("LINE OF GAME ONE")
                 bot.note(botlog.end_line("g1", 0))
                 bot.note(botlog.start_line("g2", 0))
-                await asyncio.to_thread(say, 1, "LINE OF GAME TWO")
+                await sayer.say("LINE OF GAME TWO")
                 bot.note(botlog.end_line("g2", 0))
             finally:
-                os.kill(bot.pid, signal.SIGCONT)
-            await asyncio.to_thread(_wait, log, "[arena] game g2 seat 0: end")
+                sayer.shim(signal.SIGCONT)
+            await asyncio.to_thread(_wait, sayer.log, "[arena] game g2 seat 0: end")
         finally:
             await bot.close()
 
     asyncio.run(scenario())
-    lines = log.read_bytes().decode(errors="replace").split("\n")
+    lines = sayer.log.read_bytes().decode(errors="replace").split("\n")
     games = botlog.split_log(lines, "sayer")
     assert [line.text for line in games["g1"]] == ["LINE OF GAME ONE"], lines
     assert [line.text for line in games["g2"]] == ["LINE OF GAME TWO"], lines
+
+
+def test_settle_returns_once_the_log_holds_what_the_bot_wrote_and_never_waits_past_its_bound(
+    tmp_path: Path,
+) -> None:
+    """The competition server marks a game's span of a bot's log by the file's size as the game ends
+    (``arena.server.ladder.gamelogs``), so the size must hold what the bot wrote during the game however
+    far behind its shim is. With the shim stopped (SIGSTOP) a settle gives up within its bound and says so;
+    let go, the next settle returns once the line the bot wrote is in the file, before it."""
+    sayer = Sayer(tmp_path)
+    bot = sayer.bot
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        try:
+            await bot.start()
+            sayer.shim(signal.SIGSTOP)
+            try:
+                await sayer.say("SAID WHILE THE SHIM WAS STOPPED")
+                stopped = await bot.settle(timeout_s=0.5)
+            finally:
+                sayer.shim(signal.SIGCONT)
+            settled = await bot.settle(timeout_s=60)
+            held = "SAID WHILE THE SHIM WAS STOPPED" in sayer.log.read_text()
+        finally:
+            await bot.close()
+        return stopped, settled, held
+
+    stopped, settled, held = asyncio.run(scenario())
+    assert not stopped, "a settle answered by a stopped shim"
+    assert settled and held, sayer.log.read_text()
+    assert "settled" not in sayer.log.read_text(), "the settle's token is no line of the log"
+    assert asyncio.run(bot.settle()) is False  # no shim: at once
 
 
 def test_a_line_for_a_gone_shim_is_written_to_the_file(tmp_path: Path) -> None:

@@ -18,9 +18,12 @@ What the span cannot know, and the page says:
   the page says so rather than showing other bytes. An inode number can be reused by the file system after
   the old file is deleted; the span can then show other output *of the same version*, never anybody else's.
 * **Latency.** The shim copies the bot's stderr from a pipe, in a process of its own; on a loaded machine
-  it may get the processor only after the game has ended, so a line the bot wrote during a game can land
-  after the end mark (tests/server/ladder/test_pages.py saw a lag of two fast games on a busy 2-core machine).
-  The page therefore also shows what was written just after the game (``AFTER_BYTES``), marked as such.
+  it may get the processor only after the game has ended (tests/server/ladder/test_pages.py once saw a lag
+  of two fast games on a busy 2-core machine). So before each mark the ladder waits until each seat's shim
+  has copied what its bot wrote so far (``Executor.settle_logs``, ``ManagedBot.settle``), for at most 2 s a
+  seat: a shim its bot keeps from the processor longer than that leaves the rest to land after the end
+  mark. The page therefore also shows what was written just after the game (``AFTER_BYTES``), marked as
+  such, where such a late line, or the traceback of a crash at the game's end, is found.
 
 The reading itself is ``arena.executor.logspan``'s, shared with the Dask workers. With ``[executor]`` on
 Dask the bots run on the workers, and so do their logs (``logs/worker-NAME/``, on the workers' machines):

@@ -294,6 +294,12 @@ class Ladder:
         )
         self.in_flight += 1
         self.counts.started(seats)
+        try:
+            await self.executor.settle_logs(seats)  # what the bots wrote before the game: before its span
+        except BaseException:  # cancelled (the ladder stops): the game never began
+            self.in_flight -= 1
+            self.counts.ended(seats, False)
+            raise
         before = gamelogs.marks(self.log_dir, seats)  # this game's span of each version's log
         live = self.live.open(spec.game_id, [self._label(n) for n in seats])
         stored: str | None = None
@@ -302,6 +308,7 @@ class Ladder:
                 record = await self.executor.play(spec, absent, public_seed, watch=live)
             finally:
                 self.in_flight -= 1
+            await self.executor.settle_logs(seats)  # what they wrote during it: inside
             after = gamelogs.marks(self.log_dir, seats)
             worker_logs = self.executor.logs_of(spec.game_id)
             stored = self.store(seats, public_seed, record, absent, (before, after), worker_logs)
