@@ -63,6 +63,13 @@ from arena.server.submissions.checks import public_texts
 from arena.server.submissions.service import Submissions
 
 ABANDONED = "ended: the server stopped during the game"
+PLAYED = "played"
+"""A person's plan's result once its game is kept."""
+
+
+def stored_link(plan_id: int) -> dict[str, str]:
+    """Where a person's kept game is, as the state says it."""
+    return {"url": f"/play/{plan_id}/game"}
 
 
 @dataclass
@@ -86,7 +93,7 @@ class PersonTable:
             self.seat, self.feed.version, f"P{self.plan_id}", self.config, self.seat_index, self.labels, None
         )
         return out | {
-            "stored": {"url": f"/play/{self.plan_id}/game"} if self.stored else None,
+            "stored": stored_link(self.plan_id) if self.stored else None,
             "error": self.error,
             "waiting": None if self.started else "waiting for a free table: the game starts at the next one",
         }
@@ -330,7 +337,7 @@ class PersonGames:
         self._end(
             game.match_id,
             {
-                "decision": "played",
+                "decision": PLAYED,
                 "public_seed": game.seed,
                 "labels": table.labels,
                 "hands": [json.loads(text) for _, text in record.hands],
@@ -370,9 +377,13 @@ class PersonGames:
             raise not_found("game")
         state = found[0]
         if not on and not state.get("stored") and not state.get("error") and plan_id not in self.tables:
-            with self.db.session() as s:  # ended without its table's word (a stopped process): the plan says
+            with self.db.session() as s:  # ended without its table's word: the plan says
                 row = s.get(UnratedMatch, plan_id)
-                state["error"] = json.loads(row.result or "{}").get("decision") if row else None
+                ended = json.loads(row.result or "{}").get("decision") if row else None
+            if ended == PLAYED:  # kept; the playing process's word that it is follows (or it stopped first)
+                state["stored"] = stored_link(plan_id)
+            else:  # a stopped process
+                state["error"] = ended
             state["decision"] = 0
         return state
 

@@ -191,11 +191,11 @@ def test_a_newer_version_becoming_active_starts_its_match_against_the_one_it_rep
         s.get(Version, new).active, s.get(Version, old).active = False, True
     server.unrated._active = server.unrated._actives()
     server.submissions.activate(1, new)
-    server.field_changed()
+    asyncio.run(server.field_changed())
     (match,) = server.unrated.of_version(new)
     assert (match.plan.version_id, match.plan.baseline_id) == (new, old)
     server.submissions.activate(1, old)  # going back to an older version asks nothing
-    server.field_changed()
+    asyncio.run(server.field_changed())
     assert server.unrated.of_version(old) == []
 
 
@@ -272,3 +272,29 @@ def test_a_challenge_plays_its_games_and_rates_nothing(make: Any) -> None:
         assert s.scalar(select(func.count()).select_from(Game)) == 0
         assert s.scalar(select(func.count()).select_from(UnratedMatch)) == 1
     assert f"s{theirs}" not in server.ladder.executor.added  # its bots stopped once no match needs them
+
+
+def test_a_person_s_game_kept_by_another_process_is_never_shown_as_an_error(make: Any) -> None:
+    """Two processes on one database: the one that plays a person's game keeps it and ends its plan
+    ("played"), then publishes that the game is kept. A poll answered by the other process in between read a
+    plan ended without its table's word, as a stopped process leaves it, and said the game had failed with
+    the error "played" (seen beside two CPU burners, tests/server/matches/test_people_processes.py). It says
+    the game is kept; a plan ended otherwise without its table's word still says why."""
+    from arena.server.matches import relay
+    from arena.server.matches.people import ABANDONED, PERSON, PLAYED
+
+    server = make()
+    with server.db.session() as s:
+        s.add(User(id=1, name="alice", role="entrant", created_at=0.0))
+        s.flush()
+        for plan_id, ended in ((1, PLAYED), (2, ABANDONED)):
+            result = json.dumps({"decision": ended})
+            s.add(UnratedMatch(id=plan_id, kind=PERSON, user_id=1, version_id=0, field="[]", seed=0,
+                               budget=1, status=DONE, result=result, created_at=0.0))  # fmt: skip
+    last_word = {"version": 7, "decision": 0, "stored": None, "error": None}  # over, not yet kept
+    for plan_id in (1, 2):
+        relay.publish(server.db, plan_id, last_word, {}, 0.0)
+    kept = asyncio.run(server.people.state(1, 1, since=-1, timeout_s=0.0))
+    assert kept["error"] is None and kept["stored"] == {"url": "/play/1/game"}, kept
+    stopped = asyncio.run(server.people.state(2, 1, since=-1, timeout_s=0.0))
+    assert stopped["error"] == ABANDONED and not stopped["stored"], stopped
