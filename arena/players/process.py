@@ -332,27 +332,24 @@ class ManagedBot:
         assert self._proc.stdin is not None
         self._proc.stdin.write(f"{key}\n".encode())
         self._lines = None if lines is None else (lines, key)
-        self._answers = asyncio.create_task(self._read_answers(self._proc))
+        # one start's tokens: a stopped shim's reader, ending late, must not answer the next start's
+        self._settling = {}
+        self._answers = asyncio.create_task(self._read_answers(self._proc, self._settling))
 
-    async def _read_answers(self, proc: asyncio.subprocess.Process) -> None:
+    async def _read_answers(
+        self, proc: asyncio.subprocess.Process, settling: dict[str, asyncio.Future[bool]]
+    ) -> None:
         """The shim's answers to ``settle``, each a token on a line, until its standard output ends."""
         assert proc.stdout is not None
         try:
             while line := await proc.stdout.readline():
-                waiting = self._settling.pop(line.decode("ascii", "replace").strip(), None)
+                waiting = settling.pop(line.decode("ascii", "replace").strip(), None)
                 if waiting is not None and not waiting.done():
                     waiting.set_result(True)
         except (OSError, ValueError):
             pass
         finally:
-            self._unsettle()
-
-    def _unsettle(self) -> None:
-        """No answer will come (the shim is gone or stopped): every ``settle`` waiting returns False."""
-        for waiting in self._settling.values():
-            if not waiting.done():
-                waiting.set_result(False)
-        self._settling.clear()
+            _unsettle(settling)
 
     async def settle(self, timeout_s: float = 2.0) -> bool:
         """Wait until the shim has copied into the log everything the bot wrote before this call, so that
@@ -365,14 +362,15 @@ class ManagedBot:
         fd, key = self._lines
         token = secrets.token_hex(8)
         answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._settling[token] = answered
+        settling = self._settling
+        settling[token] = answered
         try:
             os.write(fd, frame(key, (SETTLED + token.encode()).decode()))
             return await asyncio.wait_for(answered, timeout_s)
         except (OSError, TimeoutError):
             return False
         finally:
-            self._settling.pop(token, None)
+            settling.pop(token, None)
 
     def _remaining_s(self, deadline: float) -> float:
         """Start-up time left.
@@ -549,7 +547,7 @@ class ManagedBot:
         if self._answers is not None:
             self._answers.cancel()
             self._answers = None
-        self._unsettle()
+        _unsettle(self._settling)
         if proc is None:
             return
         if proc.returncode is None:
@@ -580,6 +578,15 @@ class ManagedBot:
         if self._socket_fd is not None:
             os.close(self._socket_fd)
             self._socket_fd = None
+
+
+def _unsettle(settling: dict[str, asyncio.Future[bool]]) -> None:
+    """No answer will come (that start's shim is gone or stopped): every ``settle`` waiting on it returns
+    False."""
+    for waiting in settling.values():
+        if not waiting.done():
+            waiting.set_result(False)
+    settling.clear()
 
 
 def _kill_group(pgid: int, timeout_s: float = 10.0) -> None:

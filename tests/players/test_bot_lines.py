@@ -209,9 +209,12 @@ def test_settle_returns_once_the_log_holds_what_the_bot_wrote_and_never_waits_pa
                 sayer.shim(signal.SIGCONT)
             settled = await bot.settle(timeout_s=60)
             held = "SAID WHILE THE SHIM WAS STOPPED" in sayer.log.read_text()
+            await bot.stop()  # a restart: the stopped shim's answers end, the new one's begin
+            await bot.start()
+            restarted = await bot.settle(timeout_s=60)
         finally:
             await bot.close()
-        return stopped, settled, held
+        return stopped, settled and restarted, held
 
     stopped, settled, held = asyncio.run(scenario())
     assert not stopped, "a settle answered by a stopped shim"
